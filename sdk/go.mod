@@ -1,0 +1,3 @@
+module github.com/toolwarden/toolwarden/sdk
+
+go 1.26
