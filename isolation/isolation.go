@@ -1,0 +1,150 @@
+// Package isolation runs one workload process tree under an OS isolation
+// backend and guarantees that the whole tree can be limited, observed and
+// killed. The executor depends only on the Backend and Process interfaces
+// here; the concrete backends (cgroup2, hybrid cgroup v2+v1, process_group)
+// are picked by Open according to Config.Mode and what the host offers.
+//
+// Design rules that every backend follows:
+//   - a fresh tracking unit per run (cgroups are never reused: kernel 6.18
+//     kills clone3 children placed into a cgroup that already got cgroup.kill);
+//   - workloads never run as root (a root workload can leave its cgroup);
+//   - nothing downgrades silently: Open records which backend it chose, and
+//     Mode "required" refuses to start without the strong backend;
+//   - hardening (uid, Landlock, seccomp, rlimits) is applied by a re-exec shim
+//     of the host binary before execve, because Go cannot run code between
+//     fork and exec.
+package isolation
+
+import (
+	"context"
+	"io"
+)
+
+// Limits caps the resources of one run. Zero means "no limit from this
+// layer" for each field.
+type Limits struct {
+	// MaxProcesses caps the number of tasks in the run (pids controller), so
+	// a fork storm cannot exhaust the host.
+	MaxProcesses int `json:"max_processes"`
+	// MemoryMaxBytes caps the run's memory; the kernel OOM-kills inside the
+	// run when it is exceeded.
+	MemoryMaxBytes int64 `json:"memory_max_bytes"`
+	// CPUQuotaMicros is the CPU time allowed per 100ms period (100000 = one
+	// full core), so a busy loop cannot starve other runs.
+	CPUQuotaMicros int64 `json:"cpu_quota_micros"`
+}
+
+// Hardening selects the in-process confinement layers the shim applies
+// before it executes the workload. Each layer is optional so a host lacking
+// one can still run; Process.Layers reports which ones actually applied.
+type Hardening struct {
+	// UID and GID the workload runs as; 0 picks 65534 (nobody), because
+	// workloads must never run as root.
+	UID, GID int
+	// NoNetwork runs the workload in a new, empty network namespace.
+	NoNetwork bool
+	// PIDNamespace runs the workload in a new PID namespace.
+	PIDNamespace bool
+	// PrivateTmp gives the workload a new mount namespace with a private
+	// tmpfs on /tmp.
+	PrivateTmp bool
+	// Landlock restricts the filesystem: the system read-only, Workspace
+	// read-write, home directories unreadable.
+	Landlock bool
+	// Seccomp denies syscalls used to escape tracking or the host
+	// (setsid/setpgid, mount, ptrace, bpf, keyctl, unshare, setns, io_uring).
+	Seccomp bool
+	// Rlimits sets per-process resource limits (core, nofile, nproc, ...).
+	Rlimits bool
+}
+
+// Spec describes one workload to run.
+type Spec struct {
+	// Path is the executable; Args is the full argv (Args[0] included).
+	Path string
+	Args []string
+	// Env is the complete environment of the workload (nothing is inherited).
+	Env []string
+	// Dir is the working directory; empty means Workspace (or "/").
+	Dir    string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Workspace is the read-write root for Landlock; everything else is
+	// read-only.
+	Workspace string
+	// Limits and Hardening override the backend defaults field by field when
+	// non-zero (Limits) or always (Hardening, when any field is set).
+	Limits    Limits
+	Hardening Hardening
+}
+
+// Exit is how a run ended.
+type Exit struct {
+	// Code is the main process exit code, or -1 when it died from a signal.
+	Code int `json:"code"`
+	// Signal names the signal that ended the main process ("" if none).
+	Signal string `json:"signal,omitempty"`
+	// OOMKilled reports that the memory limit killed something in the run.
+	OOMKilled bool `json:"oom_killed,omitempty"`
+	// PidsLimited reports that the run hit its process cap at least once.
+	PidsLimited bool `json:"pids_limited,omitempty"`
+}
+
+// Process is one started run.
+type Process interface {
+	// Pid of the main process (as seen from the host).
+	Pid() int
+	// Wait waits for the main process AND for the whole unit (every
+	// descendant) to be gone, so no output writer or child outlives the run.
+	Wait() (Exit, error)
+	// Kill kills the whole tree (cgroup.kill or the process group) and waits,
+	// bounded, until the unit is empty. It is safe to call more than once.
+	Kill() error
+	// Layers lists the isolation layers that applied: "cgroup2",
+	// "hybrid-v1-limits", "uid", "netns", "pidns", "private-tmp", "landlock",
+	// "seccomp", "rlimits", "process_group".
+	Layers() []string
+	// Cleanup reports the cleanup outcome after Wait or Kill: "" when the
+	// unit was confirmed empty and removed, "cleanup_failed" or
+	// "cleanup_unconfirmed" otherwise. Callers record it, never hide it.
+	Cleanup() string
+}
+
+// Backend starts workloads under one isolation mechanism.
+type Backend interface {
+	// Name is "cgroup2", "hybrid" or "process_group".
+	Name() string
+	// Start launches spec. Cancelling ctx kills the whole tree.
+	Start(ctx context.Context, spec Spec) (Process, error)
+	// Close stops the watchdog and releases the backend's resources. Runs
+	// still alive are killed.
+	Close() error
+}
+
+// Mode values for Config.Mode.
+const (
+	// ModeAuto picks the strongest backend available and records it.
+	ModeAuto = "auto"
+	// ModeRequired refuses to open without a cgroup backend.
+	ModeRequired = "required"
+	// ModeProcessGroup forces the best-effort process-group backend.
+	ModeProcessGroup = "process_group"
+)
+
+// Config configures Open and Check. It mirrors the
+// security.process_isolation section of the configuration file.
+type Config struct {
+	// Mode is auto, required or process_group ("" means auto).
+	Mode string `json:"mode"`
+	// CgroupRoot is "auto" (or "") or an absolute path of a v2 directory that
+	// toolwarden owns exclusively; per-run cgroups are created under it and
+	// leftovers in it are reaped at Open.
+	CgroupRoot string `json:"cgroup_root"`
+	// Limits and Hardening are the defaults for every run.
+	Limits    Limits    `json:"limits"`
+	Hardening Hardening `json:"hardening"`
+	// WatchdogPath is the binary executed as the watchdog and the shim;
+	// default os.Executable().
+	WatchdogPath string `json:"watchdog_path,omitempty"`
+}
