@@ -1,0 +1,315 @@
+// Package match holds the matchers the built-in rule packs share: denied
+// path patterns, the domain allowlist, secret-looking variable names and the
+// system trees whose recursive deletion is never legitimate. They live in one
+// place so every pack reads a policy list the same way.
+package match
+
+import (
+	"path"
+	"strings"
+)
+
+// PathMatcher decides whether an accessed path falls under a policy's
+// denied_paths. It is built once per policy and is safe for concurrent use
+// because it is never modified after construction.
+type PathMatcher struct {
+	pats []pathPattern
+}
+
+type pathPattern struct {
+	raw string
+	// kind: patHome ("~/.ssh": under any home), patAbs ("/etc/shadow"),
+	// patBase (no slash: matched against the base name), patSuffix
+	// (relative with a slash: matched against trailing components).
+	kind  int
+	comps []string // components after the anchor
+}
+
+const (
+	patHome = iota
+	patAbs
+	patBase
+	patSuffix
+)
+
+// NewPathMatcher compiles denied path patterns. Empty entries are ignored.
+// Patterns follow the policy syntax: "~/.ssh" (under any user's home),
+// "/etc/shadow" (absolute), ".env" or "*.pem" or "id_rsa*" (a base name
+// anywhere), "*/.env" or ".aws/credentials" (trailing components).
+func NewPathMatcher(patterns []string) *PathMatcher {
+	m := &PathMatcher{}
+	for _, raw := range patterns {
+		p := strings.TrimSpace(raw)
+		if p == "" {
+			continue
+		}
+		pp := pathPattern{raw: p}
+		switch {
+		case p == "~" || strings.HasPrefix(p, "~/"):
+			pp.kind = patHome
+			pp.comps = splitComps(strings.TrimPrefix(p, "~"))
+		case strings.HasPrefix(p, "/"):
+			pp.kind = patAbs
+			pp.comps = splitComps(p)
+		case !strings.Contains(strings.TrimSuffix(p, "/"), "/"):
+			pp.kind = patBase
+			pp.comps = []string{strings.TrimSuffix(p, "/")}
+		default:
+			pp.kind = patSuffix
+			pp.comps = splitComps(p)
+		}
+		m.pats = append(m.pats, pp)
+	}
+	return m
+}
+
+// Patterns returns the number of compiled patterns.
+func (m *PathMatcher) Patterns() int { return len(m.pats) }
+
+// Match reports the first denied pattern that p falls under, or that p
+// could expand to when glob is set (".en?" could be ".env", "~/.ssh/id_*"
+// could be "~/.ssh/id_rsa"). p is a normalized path as the analyzers emit it:
+// home references are "~", "~user" or "/home/user". Recursive accesses of an
+// ancestor (a `tar` of the whole home) are judged by MatchTree.
+func (m *PathMatcher) Match(p string, glob bool) (string, bool) {
+	if m == nil || p == "" {
+		return "", false
+	}
+	glob = glob || HasGlob(p)
+	home, rel, isHome := SplitHome(p)
+	comps := splitComps(p)
+	for _, pat := range m.pats {
+		switch pat.kind {
+		case patHome:
+			if isHome && prefixMatch(pat.comps, splitComps(rel), glob) {
+				return pat.raw, true
+			}
+		case patAbs:
+			if strings.HasPrefix(p, "/") && prefixMatch(pat.comps, comps, glob) {
+				return pat.raw, true
+			}
+			if isHome && len(pat.comps) > 0 && pat.comps[0] == "root" && home == "root" {
+				// "/root" also covers "~root/...".
+				if prefixMatch(pat.comps[1:], splitComps(rel), glob) {
+					return pat.raw, true
+				}
+			}
+		case patBase:
+			if len(comps) > 0 && compMatch(pat.comps[0], comps[len(comps)-1], glob) {
+				return pat.raw, true
+			}
+		case patSuffix:
+			if suffixMatch(pat.comps, comps, glob) {
+				return pat.raw, true
+			}
+		}
+	}
+	return "", false
+}
+
+// MatchTree reports a denied pattern that lies inside the tree rooted at p,
+// for recursive reads and copies of an ancestor ("tar czf x.tgz ~" takes
+// ~/.ssh with it). Only home- and absolute-anchored patterns are considered:
+// a relative tree's contents are unknown.
+func (m *PathMatcher) MatchTree(p string) (string, bool) {
+	if m == nil || p == "" || HasGlob(p) {
+		return "", false
+	}
+	_, rel, isHome := SplitHome(p)
+	comps := splitComps(p)
+	for _, pat := range m.pats {
+		switch pat.kind {
+		case patHome:
+			if isHome && isPrefix(splitComps(rel), pat.comps) {
+				return pat.raw, true
+			}
+			if p == "/" || p == "/home" || p == "/Users" {
+				return pat.raw, true
+			}
+		case patAbs:
+			if strings.HasPrefix(p, "/") && isPrefix(comps, pat.comps) {
+				return pat.raw, true
+			}
+		}
+	}
+	return "", false
+}
+
+// SplitHome recognizes a path inside a home directory: "~", "~/x", "~bob/x",
+// "/home/bob/x", "/root/x", "/Users/bob/x". It returns the owner ("~" for
+// the current user, else the user name), the path relative to the home
+// ("/x" or ""), and whether p is in a home at all.
+func SplitHome(p string) (owner, rel string, ok bool) {
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		return "~", p[1:], true
+	case strings.HasPrefix(p, "~"):
+		rest := p[1:]
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			return rest, "", true
+		}
+		return rest[:i], rest[i:], true
+	case strings.HasPrefix(p, "/home/") || strings.HasPrefix(p, "/Users/"):
+		rest := p[strings.IndexByte(p[1:], '/')+2:]
+		if rest == "" {
+			return "", "", false
+		}
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			return rest, "", true
+		}
+		return rest[:i], rest[i:], true
+	case p == "/root" || strings.HasPrefix(p, "/root/"):
+		return "root", p[len("/root"):], true
+	}
+	return "", "", false
+}
+
+// OtherHome reports whether p is inside another user's home ("~bob/...",
+// "/home/bob/...") rather than the current one.
+func OtherHome(p string) (string, bool) {
+	owner, _, ok := SplitHome(p)
+	if !ok || owner == "~" || owner == "" {
+		return "", false
+	}
+	return owner, true
+}
+
+// HasGlob reports whether s contains shell glob metacharacters.
+func HasGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// CleanPath normalizes a path for comparison: duplicate slashes, "." and
+// ".." collapse, a trailing slash is dropped ("/" stays "/"), and a leading
+// "./" disappears.
+func CleanPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	c := path.Clean(p)
+	if c == "." {
+		return "."
+	}
+	return c
+}
+
+func splitComps(p string) []string {
+	p = CleanPath(p)
+	parts := strings.Split(p, "/")
+	out := parts[:0]
+	for _, s := range parts {
+		if s != "" && s != "." {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// prefixMatch: path components start with the pattern components (the path
+// is the pattern or inside it). When the path is shorter it cannot be inside.
+func prefixMatch(pat, comps []string, glob bool) bool {
+	if len(comps) < len(pat) {
+		return false
+	}
+	for i := range pat {
+		if !compMatch(pat[i], comps[i], glob) {
+			return false
+		}
+	}
+	return true
+}
+
+// suffixMatch: the pattern components match consecutive components of the
+// path, ending at the path's last component or any ancestor of it.
+func suffixMatch(pat, comps []string, glob bool) bool {
+	if len(pat) == 0 {
+		return false
+	}
+	for end := len(pat); end <= len(comps); end++ {
+		ok := true
+		for i := range pat {
+			if !compMatch(pat[i], comps[end-len(pat)+i], glob) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// isPrefix reports whether a is a (non-strict) prefix of b, literally.
+func isPrefix(a, b []string) bool {
+	if len(a) > len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// compMatch matches one pattern component against one path component. A
+// pattern component may be a glob ("*.pem"); when glob is set the path
+// component may be one too and matches if it could expand to a name the
+// pattern accepts.
+func compMatch(pat, comp string, glob bool) bool {
+	if pat == comp {
+		return true
+	}
+	patGlob := HasGlob(pat)
+	compGlob := glob && HasGlob(comp)
+	switch {
+	case !patGlob && !compGlob:
+		return false
+	case patGlob && !compGlob:
+		ok, _ := path.Match(pat, comp)
+		return ok
+	case !patGlob && compGlob:
+		ok, _ := path.Match(comp, pat)
+		return ok
+	}
+	// Both are globs: try a witness of each against the other.
+	if ok, _ := path.Match(comp, witness(pat)); ok {
+		return true
+	}
+	ok, _ := path.Match(pat, witness(comp))
+	return ok
+}
+
+// witness returns one concrete name a glob accepts: "*" → "", "?" → "x",
+// "[abc]" → "a".
+func witness(g string) string {
+	var b strings.Builder
+	for i := 0; i < len(g); i++ {
+		switch c := g[i]; c {
+		case '*':
+		case '?':
+			b.WriteByte('x')
+		case '[':
+			j := i + 1
+			if j < len(g) && (g[j] == '!' || g[j] == '^') {
+				// Negated class: any other letter will do.
+				b.WriteByte('x')
+			} else if j < len(g) {
+				b.WriteByte(g[j])
+			}
+			for j < len(g) && g[j] != ']' {
+				j++
+			}
+			i = j
+		case '\\':
+			if i+1 < len(g) {
+				i++
+				b.WriteByte(g[i])
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
