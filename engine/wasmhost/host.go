@@ -1,0 +1,224 @@
+// Package wasmhost runs toolwarden's safety rules, shipped as WebAssembly
+// modules that speak the rule ABI (sdk/ABI.md), inside wazero.
+//
+// A rule plugin is untrusted code: it gets no filesystem, network,
+// environment, arguments or clock of the host, a capped linear memory and a
+// deadline per call. Each loaded Plugin keeps a bounded, pre-warmed pool of
+// instances so that a scan does not pay Go's multi-millisecond instantiation;
+// an instance that errors, traps or times out is thrown away (and replaced
+// lazily) because its memory can no longer be trusted. Every failure is
+// returned as an error so that the engine fails closed with a
+// RULE_PLUGIN_ERROR finding; nothing here turns an error into "no findings".
+package wasmhost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// Defaults applied by New to zero Options fields. They follow the measured
+// cost of Go guests: 4–11 MiB per instance, so 64 MiB leaves headroom for a
+// large facts document while bounding a runaway plugin.
+const (
+	DefaultMemoryLimitBytes  = 64 << 20
+	DefaultCallTimeout       = 100 * time.Millisecond
+	DefaultRecycleAfterCalls = 10000
+	DefaultRecycleAboveBytes = 32 << 20
+)
+
+const (
+	pageSize = 65536
+	// minInitTimeout bounds instantiation (which runs the guest's
+	// _initialize, i.e. Go's runtime and package init). It is longer than a
+	// scan deadline because instantiating a Go module takes milliseconds
+	// even on an idle machine, but it is still a bound: an init that never
+	// returns must not hang Load.
+	minInitTimeout = 5 * time.Second
+	// maxResultBytes caps a describe or scan result so that a plugin
+	// cannot make the host copy its whole memory.
+	maxResultBytes = 8 << 20
+	// maxFindings caps the findings of one scan for the same reason.
+	maxFindings = 10000
+)
+
+// ErrCallTimeout is wrapped by errors from a plugin call that overran
+// Options.CallTimeout, so callers can tell a slow rule from a broken one.
+var ErrCallTimeout = errors.New("rule call exceeded its deadline")
+
+// ErrClosed is wrapped by errors from a Host or Plugin used after Close.
+var ErrClosed = errors.New("wasm host closed")
+
+// Options configure a Host. The zero value is usable: every zero field takes
+// its documented default.
+type Options struct {
+	// CacheDir is the on-disk compilation cache ("" = in-memory only). With
+	// it, a restart loads a plugin in tens of milliseconds instead of
+	// seconds of native compilation.
+	CacheDir string
+	// MemoryLimitBytes caps each instance's linear memory, default 64 MiB.
+	// It is rounded down to whole 64 KiB pages.
+	MemoryLimitBytes uint64
+	// CallTimeout is the deadline of one scan call, default 100ms.
+	CallTimeout time.Duration
+	// PoolSize is the number of instances per plugin, and so the number of
+	// concurrent scans of one plugin; default runtime.NumCPU().
+	PoolSize int
+	// RecycleAfterCalls replaces an instance after this many calls, default
+	// 10000, so that slow leaks in a guest never accumulate.
+	RecycleAfterCalls int
+	// RecycleAboveBytes replaces an instance whose memory has grown past
+	// this size, default 32 MiB: wasm memory never shrinks.
+	RecycleAboveBytes uint64
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.MemoryLimitBytes == 0 {
+		o.MemoryLimitBytes = DefaultMemoryLimitBytes
+	}
+	if o.CallTimeout == 0 {
+		o.CallTimeout = DefaultCallTimeout
+	}
+	if o.PoolSize == 0 {
+		o.PoolSize = runtime.NumCPU()
+	}
+	if o.RecycleAfterCalls == 0 {
+		o.RecycleAfterCalls = DefaultRecycleAfterCalls
+	}
+	if o.RecycleAboveBytes == 0 {
+		o.RecycleAboveBytes = DefaultRecycleAboveBytes
+	}
+	switch {
+	case o.MemoryLimitBytes < pageSize:
+		return o, fmt.Errorf("memory limit %d bytes is below one 64 KiB page", o.MemoryLimitBytes)
+	case o.MemoryLimitBytes > 65536*pageSize:
+		return o, fmt.Errorf("memory limit %d bytes is above the 4 GiB wasm32 maximum", o.MemoryLimitBytes)
+	case o.CallTimeout < 0:
+		return o, fmt.Errorf("call timeout %s is negative", o.CallTimeout)
+	case o.PoolSize < 0:
+		return o, fmt.Errorf("pool size %d is negative", o.PoolSize)
+	case o.RecycleAfterCalls < 0:
+		return o, fmt.Errorf("recycle-after-calls %d is negative", o.RecycleAfterCalls)
+	}
+	return o, nil
+}
+
+// Host owns one wazero runtime (and its compilation cache) shared by every
+// plugin it loads. It is safe for concurrent use.
+type Host struct {
+	opts    Options
+	rt      wazero.Runtime
+	cache   wazero.CompilationCache
+	modCfg  wazero.ModuleConfig
+	mu      sync.Mutex
+	plugins map[*Plugin]struct{}
+	closed  bool
+}
+
+// New creates a Host. It instantiates wasi_snapshot_preview1 (Go guests
+// import it) with nothing mounted: no files, no environment, no arguments,
+// no real clock, stdout and stderr discarded.
+func New(ctx context.Context, opts Options) (*Host, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("wasm host options: %w", err)
+	}
+	cfg := wazero.NewRuntimeConfig().
+		WithCloseOnContextDone(true). // the only way to stop a guest loop
+		WithMemoryLimitPages(uint32(opts.MemoryLimitBytes / pageSize))
+	var cache wazero.CompilationCache
+	if opts.CacheDir != "" {
+		cache, err = wazero.NewCompilationCacheWithDir(opts.CacheDir)
+		if err != nil {
+			return nil, fmt.Errorf("wasm compilation cache %s: %w", opts.CacheDir, err)
+		}
+	} else {
+		cache = wazero.NewCompilationCache()
+	}
+	cfg = cfg.WithCompilationCache(cache)
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		_ = rt.Close(ctx)
+		_ = cache.Close(ctx)
+		return nil, fmt.Errorf("instantiate wasi_snapshot_preview1: %w", err)
+	}
+	return &Host{
+		opts:  opts,
+		rt:    rt,
+		cache: cache,
+		// The zero ModuleConfig already discards stdout/stderr and gives
+		// no FS, env, args, or real clocks; only the reactor entry point
+		// and the anonymous name (so instances can coexist) are set.
+		modCfg:  wazero.NewModuleConfig().WithStartFunctions("_initialize").WithName(""),
+		plugins: map[*Plugin]struct{}{},
+	}, nil
+}
+
+// Options returns the effective options, defaults applied.
+func (h *Host) Options() Options { return h.opts }
+
+// Close closes every plugin the host loaded, then the runtime and the
+// compilation cache. Scans still running are stopped by the runtime closing
+// their instances and return errors.
+func (h *Host) Close(ctx context.Context) error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	plugins := make([]*Plugin, 0, len(h.plugins))
+	for p := range h.plugins {
+		plugins = append(plugins, p)
+	}
+	h.mu.Unlock()
+
+	var errs []error
+	// Close the runtime first: it interrupts calls in flight, so the plugin
+	// Close below never waits on a stuck scan.
+	if err := h.rt.Close(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("close wasm runtime: %w", err))
+	}
+	for _, p := range plugins {
+		if err := p.Close(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := h.cache.Close(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("close wasm compilation cache: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+func (h *Host) forget(p *Plugin) {
+	h.mu.Lock()
+	delete(h.plugins, p)
+	h.mu.Unlock()
+}
+
+// Validate compiles and describes a plugin in a throwaway host with default
+// options and returns its declared rules; it is what an upload path calls
+// before accepting a .wasm file.
+func Validate(ctx context.Context, wasm []byte) (_ sdk.PluginInfo, err error) {
+	h, err := New(ctx, Options{PoolSize: 1})
+	if err != nil {
+		return sdk.PluginInfo{}, err
+	}
+	defer func() {
+		if cerr := h.Close(ctx); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	p, err := h.Load(ctx, "validate", wasm)
+	if err != nil {
+		return sdk.PluginInfo{}, err
+	}
+	return p.Info(), nil
+}

@@ -1,0 +1,406 @@
+package wasmhost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// Plugin is one loaded rule module with its pool of instances. It is safe
+// for concurrent use; at most Options.PoolSize scans run at once and the rest
+// wait for an instance (or for their context).
+type Plugin struct {
+	host     *Host
+	name     string
+	compiled wazero.CompiledModule
+	info     sdk.PluginInfo
+	rules    map[string]sdk.RuleInfo
+
+	// slots holds PoolSize entries: a ready instance or nil for a slot whose
+	// instance was discarded and will be re-created by the next acquirer.
+	slots     chan *instance
+	closing   chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+
+	waiting, calls, instantiated, discarded, recycled atomic.Int64
+}
+
+// Stats is a snapshot of a plugin's pool, for metrics and tests.
+type Stats struct {
+	PoolSize     int   // instance slots
+	Available    int   // slots not in use (ready or to be re-created)
+	Waiting      int64 // scans waiting for a slot now
+	Calls        int64 // scan calls made
+	Instantiated int64 // instances created, including pre-warming
+	Discarded    int64 // instances thrown away after an error, trap or timeout
+	Recycled     int64 // instances replaced after RecycleAfterCalls or RecycleAboveBytes
+}
+
+// instance is one instantiated module; it is used by one goroutine at a time.
+type instance struct {
+	mod                               api.Module
+	abiVersion, describe, alloc, free api.Function
+	scan                              api.Function
+	calls                             int
+}
+
+// exportSig is the ABI's required export signatures.
+var exportSig = map[string]struct{ params, results []api.ValueType }{
+	"abi_version": {nil, []api.ValueType{api.ValueTypeI32}},
+	"describe":    {nil, []api.ValueType{api.ValueTypeI64}},
+	"alloc":       {[]api.ValueType{api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}},
+	"free":        {[]api.ValueType{api.ValueTypeI32}, nil},
+	"scan":        {[]api.ValueType{api.ValueTypeI32, api.ValueTypeI32}, []api.ValueType{api.ValueTypeI64}},
+}
+
+// Load compiles wasm once (through the compilation cache), checks that it
+// exports the ABI with the right signatures and imports nothing but WASI,
+// checks abi_version, reads and validates describe, and pre-warms the pool.
+// name identifies the plugin in errors (e.g. its file name).
+func (h *Host) Load(ctx context.Context, name string, wasm []byte) (*Plugin, error) {
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
+		return nil, fmt.Errorf("load wasm rule %s: %w", name, ErrClosed)
+	}
+	compiled, err := h.rt.CompileModule(ctx, wasm)
+	if err != nil {
+		return nil, fmt.Errorf("load wasm rule %s: compile: %w", name, err)
+	}
+	p := &Plugin{
+		host:     h,
+		name:     name,
+		compiled: compiled,
+		slots:    make(chan *instance, h.opts.PoolSize),
+		closing:  make(chan struct{}),
+	}
+	fail := func(err error) (*Plugin, error) {
+		for len(p.slots) > 0 {
+			if inst := <-p.slots; inst != nil {
+				inst.close()
+			}
+		}
+		_ = compiled.Close(ctx)
+		return nil, fmt.Errorf("load wasm rule %s: %w", name, err)
+	}
+	if err := checkModule(compiled); err != nil {
+		return fail(err)
+	}
+	first, err := p.instantiate(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	p.slots <- first
+	info, err := p.describeAndCheck(ctx, first)
+	if err != nil {
+		return fail(err)
+	}
+	p.info = info
+	p.rules = make(map[string]sdk.RuleInfo, len(info.Rules))
+	for _, r := range info.Rules {
+		p.rules[r.ID] = r
+	}
+	for i := 1; i < h.opts.PoolSize; i++ {
+		inst, err := p.instantiate(ctx)
+		if err != nil {
+			return fail(fmt.Errorf("pre-warm instance %d: %w", i+1, err))
+		}
+		p.slots <- inst
+	}
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return fail(ErrClosed)
+	}
+	h.plugins[p] = struct{}{}
+	h.mu.Unlock()
+	return p, nil
+}
+
+// checkModule verifies the exports and imports of a compiled module before
+// anything of it runs.
+func checkModule(m wazero.CompiledModule) error {
+	exports := m.ExportedFunctions()
+	for name, want := range exportSig {
+		def, ok := exports[name]
+		if !ok {
+			return fmt.Errorf("missing export %q (see sdk/ABI.md)", name)
+		}
+		if !sameTypes(def.ParamTypes(), want.params) || !sameTypes(def.ResultTypes(), want.results) {
+			return fmt.Errorf("export %q has signature %v -> %v, want %v -> %v",
+				name, typeNames(def.ParamTypes()), typeNames(def.ResultTypes()), typeNames(want.params), typeNames(want.results))
+		}
+	}
+	if _, ok := m.ExportedMemories()["memory"]; !ok {
+		return errors.New(`missing exported memory "memory"`)
+	}
+	for _, def := range m.ImportedFunctions() {
+		if mod, fn, _ := def.Import(); mod != wasiModule {
+			return fmt.Errorf("imports %s.%s: only %s may be imported", mod, fn, wasiModule)
+		}
+	}
+	return nil
+}
+
+const wasiModule = "wasi_snapshot_preview1"
+
+func sameTypes(a, b []api.ValueType) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func typeNames(ts []api.ValueType) []string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = api.ValueTypeName(t)
+	}
+	return names
+}
+
+// instantiate creates one instance, running the guest's _initialize under
+// a deadline.
+func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
+	ictx, cancel := context.WithTimeout(ctx, max(minInitTimeout, p.host.opts.CallTimeout))
+	defer cancel()
+	mod, err := p.host.rt.InstantiateModule(ictx, p.compiled, p.host.modCfg)
+	if err != nil {
+		return nil, fmt.Errorf("instantiate: %w", err)
+	}
+	p.instantiated.Add(1)
+	return &instance{
+		mod:        mod,
+		abiVersion: mod.ExportedFunction("abi_version"),
+		describe:   mod.ExportedFunction("describe"),
+		alloc:      mod.ExportedFunction("alloc"),
+		free:       mod.ExportedFunction("free"),
+		scan:       mod.ExportedFunction("scan"),
+	}, nil
+}
+
+func (i *instance) close() { _ = i.mod.Close(context.Background()) }
+
+// describeAndCheck calls abi_version and describe on inst and validates the
+// declared rules.
+func (p *Plugin) describeAndCheck(ctx context.Context, inst *instance) (sdk.PluginInfo, error) {
+	cctx, cancel := context.WithTimeout(ctx, max(minInitTimeout, p.host.opts.CallTimeout))
+	defer cancel()
+	res, err := inst.abiVersion.Call(cctx)
+	if err != nil {
+		return sdk.PluginInfo{}, callErr(ctx, cctx, "abi_version", err)
+	}
+	if v := uint32(res[0]); v != sdk.ABIVersion {
+		return sdk.PluginInfo{}, fmt.Errorf("abi_version %d, this host speaks %d", v, sdk.ABIVersion)
+	}
+	res, err = inst.describe.Call(cctx)
+	if err != nil {
+		return sdk.PluginInfo{}, callErr(ctx, cctx, "describe", err)
+	}
+	raw, err := inst.take(cctx, res[0])
+	if err != nil {
+		return sdk.PluginInfo{}, fmt.Errorf("describe: %w", err)
+	}
+	info, err := ParsePluginInfo(raw)
+	if err != nil {
+		return sdk.PluginInfo{}, fmt.Errorf("describe: %w", err)
+	}
+	return info, nil
+}
+
+// take copies the buffer that a ptr<<32|len result points at out of guest
+// memory and frees it in the guest.
+func (i *instance) take(ctx context.Context, packed uint64) ([]byte, error) {
+	ptr, n := uint32(packed>>32), uint32(packed)
+	if n == 0 {
+		return nil, errors.New("empty result (ptr<<32|len has len 0)")
+	}
+	if n > maxResultBytes {
+		return nil, fmt.Errorf("result of %d bytes exceeds the %d-byte limit", n, maxResultBytes)
+	}
+	view, ok := i.mod.Memory().Read(ptr, n)
+	if !ok {
+		return nil, fmt.Errorf("result ptr=%#x len=%d lies outside the %d-byte memory", ptr, n, i.mod.Memory().Size())
+	}
+	out := make([]byte, n)
+	copy(out, view)
+	if _, err := i.free.Call(ctx, uint64(ptr)); err != nil {
+		return nil, fmt.Errorf("free result: %w", err)
+	}
+	return out, nil
+}
+
+// callErr names a failed guest call, marking deadline overruns with
+// ErrCallTimeout while keeping the caller's own cancellation visible.
+func callErr(parent, cctx context.Context, what string, err error) error {
+	if parent.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%s: %w: %w", what, ErrCallTimeout, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// Name is the name the plugin was loaded under.
+func (p *Plugin) Name() string { return p.name }
+
+// Info returns the plugin's validated description (name, version, rules).
+func (p *Plugin) Info() sdk.PluginInfo { return p.info }
+
+// Stats returns a snapshot of the plugin's pool counters.
+func (p *Plugin) Stats() Stats {
+	return Stats{
+		PoolSize:     cap(p.slots),
+		Available:    len(p.slots),
+		Waiting:      p.waiting.Load(),
+		Calls:        p.calls.Load(),
+		Instantiated: p.instantiated.Load(),
+		Discarded:    p.discarded.Load(),
+		Recycled:     p.recycled.Load(),
+	}
+}
+
+// Scan runs the plugin's scan export on input, the JSON of an
+// sdk.ScanInput, and returns its findings with risk_type, risk_level and
+// decision filled from the declared rule when the plugin left them empty.
+//
+// Any failure is an error, never an empty result: ScanOutput.Error, a
+// finding for an undeclared rule, an invalid decision or risk, malformed
+// output, a trap, a timeout (wrapping ErrCallTimeout), a bad pointer or
+// length, or exhausting the memory cap. The instance involved is discarded.
+func (p *Plugin) Scan(ctx context.Context, input []byte) ([]sdk.Finding, error) {
+	inst, err := p.acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("wasm rule %s: %w", p.name, err)
+	}
+	p.calls.Add(1)
+	raw, err := p.call(ctx, inst, input)
+	p.release(inst, err != nil)
+	if err != nil {
+		return nil, fmt.Errorf("wasm rule %s: %w", p.name, err)
+	}
+	findings, err := p.checkOutput(raw)
+	if err != nil {
+		return nil, fmt.Errorf("wasm rule %s: %w", p.name, err)
+	}
+	return findings, nil
+}
+
+// acquire takes a slot, waiting for one if all are busy, and instantiates a
+// fresh instance when the slot is empty.
+func (p *Plugin) acquire(ctx context.Context) (*instance, error) {
+	var inst *instance
+	select {
+	case inst = <-p.slots:
+	default:
+		p.waiting.Add(1)
+		select {
+		case inst = <-p.slots:
+			p.waiting.Add(-1)
+		case <-ctx.Done():
+			p.waiting.Add(-1)
+			return nil, fmt.Errorf("wait for an instance: %w", ctx.Err())
+		case <-p.closing:
+			p.waiting.Add(-1)
+			return nil, ErrClosed
+		}
+	}
+	select {
+	case <-p.closing:
+		p.slots <- inst
+		return nil, ErrClosed
+	default:
+	}
+	if inst == nil {
+		var err error
+		if inst, err = p.instantiate(ctx); err != nil {
+			p.slots <- nil
+			return nil, err
+		}
+	}
+	return inst, nil
+}
+
+// release returns inst's slot to the pool: with inst when it is healthy,
+// empty when it failed or is due for recycling.
+func (p *Plugin) release(inst *instance, failed bool) {
+	inst.calls++
+	switch {
+	case failed:
+		p.discarded.Add(1)
+		inst.close()
+		inst = nil
+	case inst.calls >= p.host.opts.RecycleAfterCalls,
+		uint64(inst.mod.Memory().Size()) > p.host.opts.RecycleAboveBytes:
+		p.recycled.Add(1)
+		inst.close()
+		inst = nil
+	}
+	p.slots <- inst // never blocks: each slot taken is returned once
+}
+
+// call writes input into guest memory, runs scan under the per-call
+// deadline and copies the result out.
+func (p *Plugin) call(ctx context.Context, inst *instance, input []byte) ([]byte, error) {
+	cctx, cancel := context.WithTimeout(ctx, p.host.opts.CallTimeout)
+	defer cancel()
+	n := uint32(len(input))
+	if uint64(len(input)) != uint64(n) {
+		return nil, fmt.Errorf("input of %d bytes does not fit wasm32", len(input))
+	}
+	res, err := inst.alloc.Call(cctx, uint64(n))
+	if err != nil {
+		return nil, callErr(ctx, cctx, "alloc", err)
+	}
+	in := uint32(res[0])
+	if !inst.mod.Memory().Write(in, input) {
+		return nil, fmt.Errorf("alloc(%d) returned ptr=%#x outside the %d-byte memory", n, in, inst.mod.Memory().Size())
+	}
+	res, err = inst.scan.Call(cctx, uint64(in), uint64(n))
+	if err != nil {
+		return nil, callErr(ctx, cctx, "scan", err)
+	}
+	out, err := inst.take(cctx, res[0])
+	if err != nil {
+		return nil, fmt.Errorf("scan: %w", callErr(ctx, cctx, "result", err))
+	}
+	if _, err := inst.free.Call(cctx, uint64(in)); err != nil {
+		return nil, callErr(ctx, cctx, "free input", err)
+	}
+	return out, nil
+}
+
+// Close waits for the plugin's scans in flight (bounded by ctx), closes its
+// instances and releases the compiled code. Later scans return ErrClosed.
+func (p *Plugin) Close(ctx context.Context) error {
+	p.closeOnce.Do(func() {
+		close(p.closing)
+		p.host.forget(p)
+		for i := 0; i < cap(p.slots); i++ {
+			select {
+			case inst := <-p.slots:
+				if inst != nil {
+					inst.close()
+				}
+			case <-ctx.Done():
+				p.closeErr = fmt.Errorf("close wasm rule %s: %d scans still running: %w", p.name, cap(p.slots)-i, ctx.Err())
+				return
+			}
+		}
+		if err := p.compiled.Close(ctx); err != nil {
+			p.closeErr = fmt.Errorf("close wasm rule %s: %w", p.name, err)
+		}
+	})
+	return p.closeErr
+}

@@ -1,0 +1,128 @@
+// Package rule is the guest kit for toolwarden rule plugins written in Go.
+//
+// A rule pack is an ordinary Go package with an Info and a Scan function; its
+// main package only registers them:
+//
+//	package main
+//
+//	import (
+//		"github.com/toolwarden/toolwarden/rules-wasm/packs/fs"
+//		"github.com/toolwarden/toolwarden/sdk/rule"
+//	)
+//
+//	func init() { rule.Register(fs.Info(), fs.Scan) }
+//	func main() {}
+//
+// Built with
+//
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -o fs.wasm ./packs/fs/cmd
+//
+// the kit supplies the exports of the Wasm rule ABI (abi_version, describe,
+// alloc, free, scan; see ../ABI.md), so a pack author never touches pointers,
+// JSON or the Go wasm runtime's quirks. The export shims live in a file built
+// only for wasip1; everything else (Register, Handle, Describe) is plain Go
+// so a pack can be unit-tested natively through exactly the code path the
+// host reaches.
+package rule
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"sync"
+
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// ScanFunc judges one scan input and returns the findings of the pack. It is
+// the one function a pack author writes. Returning an error makes the host
+// fail closed (a RULE_PLUGIN_ERROR finding), so return one only when the
+// input cannot be judged, never for "nothing found".
+type ScanFunc func(in *sdk.ScanInput) ([]sdk.Finding, error)
+
+var (
+	mu         sync.Mutex
+	registered bool
+	plugin     sdk.PluginInfo
+	scanFn     ScanFunc
+)
+
+// Register installs the pack's description and scan function. It is called
+// once, from the main package's init, so that the ABI exports have something
+// to serve as soon as the host runs _initialize. A second call panics: two
+// packs in one module would silently shadow each other's rules otherwise.
+func Register(info sdk.PluginInfo, scan func(in *sdk.ScanInput) ([]sdk.Finding, error)) {
+	if scan == nil {
+		panic("rule.Register: nil scan function")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if registered {
+		panic(fmt.Sprintf("rule.Register: plugin %q already registered, cannot register %q", plugin.Name, info.Name))
+	}
+	registered = true
+	plugin = info
+	scanFn = scan
+}
+
+// Describe returns the JSON of the registered sdk.PluginInfo, the payload of
+// the describe export. It returns an error before Register has been called so
+// that a pack that forgot to register fails to load instead of declaring no
+// rules.
+func Describe() ([]byte, error) {
+	mu.Lock()
+	ok, info := registered, plugin
+	mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("describe: no rule pack registered (call rule.Register from init)")
+	}
+	b, err := json.Marshal(info)
+	if err != nil {
+		return nil, fmt.Errorf("describe: encode plugin info %q: %w", info.Name, err)
+	}
+	return b, nil
+}
+
+// Handle runs the registered scan function on the JSON of an sdk.ScanInput
+// and returns the JSON of an sdk.ScanOutput. It is the body of the scan
+// export, exported so that packs and the kit itself can be tested natively.
+//
+// Handle never panics and never returns invalid JSON: a decode error, a
+// scan error or a panic inside the scan function all become
+// ScanOutput.Error, which the host turns into a fail-closed finding.
+func Handle(input []byte) []byte {
+	out := handle(input)
+	if out.Findings == nil {
+		out.Findings = []sdk.Finding{}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		// A finding's Metadata may hold a value json cannot encode; report
+		// that instead of returning nothing.
+		b, _ = json.Marshal(sdk.ScanOutput{Findings: []sdk.Finding{}, Error: fmt.Sprintf("encode scan output: %v", err)})
+	}
+	return b
+}
+
+func handle(input []byte) (out sdk.ScanOutput) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = sdk.ScanOutput{Error: fmt.Sprintf("rule panicked: %v\n%s", r, debug.Stack())}
+		}
+	}()
+	mu.Lock()
+	ok, scan := registered, scanFn
+	mu.Unlock()
+	if !ok {
+		return sdk.ScanOutput{Error: "scan: no rule pack registered (call rule.Register from init)"}
+	}
+	var in sdk.ScanInput
+	if err := json.Unmarshal(input, &in); err != nil {
+		return sdk.ScanOutput{Error: fmt.Sprintf("scan: decode input: %v", err)}
+	}
+	findings, err := scan(&in)
+	if err != nil {
+		return sdk.ScanOutput{Error: fmt.Sprintf("scan: %v", err)}
+	}
+	return sdk.ScanOutput{Findings: findings}
+}
