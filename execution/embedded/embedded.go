@@ -1,0 +1,531 @@
+// Package embedded is the default execution backend: one process, an
+// in-process queue, and durable records in SQLite (modernc.org/sqlite, pure
+// Go, WAL) in <data-dir>/executions.db.
+//
+// The queue is the set of queued rows ordered by their enqueue sequence, so it
+// survives a restart with the records. A data directory belongs to one
+// process at a time (an exclusive lock file), which is what lets Open mark
+// every record still running from the previous process as orphaned: its
+// worker cannot be alive.
+package embedded
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/execution/internal/watch"
+)
+
+// DBFile is the database file name inside the data directory.
+const DBFile = "executions.db"
+
+// Options tune an embedded backend; zero values take defaults.
+type Options struct {
+	// LeaseTTL is how long a claim or heartbeat holds a record
+	// (default execution.DefaultLeaseTTL).
+	LeaseTTL time.Duration
+	// Now is the clock (default time.Now); tests inject one to expire leases
+	// without sleeping.
+	Now func() time.Time
+}
+
+// Backend is the embedded execution.Backend.
+type Backend struct {
+	db    *sql.DB
+	lock  *os.File
+	lease time.Duration
+	now   func() time.Time
+
+	mu       sync.Mutex // serializes every read-modify-write
+	closed   bool
+	queued   chan struct{} // closed and replaced when a record is enqueued
+	watchers map[string]map[chan struct{}]struct{}
+	done     chan struct{}
+}
+
+var _ execution.Backend = (*Backend)(nil)
+
+const schema = `
+CREATE TABLE IF NOT EXISTS executions (
+	id              TEXT PRIMARY KEY,
+	status          TEXT NOT NULL,
+	conversation_id TEXT NOT NULL,
+	owner           TEXT NOT NULL,
+	created_us      INTEGER NOT NULL,
+	queue_seq       INTEGER,
+	doc             BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS executions_created ON executions(created_us DESC, id DESC);
+CREATE INDEX IF NOT EXISTS executions_conversation ON executions(conversation_id, created_us DESC, id DESC);
+CREATE INDEX IF NOT EXISTS executions_queue ON executions(queue_seq) WHERE queue_seq IS NOT NULL;
+CREATE INDEX IF NOT EXISTS executions_status ON executions(status);
+`
+
+// Open opens (creating if needed) the store in dataDir, takes the directory's
+// exclusive lock, and orphans records left running by a previous process.
+func Open(dataDir string, opts Options) (*Backend, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("open executions store: create %s: %w", dataDir, err)
+	}
+	lock, err := lockDir(filepath.Join(dataDir, DBFile+".lock"))
+	if err != nil {
+		return nil, fmt.Errorf("open executions store %s: %w", dataDir, err)
+	}
+	path := filepath.Join(dataDir, DBFile)
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("open executions store %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1) // one writer; the mutex orders everything anyway
+	if _, err := db.Exec(schema); err != nil {
+		db.Close()
+		lock.Close()
+		return nil, fmt.Errorf("open executions store %s: schema: %w", path, err)
+	}
+	b := &Backend{
+		db: db, lock: lock, lease: opts.LeaseTTL, now: opts.Now,
+		queued: make(chan struct{}), watchers: map[string]map[chan struct{}]struct{}{}, done: make(chan struct{}),
+	}
+	if b.lease <= 0 {
+		b.lease = execution.DefaultLeaseTTL
+	}
+	if b.now == nil {
+		b.now = time.Now
+	}
+	if err := b.orphanPrevious(); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("open executions store %s: %w", path, err)
+	}
+	return b, nil
+}
+
+// orphanPrevious marks every running record orphaned: holding the lock means
+// no worker of another process can still own one.
+func (b *Backend) orphanPrevious() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	recs, err := b.queryDocs(context.Background(), `SELECT doc FROM executions WHERE status = ?`, string(execution.StatusRunning))
+	if err != nil {
+		return fmt.Errorf("find running records: %w", err)
+	}
+	now := b.now()
+	for _, r := range recs {
+		if err := execution.ApplyOrphan(r, "executor process restarted; worker "+r.WorkerID+" is gone", now); err != nil {
+			return err
+		}
+		if err := b.write(context.Background(), r, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close releases the database and the directory lock; watchers end.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	close(b.done)
+	b.mu.Unlock()
+	err := b.db.Close()
+	if lerr := b.lock.Close(); err == nil {
+		err = lerr
+	}
+	if err != nil {
+		return fmt.Errorf("close executions store: %w", err)
+	}
+	return nil
+}
+
+func (b *Backend) checkOpen() error {
+	if b.closed {
+		return execution.ErrClosed
+	}
+	return nil
+}
+
+func (b *Backend) queryDocs(ctx context.Context, q string, args ...any) ([]*execution.Record, error) {
+	rows, err := b.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*execution.Record
+	for rows.Next() {
+		var doc []byte
+		if err := rows.Scan(&doc); err != nil {
+			return nil, err
+		}
+		r, err := execution.Unmarshal(doc)
+		if err != nil {
+			return nil, fmt.Errorf("decode stored record: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// load reads one record; caller holds mu.
+func (b *Backend) load(ctx context.Context, id string) (*execution.Record, error) {
+	var doc []byte
+	err := b.db.QueryRowContext(ctx, `SELECT doc FROM executions WHERE id = ?`, id).Scan(&doc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("execution %s: %w", id, execution.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load execution %s: %w", id, err)
+	}
+	r, err := execution.Unmarshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("decode execution %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// write stores r (caller holds mu) and, when enqueue, gives it the next queue
+// position; a record that is not queued leaves the queue.
+func (b *Backend) write(ctx context.Context, r *execution.Record, enqueue bool) error {
+	doc, err := r.Marshal()
+	if err != nil {
+		return fmt.Errorf("encode execution %s: %w", r.ExecutionID, err)
+	}
+	q := `UPDATE executions SET status = ?, doc = ?, queue_seq = NULL WHERE id = ?`
+	if enqueue {
+		q = `UPDATE executions SET status = ?, doc = ?,
+			queue_seq = (SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM executions) WHERE id = ?`
+	} else if r.Status == execution.StatusQueued {
+		q = `UPDATE executions SET status = ?, doc = ? WHERE id = ?`
+	}
+	if _, err := b.db.ExecContext(ctx, q, string(r.Status), doc, r.ExecutionID); err != nil {
+		return fmt.Errorf("store execution %s: %w", r.ExecutionID, err)
+	}
+	b.notify(r.ExecutionID, enqueue)
+	return nil
+}
+
+// notify wakes watchers of id and, after an enqueue, blocked claimers.
+// Caller holds mu.
+func (b *Backend) notify(id string, enqueued bool) {
+	for ch := range b.watchers[id] {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+	if enqueued {
+		close(b.queued)
+		b.queued = make(chan struct{})
+	}
+}
+
+// Create implements execution.Backend.
+func (b *Backend) Create(ctx context.Context, r *execution.Record) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.checkOpen(); err != nil {
+		return err
+	}
+	if err := execution.PrepareNew(r, b.now()); err != nil {
+		return err
+	}
+	doc, err := r.Marshal()
+	if err != nil {
+		return fmt.Errorf("encode execution %s: %w", r.ExecutionID, err)
+	}
+	var seq any
+	enqueue := r.Status == execution.StatusQueued
+	q := `INSERT INTO executions(id, status, conversation_id, owner, created_us, queue_seq, doc) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	if enqueue {
+		q = `INSERT INTO executions(id, status, conversation_id, owner, created_us, queue_seq, doc)
+			VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM executions), ?)`
+	}
+	args := []any{r.ExecutionID, string(r.Status), r.ConversationID, r.OwnerKeyID, r.CreatedAt.UnixMicro()}
+	if !enqueue {
+		args = append(args, seq)
+	}
+	args = append(args, doc)
+	var exists int
+	if err := b.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM executions WHERE id = ?`, r.ExecutionID).Scan(&exists); err != nil {
+		return fmt.Errorf("create execution %s: %w", r.ExecutionID, err)
+	}
+	if exists > 0 {
+		return fmt.Errorf("create execution %s: %w", r.ExecutionID, execution.ErrExists)
+	}
+	if _, err := b.db.ExecContext(ctx, q, args...); err != nil {
+		return fmt.Errorf("create execution %s: %w", r.ExecutionID, err)
+	}
+	b.notify(r.ExecutionID, enqueue)
+	return nil
+}
+
+// Get implements execution.Backend.
+func (b *Backend) Get(ctx context.Context, id string) (*execution.Record, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.checkOpen(); err != nil {
+		return nil, err
+	}
+	return b.load(ctx, id)
+}
+
+// List implements execution.Backend.
+func (b *Backend) List(ctx context.Context, f execution.Filter) ([]*execution.Record, string, error) {
+	cus, cid, hasCursor, err := execution.DecodeCursor(f.Cursor)
+	if err != nil {
+		return nil, "", fmt.Errorf("list executions: %w", err)
+	}
+	if f.Status != "" && !f.Status.Valid() {
+		return nil, "", fmt.Errorf("list executions: status %q: %w", f.Status, execution.ErrInvalidRecord)
+	}
+	limit := f.EffectiveLimit()
+	q := `SELECT doc FROM executions WHERE 1=1`
+	var args []any
+	if f.ConversationID != "" {
+		q += ` AND conversation_id = ?`
+		args = append(args, f.ConversationID)
+	}
+	if f.Status != "" {
+		q += ` AND status = ?`
+		args = append(args, string(f.Status))
+	}
+	if f.Owner != "" {
+		q += ` AND owner = ?`
+		args = append(args, f.Owner)
+	}
+	if hasCursor {
+		q += ` AND (created_us < ? OR (created_us = ? AND id < ?))`
+		args = append(args, cus, cus, cid)
+	}
+	q += ` ORDER BY created_us DESC, id DESC LIMIT ?`
+	args = append(args, limit+1)
+
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.checkOpen(); err != nil {
+		return nil, "", err
+	}
+	recs, err := b.queryDocs(ctx, q, args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("list executions: %w", err)
+	}
+	next := ""
+	if len(recs) > limit {
+		recs = recs[:limit]
+		us, id := execution.SortKey(recs[limit-1])
+		next = execution.EncodeCursor(us, id)
+	}
+	return recs, next, nil
+}
+
+// Claim implements execution.Backend.
+func (b *Backend) Claim(ctx context.Context, workerID string, block time.Duration) (*execution.Record, error) {
+	if workerID == "" {
+		return nil, fmt.Errorf("claim: empty worker id: %w", execution.ErrInvalidRecord)
+	}
+	var timeout <-chan time.Time
+	if block > 0 {
+		t := time.NewTimer(block)
+		defer t.Stop()
+		timeout = t.C
+	}
+	for {
+		r, wake, err := b.tryClaim(ctx, workerID)
+		if err != nil || r != nil {
+			return r, err
+		}
+		if block <= 0 {
+			return nil, execution.ErrNoWork
+		}
+		select {
+		case <-wake:
+		case <-timeout:
+			return nil, execution.ErrNoWork
+		case <-ctx.Done():
+			return nil, fmt.Errorf("claim: %w", ctx.Err())
+		case <-b.done:
+			return nil, execution.ErrClosed
+		}
+	}
+}
+
+func (b *Backend) tryClaim(ctx context.Context, workerID string) (*execution.Record, <-chan struct{}, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.checkOpen(); err != nil {
+		return nil, nil, err
+	}
+	recs, err := b.queryDocs(ctx, `SELECT doc FROM executions WHERE queue_seq IS NOT NULL ORDER BY queue_seq LIMIT 1`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("claim: %w", err)
+	}
+	if len(recs) == 0 {
+		return nil, b.queued, nil
+	}
+	r := recs[0]
+	if err := execution.ApplyClaim(r, workerID, b.now(), b.lease); err != nil {
+		return nil, nil, err
+	}
+	if err := b.write(ctx, r, false); err != nil {
+		return nil, nil, err
+	}
+	return r.Clone(), nil, nil
+}
+
+// modify is the read-modify-write skeleton of every other write.
+func (b *Backend) modify(ctx context.Context, id string, fn func(r *execution.Record) (changed, enqueue bool, err error)) (*execution.Record, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.checkOpen(); err != nil {
+		return nil, err
+	}
+	r, err := b.load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	changed, enqueue, err := fn(r)
+	if err != nil {
+		return nil, err
+	}
+	if changed {
+		if err := b.write(ctx, r, enqueue); err != nil {
+			return nil, err
+		}
+	}
+	return r.Clone(), nil
+}
+
+// Heartbeat implements execution.Backend.
+func (b *Backend) Heartbeat(ctx context.Context, workerID, id string) error {
+	_, err := b.modify(ctx, id, func(r *execution.Record) (bool, bool, error) {
+		return true, false, execution.ApplyHeartbeat(r, workerID, b.now(), b.lease)
+	})
+	return err
+}
+
+// Update implements execution.Backend.
+func (b *Backend) Update(ctx context.Context, id string, fn func(*execution.Record) error) error {
+	_, err := b.modify(ctx, id, func(r *execution.Record) (bool, bool, error) {
+		next, enqueue, err := execution.ApplyUpdate(r, fn, b.now())
+		if err != nil {
+			return false, false, err
+		}
+		*r = *next
+		return true, enqueue, nil
+	})
+	return err
+}
+
+// Finish implements execution.Backend.
+func (b *Backend) Finish(ctx context.Context, workerID, id string, final *execution.Record) error {
+	_, err := b.modify(ctx, id, func(r *execution.Record) (bool, bool, error) {
+		return true, false, execution.ApplyFinish(r, workerID, final, b.now())
+	})
+	return err
+}
+
+// RequestCancel implements execution.Backend.
+func (b *Backend) RequestCancel(ctx context.Context, id, reason string) (*execution.Record, error) {
+	return b.modify(ctx, id, func(r *execution.Record) (bool, bool, error) {
+		changed, err := execution.ApplyCancel(r, reason, b.now())
+		return changed, false, err
+	})
+}
+
+// CancelRequested implements execution.Backend.
+func (b *Backend) CancelRequested(ctx context.Context, id string) (bool, error) {
+	r, err := b.Get(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	return r.CancelRequested, nil
+}
+
+// Watch implements execution.Backend.
+func (b *Backend) Watch(ctx context.Context, id string) (<-chan *execution.Record, error) {
+	b.mu.Lock()
+	if err := b.checkOpen(); err != nil {
+		b.mu.Unlock()
+		return nil, err
+	}
+	if _, err := b.load(ctx, id); err != nil {
+		b.mu.Unlock()
+		return nil, err
+	}
+	sig := make(chan struct{}, 1)
+	if b.watchers[id] == nil {
+		b.watchers[id] = map[chan struct{}]struct{}{}
+	}
+	b.watchers[id][sig] = struct{}{}
+	b.mu.Unlock()
+
+	wctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-b.done:
+			cancel()
+		case <-wctx.Done():
+		}
+	}()
+	stop := func() {
+		cancel()
+		b.mu.Lock()
+		delete(b.watchers[id], sig)
+		if len(b.watchers[id]) == 0 {
+			delete(b.watchers, id)
+		}
+		b.mu.Unlock()
+	}
+	out := make(chan *execution.Record, 1)
+	go watch.Loop(wctx, func(ctx context.Context) (*execution.Record, error) { return b.Get(ctx, id) }, sig, 0, out, stop)
+	return out, nil
+}
+
+// Reconcile implements execution.Backend.
+func (b *Backend) Reconcile(ctx context.Context, liveWorkers []string) ([]string, error) {
+	var live map[string]bool
+	if liveWorkers != nil {
+		live = make(map[string]bool, len(liveWorkers))
+		for _, w := range liveWorkers {
+			live[w] = true
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.checkOpen(); err != nil {
+		return nil, err
+	}
+	recs, err := b.queryDocs(ctx, `SELECT doc FROM executions WHERE status = ?`, string(execution.StatusRunning))
+	if err != nil {
+		return nil, fmt.Errorf("reconcile: %w", err)
+	}
+	now := b.now()
+	var ids []string
+	for _, r := range recs {
+		reason, orphan := execution.Orphaned(r, live, now)
+		if !orphan {
+			continue
+		}
+		if err := execution.ApplyOrphan(r, reason, now); err != nil {
+			return ids, fmt.Errorf("reconcile: %w", err)
+		}
+		if err := b.write(ctx, r, false); err != nil {
+			return ids, fmt.Errorf("reconcile: %w", err)
+		}
+		ids = append(ids, r.ExecutionID)
+	}
+	return ids, nil
+}

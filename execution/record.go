@@ -1,0 +1,151 @@
+package execution
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// Cleanup is the outcome of reclaiming an execution's processes and
+// resources. It is stored beside the status, never folded into it, so a run
+// that completed but left something behind stays visible as such.
+type Cleanup string
+
+// Cleanup outcomes.
+const (
+	// CleanupNone: no cleanup has been reported (yet).
+	CleanupNone Cleanup = ""
+	// CleanupDone: every process and resource of the run is confirmed gone.
+	CleanupDone Cleanup = "cleaned"
+	// CleanupFailed: cleanup was attempted and failed; something may still run.
+	CleanupFailed Cleanup = "cleanup_failed"
+	// CleanupUnconfirmed: cleanup was requested but its effect cannot be
+	// confirmed (for example a remote MCP server without cancel receipts).
+	CleanupUnconfirmed Cleanup = "cleanup_unconfirmed"
+)
+
+// Valid reports whether c is a known cleanup outcome.
+func (c Cleanup) Valid() bool {
+	switch c {
+	case CleanupNone, CleanupDone, CleanupFailed, CleanupUnconfirmed:
+		return true
+	}
+	return false
+}
+
+// Record is one execution: the request, its lifecycle state and, once
+// terminal, the canonical (already reduced) result that the caller, the store
+// and the panel all see. The JSON names are the API's.
+type Record struct {
+	ExecutionID    string     `json:"execution_id"`
+	Status         Status     `json:"status"`
+	ToolName       string     `json:"tool_name"`
+	ConversationID string     `json:"conversation_id"`
+	CreatedAt      time.Time  `json:"created_at"`
+	StartedAt      *time.Time `json:"started_at"`
+	EndedAt        *time.Time `json:"ended_at"`
+	DurationMS     int64      `json:"duration_ms"`
+	ExitCode       *int       `json:"exit_code"`
+	// Result is the canonical reduced result (a <persisted-output> preview
+	// when the full output was spilled to SpillPath).
+	Result  string `json:"result"`
+	Error   string `json:"error"`
+	IsError bool   `json:"is_error"`
+
+	// Partial output is a bounded tail preview of what a running workload has
+	// produced so far; it is not the result.
+	PartialOutput          string     `json:"partial_output"`
+	PartialOutputBytes     int64      `json:"partial_output_bytes"`
+	PartialOutputTruncated bool       `json:"partial_output_truncated"`
+	PartialOutputUpdatedAt *time.Time `json:"partial_output_updated_at"`
+
+	SafetyReport     *sdk.SafetyReport `json:"safety_report"`
+	IsolationBackend string            `json:"isolation_backend"`
+	Cleanup          Cleanup           `json:"cleanup"`
+	// CleanupDetail says what failed or could not be confirmed (cgroup path,
+	// process group, worker id) so an operator can finish the job.
+	CleanupDetail string `json:"cleanup_detail,omitempty"`
+	// StatusReason explains a status the caller did not choose: why a record
+	// was orphaned, blocked or cancelled.
+	StatusReason string `json:"status_reason,omitempty"`
+
+	// The request.
+	Language string `json:"language"`
+	Content  string `json:"content"`
+	Cwd      string `json:"cwd,omitempty"`
+	// EnvNames are the names of environment variables passed to the workload;
+	// values are never stored because they may be secrets.
+	EnvNames   []string `json:"env_names,omitempty"`
+	TimeoutMS  int64    `json:"timeout_ms,omitempty"`
+	OwnerKeyID string   `json:"owner_key_id,omitempty"`
+	// SpillPath is where the full output went when it exceeded the result limit.
+	SpillPath string `json:"spill_path,omitempty"`
+
+	// Worker bookkeeping, written only through Claim, Heartbeat and Finish.
+	WorkerID       string     `json:"worker_id,omitempty"`
+	LeaseExpiresAt *time.Time `json:"lease_expires_at,omitempty"`
+	HeartbeatAt    *time.Time `json:"heartbeat_at,omitempty"`
+	Attempt        int        `json:"attempt"`
+
+	// CancelRequested is set when a cancel arrives while a worker runs the
+	// workload; the worker sees it (Watch or CancelRequested) and stops.
+	CancelRequested bool   `json:"cancel_requested,omitempty"`
+	CancelReason    string `json:"cancel_reason,omitempty"`
+
+	// Revision increases by one with every stored change; watchers use it to
+	// skip duplicates and callers can use it as an ETag.
+	Revision int64 `json:"revision"`
+}
+
+// Clone returns a deep copy, so that a backend never hands out a pointer into
+// its own state and a caller's later edits never leak into the store.
+func (r *Record) Clone() *Record {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	c.StartedAt = cloneTime(r.StartedAt)
+	c.EndedAt = cloneTime(r.EndedAt)
+	c.PartialOutputUpdatedAt = cloneTime(r.PartialOutputUpdatedAt)
+	c.LeaseExpiresAt = cloneTime(r.LeaseExpiresAt)
+	c.HeartbeatAt = cloneTime(r.HeartbeatAt)
+	if r.ExitCode != nil {
+		v := *r.ExitCode
+		c.ExitCode = &v
+	}
+	if r.EnvNames != nil {
+		c.EnvNames = append([]string(nil), r.EnvNames...)
+	}
+	if r.SafetyReport != nil {
+		// The report holds maps of arbitrary values; a JSON round trip is the
+		// simplest complete deep copy and the report is always JSON-safe.
+		var rep sdk.SafetyReport
+		if b, err := json.Marshal(r.SafetyReport); err == nil && json.Unmarshal(b, &rep) == nil {
+			c.SafetyReport = &rep
+		}
+	}
+	return &c
+}
+
+// Marshal encodes r as the JSON document backends store.
+func (r *Record) Marshal() ([]byte, error) { return json.Marshal(r) }
+
+// Unmarshal decodes a stored JSON document.
+func Unmarshal(b []byte) (*Record, error) {
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+func cloneTime(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	v := *t
+	return &v
+}
+
+func timePtr(t time.Time) *time.Time { return &t }
