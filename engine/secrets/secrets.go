@@ -1,0 +1,554 @@
+// Package secrets finds credential-looking literals in content and redacts
+// them.
+//
+// The analyzers record what Find reports as facts (so rules can deny a
+// private key pasted into a script), and the report builder runs Redact
+// over evidence and messages so that a SafetyReport, an audit line or a
+// log never repeats a credential it caught.
+//
+// Detection is literal: a variable reference ($TOKEN, os.environ[...]) is
+// not a secret, and neither is the word "password" in prose or a PEM header
+// that carries no key body (`grep -c "BEGIN OPENSSH PRIVATE KEY" docs/x.md`).
+package secrets
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// Kinds of secret, as documented on sdk.Secret.
+const (
+	KindPrivateKey = "private_key"
+	KindAWSKey     = "aws_access_key"
+	KindGitHub     = "github_token"
+	KindSlack      = "slack_token"
+	KindJWT        = "jwt"
+	KindPassword   = "password_assignment"
+	KindGeneric    = "generic_token"
+)
+
+// Marker returns the text that replaces a secret of kind in redacted
+// output, e.g. "[REDACTED:github_token]".
+func Marker(kind string) string { return "[REDACTED:" + kind + "]" }
+
+// match is one secret found in content: [start,end) is the span that
+// redaction replaces (for an assignment, only the value), at the offset
+// where the construct starts (for an assignment, the key).
+type match struct {
+	start, end int
+	at         int
+	kind       string
+	shape      string
+	prio       int
+}
+
+// Find returns the secrets in content in source order, with 1-based line
+// and byte column. The literals themselves are never returned: Redacted
+// shows only their shape ("ghp_…[40 chars]", "DB_PASSWORD=****").
+func Find(content string) []sdk.Secret {
+	ms := scan(content)
+	if len(ms) == 0 {
+		return nil
+	}
+	lines := lineStarts(content)
+	out := make([]sdk.Secret, len(ms))
+	for i, m := range ms {
+		line := sort.Search(len(lines), func(j int) bool { return lines[j] > m.at })
+		out[i] = sdk.Secret{
+			Kind:     m.kind,
+			Redacted: m.shape,
+			Pos:      sdk.Pos{Line: line, Col: m.at - lines[line-1] + 1},
+		}
+	}
+	return out
+}
+
+// Redact replaces every secret in s with its Marker and reports whether
+// anything was replaced. For an assignment only the value is replaced
+// ("password=[REDACTED:password_assignment]"), so the evidence still says
+// what was assigned. Redact is idempotent.
+func Redact(s string) (string, bool) {
+	ms := scan(s)
+	if len(ms) == 0 {
+		return s, false
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, m := range ms {
+		b.WriteString(s[last:m.start])
+		b.WriteString(Marker(m.kind))
+		last = m.end
+	}
+	b.WriteString(s[last:])
+	return b.String(), true
+}
+
+// scan finds all secrets, resolves overlaps in favour of the more specific
+// kind, and returns them sorted by position.
+func scan(s string) []match {
+	var ms []match
+	if strings.Contains(s, "PRIVATE KEY") {
+		ms = findPEM(s, ms)
+	}
+	ms = findTokens(s, ms)
+	if strings.ContainsAny(s, "=:") {
+		ms = findAssignments(s, ms)
+	}
+	if len(ms) == 0 {
+		return nil
+	}
+	sort.SliceStable(ms, func(i, j int) bool {
+		if ms[i].prio != ms[j].prio {
+			return ms[i].prio < ms[j].prio
+		}
+		return ms[i].start < ms[j].start
+	})
+	kept := ms[:0:0]
+	for _, m := range ms {
+		overlap := false
+		for _, k := range kept {
+			if m.start < k.end && k.start < m.end {
+				overlap = true
+				break
+			}
+		}
+		if !overlap {
+			kept = append(kept, m)
+		}
+	}
+	sort.Slice(kept, func(i, j int) bool { return kept[i].start < kept[j].start })
+	return kept
+}
+
+// lineStarts returns the byte offset at which each line starts.
+func lineStarts(s string) []int {
+	starts := []int{0}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+var pemHeader = regexp.MustCompile(`-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY-----`)
+
+// minPEMBody is the least amount of base64 after a header that makes a key:
+// real keys have hundreds of characters, a header quoted in docs has none.
+const minPEMBody = 40
+
+// findPEM finds PEM private key blocks that carry a body. The body may be
+// split by real newlines or by escaped ones ("\n" inside a string literal)
+// and may be preceded by RFC 1421 headers (Proc-Type, DEK-Info).
+func findPEM(s string, ms []match) []match {
+	for _, loc := range pemHeader.FindAllStringIndex(s, -1) {
+		i := loc[1]
+		body := 0
+		end := i
+	body:
+		for i < len(s) {
+			c := s[i]
+			switch {
+			case isB64(c):
+				// A "Name: value" header line inside the block.
+				if j := headerLineEnd(s, i); j > i {
+					i = j
+					continue
+				}
+				body++
+				i++
+				end = i
+			case c == '\n' || c == '\r' || c == ' ' || c == '\t':
+				i++
+			case c == '\\' && i+1 < len(s) && (s[i+1] == 'n' || s[i+1] == 'r'):
+				i += 2
+			default:
+				break body
+			}
+		}
+		if body < minPEMBody {
+			continue
+		}
+		if strings.HasPrefix(s[i:], "-----END ") {
+			if j := strings.Index(s[i+9:], "-----"); j >= 0 && j < 40 {
+				end = i + 9 + j + 5
+			}
+		}
+		header := s[loc[0]:loc[1]]
+		ms = append(ms, match{start: loc[0], end: end, at: loc[0], kind: KindPrivateKey,
+			shape: header + "…[" + strconv.Itoa(end-loc[0]) + " chars]", prio: 0})
+	}
+	return ms
+}
+
+// headerLineEnd returns the end of a "Proc-Type: …" style header line
+// starting at i (after its newline), or i when there is none.
+func headerLineEnd(s string, i int) int {
+	j := i
+	for j < len(s) && (isAlnum(s[j]) || s[j] == '-') {
+		j++
+	}
+	if j == i || j+1 >= len(s) || s[j] != ':' || s[j+1] != ' ' {
+		return i
+	}
+	for j < len(s) && s[j] != '\n' {
+		if s[j] == '\\' && j+1 < len(s) && s[j+1] == 'n' {
+			return j
+		}
+		j++
+	}
+	return j
+}
+
+func isB64(c byte) bool { return isAlnum(c) || c == '+' || c == '/' || c == '=' }
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// tokenRule recognises a credential by its own shape. Each rule starts with
+// a literal prefix: Find locates prefixes with strings.Index (fast, no
+// regexp state) and only then runs the rule's anchored pattern there, which
+// keeps a scan a few microseconds per kilobyte.
+type tokenRule struct {
+	prefixes []string
+	re       *regexp.Regexp
+	kind     string
+	// boundary requires a non-word byte (or the start) before the prefix.
+	boundary bool
+	// scheme marks "Authorization: Bearer x" rules: only the credential
+	// after the last space is redacted.
+	scheme bool
+}
+
+var jwtPattern = regexp.MustCompile(`^eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)
+
+var tokenRules = []tokenRule{
+	{[]string{"AKIA", "ASIA", "ABIA", "ACCA"}, regexp.MustCompile(`^(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`), KindAWSKey, true, false},
+	{[]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, regexp.MustCompile(`^gh[pousr]_[A-Za-z0-9]{36,255}\b`), KindGitHub, true, false},
+	{[]string{"github_pat_"}, regexp.MustCompile(`^github_pat_[A-Za-z0-9_]{22,255}\b`), KindGitHub, true, false},
+	{[]string{"xox"}, regexp.MustCompile(`^xox[abposre]-[A-Za-z0-9-]{10,}`), KindSlack, true, false},
+	{[]string{"https://hooks.slack.com/services/"}, regexp.MustCompile(`^https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}`), KindSlack, false, false},
+	{[]string{"eyJ"}, jwtPattern, KindJWT, true, false},
+	{[]string{"sk-"}, regexp.MustCompile(`^sk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{20,}\b`), KindGeneric, true, false},
+	{[]string{"sk_live_", "sk_test_", "rk_live_", "rk_test_"}, regexp.MustCompile(`^[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b`), KindGeneric, true, false},
+	{[]string{"glpat-"}, regexp.MustCompile(`^glpat-[A-Za-z0-9_-]{20,}\b`), KindGeneric, true, false},
+	{[]string{"AIza"}, regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}\b`), KindGeneric, true, false},
+	{[]string{"npm_"}, regexp.MustCompile(`^npm_[A-Za-z0-9]{36}\b`), KindGeneric, true, false},
+	{[]string{"hf_"}, regexp.MustCompile(`^hf_[A-Za-z0-9]{30,}\b`), KindGeneric, true, false},
+	{[]string{"xapp-"}, regexp.MustCompile(`^xapp-[A-Za-z0-9-]{20,}\b`), KindGeneric, true, false},
+	{[]string{"Authorization:", "authorization:", "AUTHORIZATION:", "Bearer ", "bearer ", "BEARER ", "Bearer\t", "bearer\t"},
+		regexp.MustCompile(`^(?i:authorization:[ \t]*(?:bearer|basic|token)[ \t]+|bearer[ \t]+)[A-Za-z0-9._~+/-]{16,}=*`), KindGeneric, true, true},
+}
+
+func isWord(c byte) bool { return isAlnum(c) || c == '_' }
+
+func findTokens(s string, ms []match) []match {
+	for ri := range tokenRules {
+		r := &tokenRules[ri]
+		for _, prefix := range r.prefixes {
+			from := 0
+			for {
+				k := strings.Index(s[from:], prefix)
+				if k < 0 {
+					break
+				}
+				pos := from + k
+				from = pos + 1
+				if r.boundary && pos > 0 && isWord(s[pos-1]) {
+					continue
+				}
+				loc := r.re.FindStringIndex(s[pos:])
+				if loc == nil {
+					continue
+				}
+				start, end := pos, pos+loc[1]
+				lit := s[start:end]
+				if !r.scheme {
+					ms = append(ms, match{start: start, end: end, at: start, kind: r.kind,
+						shape: tokenShape(lit), prio: 1})
+					from = end
+					continue
+				}
+				// Keep the scheme words; redact the credential after them.
+				sp := strings.LastIndexAny(lit, " \t") + 1
+				cred := lit[sp:]
+				if isPlaceholder(cred) || strings.HasPrefix(cred, "[REDACTED") {
+					continue
+				}
+				kind := r.kind
+				if l := jwtPattern.FindStringIndex(cred); l != nil && l[1] == len(cred) {
+					kind = KindJWT
+				}
+				ms = append(ms, match{start: start + sp, end: end, at: start, kind: kind,
+					shape: lit[:sp] + "…[" + strconv.Itoa(len(cred)) + " chars]", prio: 2})
+				from = end
+			}
+		}
+	}
+	return ms
+}
+
+// tokenShape keeps a token's well-known prefix and its length.
+func tokenShape(lit string) string {
+	prefix := lit
+	if i := strings.IndexAny(lit, "_-."); i >= 0 && i < 12 {
+		prefix = lit[:i+1]
+	} else if len(lit) > 4 {
+		prefix = lit[:4]
+	}
+	if strings.HasPrefix(lit, "https://") {
+		prefix = "https://hooks.slack.com/services/"
+	}
+	return prefix + "…[" + strconv.Itoa(len(lit)) + " chars]"
+}
+
+// secretKeySuffixes are the endings of key names that hold credentials
+// (DB_PASSWORD, client_secret, GITHUB_TOKEN, apiKey, aws_secret_access_key).
+// A key must end with one: max_tokens, tokenizer and token_url do not.
+var secretKeySuffixes = []string{
+	"password", "passwd", "passphrase", "pwd", "secret", "token",
+	"apikey", "api_key", "api-key", "accesskey", "access_key", "access-key",
+	"secretkey", "secret_key", "secret-key", "privatekey", "private_key", "private-key",
+	"credential", "credentials", "authkey", "auth_key", "auth-key",
+}
+
+// maxKeyLen bounds how far back from an operator a key name is looked for.
+const maxKeyLen = 64
+
+func isKeyByte(c byte) bool { return isWord(c) || c == '.' || c == '-' }
+
+// findAssignments finds `key = value`, `key: value`, `"key": "value"`,
+// `key := value` and `--key=value` where the key names a credential and the
+// value is a literal. It walks the operators of s once and looks back for
+// the key, so it costs one pass over the content.
+func findAssignments(s string, ms []match) []match {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '=' && c != ':' {
+			continue
+		}
+		op, opEnd := string(c), i+1
+		switch {
+		case c == ':' && opEnd < len(s) && s[opEnd] == '=':
+			op, opEnd = ":=", opEnd+1
+		case c == '=' && opEnd < len(s) && s[opEnd] == '>':
+			op, opEnd = "=>", opEnd+1
+		case c == '=' && opEnd < len(s) && s[opEnd] == '=':
+			i++ // comparison
+			continue
+		case c == ':' && opEnd < len(s) && (s[opEnd] == ':' || s[opEnd] == '/'):
+			continue // "::" or a URL scheme
+		case c == '=' && i > 0 && strings.IndexByte("=!<>+-*/%&|^~", s[i-1]) >= 0:
+			continue // comparison or compound assignment
+		}
+		// Look back: spaces, an optional closing quote, the key, an
+		// optional opening quote.
+		j := i
+		for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+			j--
+		}
+		spacedBefore := j < i
+		closeQ := byte(0)
+		if j > 0 && (s[j-1] == '"' || s[j-1] == '\'') {
+			closeQ = s[j-1]
+			j--
+		}
+		keyEnd := j
+		for j > 0 && keyEnd-j < maxKeyLen && isKeyByte(s[j-1]) {
+			j--
+		}
+		if j > 0 && isKeyByte(s[j-1]) {
+			continue // key longer than maxKeyLen: not a credential name
+		}
+		for j < keyEnd && (s[j] == '-' || s[j] == '.') {
+			j++ // "--password" → "password"
+		}
+		keyStart := j
+		if keyStart == keyEnd || !hasSecretSuffix(s[keyStart:keyEnd]) {
+			continue
+		}
+		key := strings.ToLower(s[keyStart:keyEnd])
+		if key == "pwd" || key == "oldpwd" {
+			continue // the shell's working directory variables
+		}
+		openQ := byte(0)
+		if keyStart > 0 && (s[keyStart-1] == '"' || s[keyStart-1] == '\'') {
+			openQ = s[keyStart-1]
+		}
+		if openQ == 0 && closeQ != 0 {
+			continue // `password"=` is not a key
+		}
+		// A quote before the key alone opens a surrounding string
+		// (`echo "token=abc"`); a key in matching quotes is a mapping key.
+		quotedKey := openQ != 0 && openQ == closeQ
+		keyFrom := keyStart
+		if quotedKey {
+			keyFrom--
+		}
+		if op == ":" && !quotedKey && !lineStartBefore(s, keyFrom) {
+			// A bare `key: value` is a mapping only at the start of a line
+			// (YAML, env files, HTTP headers); elsewhere it is prose.
+			continue
+		}
+		vStart := opEnd
+		for vStart < len(s) && (s[vStart] == ' ' || s[vStart] == '\t') {
+			vStart++
+		}
+		spaced := spacedBefore || vStart > opEnd
+		vs, ve, ok := literalValue(s, vStart, op, spaced, quotedKey || op == ":")
+		if !ok {
+			continue
+		}
+		ms = append(ms, match{start: vs, end: ve, at: keyStart, kind: KindPassword,
+			shape: s[keyStart:keyEnd] + op + "****", prio: 3})
+		i = ve - 1
+	}
+	return ms
+}
+
+// hasSecretSuffix reports whether key ends with a credential word, ignoring
+// ASCII case.
+func hasSecretSuffix(key string) bool {
+	for _, suf := range secretKeySuffixes {
+		if len(key) >= len(suf) && strings.EqualFold(key[len(key)-len(suf):], suf) {
+			return true
+		}
+	}
+	return false
+}
+
+// lineStartBefore reports whether only spaces, tabs, "-", "#" or "export"
+// separate offset i from the start of its line.
+func lineStartBefore(s string, i int) bool {
+	j := strings.LastIndexByte(s[:i], '\n') + 1
+	prefix := strings.TrimSpace(s[j:i])
+	prefix = strings.TrimPrefix(prefix, "export")
+	prefix = strings.TrimLeft(prefix, " \t-#")
+	return prefix == ""
+}
+
+// literalValue returns the span of a literal value starting at i, or false
+// when the value is a reference, an expression or a placeholder. A quoted
+// value is a literal unless it interpolates; an unquoted value is a literal
+// only in assignment syntax (`KEY=value`, `--key=value`, `key: value` at
+// line start), not as a Python keyword argument (`password=pw,` or `)`).
+func literalValue(s string, i int, op string, spaced, mapping bool) (int, int, bool) {
+	if i >= len(s) {
+		return 0, 0, false
+	}
+	prefix := 0
+	if (s[i] == 'b' || s[i] == 'r' || s[i] == 'u') && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\'') {
+		prefix = 1 // Python b"..", r"..", u".." literals
+	}
+	if q := s[i+prefix]; q == '"' || q == '\'' {
+		start := i + prefix + 1
+		end := strings.IndexByte(s[start:], q)
+		if end < 0 {
+			return 0, 0, false
+		}
+		v := s[start : start+end]
+		if len(v) < 3 || strings.ContainsAny(v, " \t\n") || isDynamic(v) || isPlaceholder(v) {
+			return 0, 0, false
+		}
+		return start, start + end, true
+	}
+	if s[i] == 'f' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\'') {
+		return 0, 0, false // f-string: interpolated
+	}
+	if spaced && !mapping {
+		// `password = something` unquoted is a variable or expression in
+		// every language that allows spaces around "=".
+		return 0, 0, false
+	}
+	j := i
+	for j < len(s) && !strings.ContainsRune(" \t\r\n;&|\"'`,)(}[]<>", rune(s[j])) {
+		j++
+	}
+	v := s[i:j]
+	if len(v) < 3 || isDynamic(v) || isPlaceholder(v) || isPathLike(v) || isKeyword(v) {
+		return 0, 0, false
+	}
+	if j < len(s) && strings.IndexByte(",)([", s[j]) >= 0 {
+		return 0, 0, false // keyword argument or call: `password=pw)`, `token=get()`
+	}
+	if mapping && op == ":" {
+		// YAML-style: the value must be the rest of the line.
+		rest := s[j:]
+		if k := strings.IndexByte(rest, '\n'); k >= 0 {
+			rest = rest[:k]
+		}
+		if strings.TrimSpace(rest) != "" {
+			return 0, 0, false
+		}
+	}
+	if !mapping && isIdentifier(v) && looksLikeCode(s, j) {
+		return 0, 0, false
+	}
+	return i, j, true
+}
+
+// isDynamic reports values that reference something instead of being one.
+func isDynamic(v string) bool {
+	return strings.HasPrefix(v, "$") || strings.Contains(v, "${") || strings.Contains(v, "$(") ||
+		strings.Contains(v, "{{") || (strings.Contains(v, "{") && strings.Contains(v, "}")) ||
+		strings.HasPrefix(v, "%(") || strings.HasPrefix(v, "[REDACTED")
+}
+
+// isPlaceholder reports documentation values: <token>, ****, xxxx, "...".
+func isPlaceholder(v string) bool {
+	if strings.HasPrefix(v, "<") && strings.HasSuffix(v, ">") {
+		return true
+	}
+	same := true
+	for i := 1; i < len(v); i++ {
+		if v[i] != v[0] {
+			same = false
+			break
+		}
+	}
+	if same {
+		return true
+	}
+	l := strings.ToLower(v)
+	return strings.HasPrefix(l, "your_") || strings.HasPrefix(l, "your-") || l == "changeme" ||
+		l == "placeholder" || l == "redacted" || strings.Trim(l, "x*.") == ""
+}
+
+func isPathLike(v string) bool {
+	return strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") ||
+		strings.HasPrefix(v, "../")
+}
+
+func isKeyword(v string) bool {
+	switch strings.ToLower(v) {
+	case "true", "false", "none", "null", "nil", "undefined", "required", "optional", "str", "string", "bytes":
+		return true
+	}
+	return false
+}
+
+func isIdentifier(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(isAlnum(c) || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return !(v[0] >= '0' && v[0] <= '9')
+}
+
+// looksLikeCode reports whether the text after an unquoted identifier value
+// continues an expression (`token=a + c`) rather than ending a shell
+// assignment or option (`DB_PASSWORD=x ./migrate`, `--password=x -u root`).
+func looksLikeCode(s string, j int) bool {
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+		j++
+	}
+	return j+1 < len(s) && strings.IndexByte("+-*/%", s[j]) >= 0 && (s[j+1] == ' ' || s[j+1] == '\t')
+}

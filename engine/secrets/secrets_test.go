@@ -1,0 +1,189 @@
+package secrets
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// Fixture credentials are assembled at run time so that the source file
+// itself does not trip secret scanners.
+var (
+	awsKey    = "AKIA" + "IOSFODNN7EXAMPLE"
+	ghToken   = "ghp_" + strings.Repeat("aB3dE5gH7j", 4)[:36]
+	ghPAT     = "github_pat_" + "11ABCDEFG0" + strings.Repeat("x1Y2z3", 10)
+	slackTok  = "xoxb-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
+	jwt       = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." + "eyJzdWIiOiIxMjM0NTY3ODkwIn0" + "." + "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+	keyBody   = "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\nVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n"
+	pemBlock  = "-----BEGIN RSA " + "PRIVATE KEY-----\n" + keyBody + "-----END RSA PRIVATE KEY-----"
+	openaiKey = "sk-" + "proj-" + strings.Repeat("Ab1Cd2Ef3G", 4)
+)
+
+func kinds(t *testing.T, content string) []string {
+	t.Helper()
+	var out []string
+	for _, s := range Find(content) {
+		out = append(out, s.Kind)
+	}
+	return out
+}
+
+func TestFindKinds(t *testing.T) {
+	cases := []struct {
+		name, content string
+		want          []string
+	}{
+		{"pem block", "KEY='" + pemBlock + "'\n", []string{KindPrivateKey}},
+		{"pem in python triple quotes", "DEPLOY_KEY = \"\"\"" + pemBlock + "\"\"\"\n", []string{KindPrivateKey}},
+		{"pem with escaped newlines", `k = "` + strings.ReplaceAll(pemBlock, "\n", `\n`) + `"`, []string{KindPrivateKey}},
+		{"openssh key", "-----BEGIN OPENSSH " + "PRIVATE KEY-----\n" + keyBody + "-----END OPENSSH PRIVATE KEY-----", []string{KindPrivateKey}},
+		{"aws key", "export AWS_ACCESS_KEY_ID=" + awsKey, []string{KindAWSKey}},
+		{"github token", "git clone https://" + ghToken + "@github.com/o/r", []string{KindGitHub}},
+		{"github pat", "GH=" + ghPAT, []string{KindGitHub}},
+		{"slack token", "curl -d token=" + slackTok + " https://slack.com/api/x", []string{KindSlack}},
+		{"jwt", "curl -H 'Authorization: Bearer " + jwt + "' https://api.example", []string{KindJWT}},
+		{"bearer opaque", "curl -H 'Authorization: Bearer abcdef0123456789abcdef' https://x", []string{KindGeneric}},
+		{"openai key", "client = OpenAI(api_key=\"" + openaiKey + "\")", []string{KindGeneric}},
+		{"shell password", "DB_PASSWORD=hunter22 ./migrate", []string{KindPassword}},
+		{"python password", `password = "s3cr3t!"`, []string{KindPassword}},
+		{"json token", `{"api_token": "abc123xyz"}`, []string{KindPassword}},
+		{"yaml secret", "database:\n  password: hunter22\n", []string{KindPassword}},
+		{"cli flag", "mysql --password=hunter22 -u root", []string{KindPassword}},
+		{"quoted shell string", `curl -d "token=abc123xyz" https://x`, []string{KindPassword}},
+		{"kwarg literal", `connect(host="db", password="hunter22")`, []string{KindPassword}},
+		{"aws secret key", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", nil},
+		{"aws secret key quoted", `aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"`, []string{KindPassword}},
+		{"two secrets", "A=" + awsKey + "\nB=" + ghToken + "\n", []string{KindAWSKey, KindGitHub}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := kinds(t, tc.content)
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("Find(%q) kinds = %v, want %v", tc.content, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestFindIgnoresNonSecrets(t *testing.T) {
+	for _, content := range []string{
+		`grep -c "BEGIN OPENSSH PRIVATE KEY" docs/key-rotation.md`,
+		`echo "-----BEGIN RSA PRIVATE KEY-----"`,
+		"-----BEGIN RSA PRIVATE KEY-----\nMIIE...\n-----END RSA PRIVATE KEY-----",
+		`print("Please enter your password: ")`,
+		`echo "Password: reset it in the console"`,
+		"The password must be rotated every 90 days.",
+		"password = getpass.getpass()",
+		`password = os.environ["DB_PASSWORD"]`,
+		`token = os.getenv("GITHUB_TOKEN")`,
+		`connect(user=u, password=pw)`,
+		`requests.get(url, token=tok, timeout=5)`,
+		`TOKEN=$(cat /run/secrets/token)`,
+		`API_KEY="${API_KEY}"`,
+		`password = f"{prefix}{suffix}"`,
+		"PWD=/home/user/project",
+		"GOOGLE_APPLICATION_CREDENTIALS=/etc/gcp/sa.json",
+		"api_key: <your-api-key>",
+		`password = "****"`,
+		"max_tokens=100",
+		"tokenizer = load()",
+		"class Config:\n    token: str\n    password: Optional[str] = None\n",
+		`if password == "":`,
+		"echo $API_TOKEN",
+		"basic internationalization support",
+		"secret: the value is stored elsewhere",
+		"x = \"password=[REDACTED:password_assignment]\"",
+	} {
+		if got := Find(content); len(got) != 0 {
+			t.Errorf("Find(%q) = %+v, want nothing", content, got)
+		}
+	}
+}
+
+func TestFindPositionAndShape(t *testing.T) {
+	content := "echo start\n  export GITHUB_TOKEN=" + ghToken + "\npassword = \"hunter22\"\n"
+	got := Find(content)
+	if len(got) != 2 {
+		t.Fatalf("Find = %+v, want 2 secrets", got)
+	}
+	if got[0].Kind != KindGitHub || got[0].Pos.Line != 2 || got[0].Pos.Col != 23 {
+		t.Errorf("first = %+v, want github_token at 2:23", got[0])
+	}
+	if got[0].Redacted != "ghp_…[40 chars]" {
+		t.Errorf("github shape = %q", got[0].Redacted)
+	}
+	if got[1].Kind != KindPassword || got[1].Pos.Line != 3 || got[1].Pos.Col != 1 {
+		t.Errorf("second = %+v, want password_assignment at 3:1", got[1])
+	}
+	if got[1].Redacted != "password=****" {
+		t.Errorf("password shape = %q", got[1].Redacted)
+	}
+	for _, s := range got {
+		if strings.Contains(s.Redacted, "hunter22") || strings.Contains(s.Redacted, ghToken[4:]) {
+			t.Errorf("shape leaks the literal: %q", s.Redacted)
+		}
+	}
+	pem := Find("x\n" + pemBlock)
+	if len(pem) != 1 || pem[0].Pos.Line != 2 || !strings.HasPrefix(pem[0].Redacted, "-----BEGIN RSA PRIVATE KEY-----…[") {
+		t.Errorf("pem = %+v", pem)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"git clone https://" + ghToken + "@github.com/o/r", "git clone https://[REDACTED:github_token]@github.com/o/r"},
+		{"DB_PASSWORD=hunter22 ./migrate", "DB_PASSWORD=[REDACTED:password_assignment] ./migrate"},
+		{`password = "s3cr3t!" # x`, `password = "[REDACTED:password_assignment]" # x`},
+		{"KEY='" + pemBlock + "'", "KEY='[REDACTED:private_key]'"},
+		{"curl -H 'Authorization: Bearer abcdef0123456789abcdef' x", "curl -H 'Authorization: Bearer [REDACTED:generic_token]' x"},
+		{"id=" + awsKey + " tok=" + jwt, "id=[REDACTED:aws_access_key] tok=[REDACTED:jwt]"},
+		{"GITHUB_TOKEN=" + ghToken, "GITHUB_TOKEN=[REDACTED:github_token]"},
+	}
+	for _, tc := range cases {
+		got, changed := Redact(tc.in)
+		if got != tc.want || !changed {
+			t.Errorf("Redact(%q)\n got: %q, %v\nwant: %q, true", tc.in, got, changed, tc.want)
+		}
+		again, changedAgain := Redact(got)
+		if again != got || changedAgain {
+			t.Errorf("Redact is not idempotent on %q: %q, %v", got, again, changedAgain)
+		}
+	}
+	clean := `grep -c "BEGIN OPENSSH PRIVATE KEY" docs/x.md`
+	if got, changed := Redact(clean); got != clean || changed {
+		t.Errorf("Redact(clean) = %q, %v", got, changed)
+	}
+}
+
+func BenchmarkFind1KB(b *testing.B) {
+	var sb strings.Builder
+	for sb.Len() < 1024 {
+		sb.WriteString("for f in $(find . -name '*.py'); do\n  python3 -m black \"$f\" --line-length=100\ndone\n")
+		sb.WriteString("export API_URL=https://api.example.com/v1 TIMEOUT=30\n")
+	}
+	content := sb.String()[:1024]
+	b.SetBytes(int64(len(content)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Find(content)
+	}
+}
+
+func BenchmarkRedact1KBWithSecrets(b *testing.B) {
+	var sb strings.Builder
+	for sb.Len() < 1024 {
+		sb.WriteString("curl -H 'Authorization: Bearer abcdef0123456789abcdef' https://api.example\n")
+		sb.WriteString("export GITHUB_TOKEN=" + ghToken + " DB_PASSWORD=hunter22\n")
+	}
+	content := sb.String()[:1024]
+	b.SetBytes(int64(len(content)))
+	for b.Loop() {
+		Redact(content)
+	}
+}
+
+func ExampleRedact() {
+	out, changed := Redact(`psql "postgres://app@db/prod" -c 'select 1' && DB_PASSWORD=hunter22 ./migrate`)
+	fmt.Println(out, changed)
+	// Output: psql "postgres://app@db/prod" -c 'select 1' && DB_PASSWORD=[REDACTED:password_assignment] ./migrate true
+}
