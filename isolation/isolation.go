@@ -148,3 +148,16 @@ type Config struct {
 	// default os.Executable().
 	WatchdogPath string `json:"watchdog_path,omitempty"`
 }
+
+// DefaultHardening is what runs get when neither Config nor Spec set any
+// hardening field: every layer that the kernel supports, as nobody.
+// NoNetwork stays off because network egress is a policy decision made by
+// the scan (allowed_domains); deployments that want no network at all turn
+// it on.
+func DefaultHardening() Hardening {
+	return Hardening{
+		UID: 65534, GID: 65534,
+		PIDNamespace: true, PrivateTmp: true,
+		Landlock: true, Seccomp: true, Rlimits: true,
+	}
+}

@@ -1,0 +1,564 @@
+//go:build linux
+
+package isolation
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Bounds of the cgroup backends. They are generous: they only matter when
+// the kernel misbehaves, and then the outcome is recorded, not hidden.
+const (
+	killBound  = 10 * time.Second // cgroup.kill → populated 0
+	startBound = 30 * time.Second // shim start → execve
+	rmdirBound = 2 * time.Second
+)
+
+// cgroupBackend runs every workload in a fresh v2 cgroup created by clone3
+// (CLONE_INTO_CGROUP) under an exclusive root. Limits go to the same v2
+// cgroup ("cgroup2", pure v2 hosts) or to per-run v1 pids/memory/cpu
+// cgroups the shim joins before execve ("hybrid").
+type cgroupBackend struct {
+	name    string
+	hybrid  bool
+	root    string            // exclusive v2 root
+	v1Roots map[string]string // controller → exclusive v1 root (hybrid)
+	cfg     Config
+	shim    string
+	wd      *watchdogClient
+	lockFD  int
+
+	mu     sync.Mutex
+	live   map[string]*cgProcess
+	closed bool
+}
+
+// Name implements Backend.
+func (b *cgroupBackend) Name() string { return b.name }
+
+// newRunID returns a random identifier, so run cgroups are never reused
+// and leftovers are found by directory, never by PID.
+func newRunID() (string, error) {
+	var buf [8]byte
+	if _, err := rand.Read(buf[:]); err != nil {
+		return "", fmt.Errorf("run id: %w", err)
+	}
+	return hex.EncodeToString(buf[:]), nil
+}
+
+// Start implements Backend.
+func (b *cgroupBackend) Start(ctx context.Context, spec Spec) (Process, error) {
+	b.mu.Lock()
+	closed := b.closed
+	b.mu.Unlock()
+	if closed {
+		return nil, errors.New("isolation: start: backend closed")
+	}
+	lim := mergeLimits(b.cfg.Limits, spec.Limits)
+	h := resolveHardening(b.cfg.Hardening, spec.Hardening)
+	id, err := newRunID()
+	if err != nil {
+		return nil, err
+	}
+	p := &cgProcess{b: b, id: id, v2: filepath.Join(b.root, "run-"+id), done: make(chan struct{})}
+	if err := os.Mkdir(p.v2, 0o755); err != nil {
+		return nil, fmt.Errorf("isolation: create run cgroup: %w", err)
+	}
+	p.layers = append(p.layers, "cgroup2")
+	var v1Procs []string
+	if err := b.applyLimits(p, lim, &v1Procs); err != nil {
+		p.removeDirs()
+		return nil, err
+	}
+	if err := b.wd.add(id, p.v2, p.v1); err != nil {
+		p.removeDirs()
+		return nil, fmt.Errorf("isolation: %w", err)
+	}
+	if err := b.spawn(ctx, p, spec, h, lim, v1Procs); err != nil {
+		p.cleanupAfterFailedStart()
+		return nil, err
+	}
+	b.mu.Lock()
+	b.live[id] = p
+	b.mu.Unlock()
+	go p.monitor()
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = p.Kill()
+		case <-p.done:
+		}
+	}()
+	return p, nil
+}
+
+// applyLimits writes the run's limits: into the v2 cgroup on a pure v2
+// host, into fresh v1 cgroups (joined later by the shim) on a hybrid one.
+func (b *cgroupBackend) applyLimits(p *cgProcess, lim Limits, v1Procs *[]string) error {
+	if !b.hybrid {
+		if lim.MaxProcesses > 0 {
+			if err := writeFile(filepath.Join(p.v2, "pids.max"), fmt.Sprint(lim.MaxProcesses)); err != nil {
+				return fmt.Errorf("isolation: set pids.max: %w", err)
+			}
+		}
+		if lim.MemoryMaxBytes > 0 {
+			if err := writeFile(filepath.Join(p.v2, "memory.max"), fmt.Sprint(lim.MemoryMaxBytes)); err != nil {
+				return fmt.Errorf("isolation: set memory.max: %w", err)
+			}
+			_ = writeFile(filepath.Join(p.v2, "memory.swap.max"), "0") // absent without swap accounting
+			_ = writeFile(filepath.Join(p.v2, "memory.oom.group"), "1")
+		}
+		if lim.CPUQuotaMicros > 0 {
+			if err := writeFile(filepath.Join(p.v2, "cpu.max"), fmt.Sprintf("%d 100000", lim.CPUQuotaMicros)); err != nil {
+				return fmt.Errorf("isolation: set cpu.max: %w", err)
+			}
+		}
+		return nil
+	}
+	for _, c := range v1Controllers {
+		dir := filepath.Join(b.v1Roots[c], "run-"+p.id)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return fmt.Errorf("isolation: create v1 %s cgroup: %w", c, err)
+		}
+		p.v1 = append(p.v1, dir)
+		var err error
+		switch c {
+		case "pids":
+			p.v1Pids = dir
+			if lim.MaxProcesses > 0 {
+				err = writeFile(filepath.Join(dir, "pids.max"), fmt.Sprint(lim.MaxProcesses))
+			}
+		case "memory":
+			p.v1Mem = dir
+			if lim.MemoryMaxBytes > 0 {
+				err = writeFile(filepath.Join(dir, "memory.limit_in_bytes"), fmt.Sprint(lim.MemoryMaxBytes))
+				if err == nil {
+					// Without this the limit could be escaped into swap.
+					_ = writeFile(filepath.Join(dir, "memory.memsw.limit_in_bytes"), fmt.Sprint(lim.MemoryMaxBytes))
+				}
+			}
+		case "cpu":
+			if lim.CPUQuotaMicros > 0 {
+				err = writeFile(filepath.Join(dir, "cpu.cfs_period_us"), "100000")
+				if err == nil {
+					err = writeFile(filepath.Join(dir, "cpu.cfs_quota_us"), fmt.Sprint(lim.CPUQuotaMicros))
+				}
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("isolation: set v1 %s limit: %w", c, err)
+		}
+		*v1Procs = append(*v1Procs, filepath.Join(dir, "cgroup.procs"))
+	}
+	p.layers = append(p.layers, "hybrid-v1-limits")
+	return nil
+}
+
+// spawn clones the shim straight into the run cgroup and waits until it
+// has either executed the workload or reported why it could not.
+func (b *cgroupBackend) spawn(ctx context.Context, p *cgProcess, spec Spec, h Hardening, lim Limits, v1Procs []string) error {
+	cgFD, err := unix.Open(p.v2, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("isolation: open run cgroup: %w", err)
+	}
+	defer unix.Close(cgFD)
+	sc := shimConfigFor(spec, h, v1Procs)
+	var cloneflags uintptr
+	if h.NoNetwork {
+		cloneflags |= unix.CLONE_NEWNET
+	}
+	if h.PIDNamespace {
+		cloneflags |= unix.CLONE_NEWPID
+	}
+	if h.PIDNamespace || h.PrivateTmp {
+		cloneflags |= unix.CLONE_NEWNS
+		sc.MountNS = true
+	}
+	cmd := exec.Command(b.shim, shimArg)
+	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: cgFD, Cloneflags: cloneflags}
+	p.cmd = cmd
+	st, err := startShim(ctx, cmd, spec, sc)
+	if err != nil {
+		return err
+	}
+	if h.NoNetwork {
+		p.layers = append(p.layers, "netns")
+	}
+	if h.PIDNamespace {
+		p.layers = append(p.layers, "pidns")
+	}
+	p.layers = append(p.layers, st...)
+	return nil
+}
+
+// shimConfigFor turns a Spec and resolved Hardening into the shim's input.
+func shimConfigFor(spec Spec, h Hardening, v1Procs []string) shimConfig {
+	return shimConfig{
+		Path: spec.Path, Args: spec.Args, Env: spec.Env, Dir: workDir(spec), Workspace: spec.Workspace,
+		V1Procs: v1Procs, UID: h.UID, GID: h.GID, PIDNS: h.PIDNamespace, PrivateTmp: h.PrivateTmp,
+		Landlock: h.Landlock, Seccomp: h.Seccomp, Rlimits: h.Rlimits,
+	}
+}
+
+func workDir(spec Spec) string {
+	switch {
+	case spec.Dir != "":
+		return spec.Dir
+	case spec.Workspace != "":
+		return spec.Workspace
+	}
+	return "/"
+}
+
+// startShim starts cmd (the shim) with the config and status pipes and
+// returns the layers the shim applied. On any failure the shim process is
+// killed and reaped before returning. Extra files (beyond config and
+// status) may already be in cmd.ExtraFiles at positions 2+.
+func startShim(ctx context.Context, cmd *exec.Cmd, spec Spec, sc shimConfig) ([]string, error) {
+	cfgR, cfgW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("isolation: config pipe: %w", err)
+	}
+	stR, stW, err := os.Pipe()
+	if err != nil {
+		cfgR.Close()
+		cfgW.Close()
+		return nil, fmt.Errorf("isolation: status pipe: %w", err)
+	}
+	defer stR.Close()
+	cmd.ExtraFiles = append([]*os.File{cfgR, stW}, cmd.ExtraFiles...)
+	cmd.Env = []string{}
+	cmd.Dir = sc.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = spec.Stdin, spec.Stdout, spec.Stderr
+	// Output pipes are closed once the unit is empty; this only guards
+	// against a descriptor leaked outside the run.
+	cmd.WaitDelay = 5 * time.Second
+	err = cmd.Start()
+	cfgR.Close()
+	stW.Close()
+	if err != nil {
+		cfgW.Close()
+		return nil, fmt.Errorf("isolation: start shim: %w", err)
+	}
+	go func() {
+		_ = json.NewEncoder(cfgW).Encode(sc)
+		cfgW.Close()
+	}()
+	type result struct {
+		layers []string
+		err    error
+	}
+	res := make(chan result, 1)
+	go func() {
+		var r result
+		br := bufio.NewReader(stR)
+		for {
+			line, err := br.ReadBytes('\n')
+			if len(line) > 0 {
+				var m statusMsg
+				if jerr := json.Unmarshal(line, &m); jerr != nil {
+					r.err = fmt.Errorf("isolation: shim status: %w", jerr)
+				} else if m.Error != "" {
+					r.err = fmt.Errorf("isolation: shim: %s", m.Error)
+				} else {
+					r.layers = append(r.layers, m.Layers...)
+				}
+			}
+			if err != nil {
+				if err != io.EOF && r.err == nil {
+					r.err = fmt.Errorf("isolation: read shim status: %w", err)
+				}
+				break
+			}
+		}
+		if r.err == nil && r.layers == nil {
+			r.err = errors.New("isolation: shim exited before executing the workload")
+		}
+		res <- r
+	}()
+	var r result
+	select {
+	case r = <-res:
+	case <-ctx.Done():
+		r.err = fmt.Errorf("isolation: start cancelled: %w", ctx.Err())
+	case <-time.After(startBound):
+		r.err = fmt.Errorf("isolation: shim did not execute the workload within %s", startBound)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return r.layers, nil
+}
+
+// cgProcess is one run of a cgroup backend.
+type cgProcess struct {
+	b      *cgroupBackend
+	id     string
+	v2     string
+	v1     []string
+	v1Pids string
+	v1Mem  string
+	cmd    *exec.Cmd
+	layers []string
+
+	done    chan struct{}
+	exit    Exit
+	waitErr error
+	cleanup string
+}
+
+// Pid implements Process.
+func (p *cgProcess) Pid() int { return p.cmd.Process.Pid }
+
+// Layers implements Process.
+func (p *cgProcess) Layers() []string { return append([]string(nil), p.layers...) }
+
+// Wait implements Process. When the main process exits, whatever it left
+// running in the run is killed: a run ends with its main process.
+func (p *cgProcess) Wait() (Exit, error) {
+	<-p.done
+	return p.exit, p.waitErr
+}
+
+// Cleanup implements Process.
+func (p *cgProcess) Cleanup() string {
+	select {
+	case <-p.done:
+		return p.cleanup
+	default:
+		return "cleanup_unconfirmed"
+	}
+}
+
+// Kill implements Process: cgroup.kill reaches every descendant, including
+// setsid'd and double-forked ones, then it waits (bounded) for the run to
+// be empty and cleaned up.
+func (p *cgProcess) Kill() error {
+	select {
+	case <-p.done:
+		return nil
+	default:
+	}
+	if err := cgKill(p.v2); err != nil {
+		select {
+		case <-p.done: // cleaned up concurrently
+			return nil
+		default:
+			return fmt.Errorf("isolation: kill run %s: %w", p.id, err)
+		}
+	}
+	select {
+	case <-p.done:
+		if p.cleanup != "" {
+			return fmt.Errorf("isolation: kill run %s: %s", p.id, p.cleanup)
+		}
+		return nil
+	case <-time.After(killBound + rmdirBound + 5*time.Second):
+		return fmt.Errorf("isolation: kill run %s: not empty after %s", p.id, killBound)
+	}
+}
+
+// monitor waits for the main process without reaping it, empties the run,
+// then reaps, records the outcome and removes the cgroups.
+func (p *cgProcess) monitor() {
+	defer close(p.done)
+	pid := p.cmd.Process.Pid
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err == nil || !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	emptied := true
+	if pop, err := cgPopulated(p.v2); err != nil || pop {
+		if err := cgKill(p.v2); err != nil {
+			p.waitErr = err
+		}
+		if err := cgWaitEmpty(p.v2, killBound); err != nil {
+			emptied = false
+			p.waitErr = fmt.Errorf("isolation: run %s: %w", p.id, err)
+		}
+	}
+	werr := p.cmd.Wait()
+	p.exit = exitFrom(p.cmd.ProcessState)
+	var ee *exec.ExitError
+	if werr != nil && !errors.As(werr, &ee) && p.waitErr == nil {
+		p.waitErr = fmt.Errorf("isolation: wait run %s: %w", p.id, werr)
+	}
+	p.readEvents()
+	p.b.forget(p.id)
+	if !emptied {
+		p.cleanup = "cleanup_unconfirmed"
+		return // stays registered with the watchdog and is reaped at next Open
+	}
+	if err := p.removeDirs(); err != nil {
+		p.cleanup = "cleanup_failed"
+		if p.waitErr == nil {
+			p.waitErr = err
+		}
+		return
+	}
+	p.b.wd.del(p.id)
+}
+
+// readEvents records OOM kills and pids-limit hits before the cgroups go.
+func (p *cgProcess) readEvents() {
+	if p.b.hybrid {
+		if n, err := readKeyed(filepath.Join(p.v1Mem, "memory.oom_control"), "oom_kill"); err == nil && n > 0 {
+			p.exit.OOMKilled = true
+		}
+		if n, err := readKeyed(filepath.Join(p.v1Pids, "pids.events"), "max"); err == nil && n > 0 {
+			p.exit.PidsLimited = true
+		}
+		return
+	}
+	if n, err := readKeyed(filepath.Join(p.v2, "memory.events"), "oom_kill"); err == nil && n > 0 {
+		p.exit.OOMKilled = true
+	}
+	if n, err := readKeyed(filepath.Join(p.v2, "pids.events"), "max"); err == nil && n > 0 {
+		p.exit.PidsLimited = true
+	}
+}
+
+// removeDirs removes the run's v2 and v1 cgroups.
+func (p *cgProcess) removeDirs() error {
+	var errs []error
+	if err := rmdirRetry(p.v2, rmdirBound); err != nil {
+		errs = append(errs, err)
+	}
+	for _, d := range p.v1 {
+		if err := rmdirRetry(d, rmdirBound); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// cleanupAfterFailedStart kills whatever the failed start left behind.
+func (p *cgProcess) cleanupAfterFailedStart() {
+	_ = cgKill(p.v2)
+	_ = cgWaitEmpty(p.v2, killBound)
+	if p.cmd != nil && p.cmd.Process != nil {
+		_ = p.cmd.Wait()
+	}
+	if err := p.removeDirs(); err == nil {
+		p.b.wd.del(p.id)
+	}
+}
+
+func (b *cgroupBackend) forget(id string) {
+	b.mu.Lock()
+	delete(b.live, id)
+	b.mu.Unlock()
+}
+
+// Close implements Backend: it kills live runs, stops the watchdog and
+// releases the exclusive root.
+func (b *cgroupBackend) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	live := make([]*cgProcess, 0, len(b.live))
+	for _, p := range b.live {
+		live = append(live, p)
+	}
+	b.mu.Unlock()
+	var errs []error
+	for _, p := range live {
+		if err := p.Kill(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := b.wd.close(); err != nil {
+		errs = append(errs, err)
+	}
+	_ = unix.Rmdir(b.root)
+	for _, d := range b.v1Roots {
+		_ = unix.Rmdir(d)
+	}
+	_ = unix.Close(b.lockFD)
+	return errors.Join(errs...)
+}
+
+// exitFrom converts a reaped process state into an Exit.
+func exitFrom(st *os.ProcessState) Exit {
+	if st == nil {
+		return Exit{Code: -1}
+	}
+	ws, ok := st.Sys().(syscall.WaitStatus)
+	if !ok {
+		return Exit{Code: st.ExitCode()}
+	}
+	if ws.Signaled() {
+		return Exit{Code: -1, Signal: unix.SignalName(ws.Signal())}
+	}
+	return Exit{Code: ws.ExitStatus()}
+}
+
+// mergeLimits overrides defaults with the non-zero fields of spec.
+func mergeLimits(def, spec Limits) Limits {
+	if spec.MaxProcesses > 0 {
+		def.MaxProcesses = spec.MaxProcesses
+	}
+	if spec.MemoryMaxBytes > 0 {
+		def.MemoryMaxBytes = spec.MemoryMaxBytes
+	}
+	if spec.CPUQuotaMicros > 0 {
+		def.CPUQuotaMicros = spec.CPUQuotaMicros
+	}
+	return def
+}
+
+// resolveHardening picks the run's hardening: the spec's when set, else
+// the backend default, else DefaultHardening; uid/gid 0 become nobody.
+func resolveHardening(def, spec Hardening) Hardening {
+	h := spec
+	if h == (Hardening{}) {
+		h = def
+	}
+	if h == (Hardening{}) {
+		h = DefaultHardening()
+	}
+	if h.UID <= 0 {
+		h.UID = nobodyID
+	}
+	if h.GID <= 0 {
+		h.GID = nobodyID
+	}
+	return h
+}
+
+// describeLimits is used in error messages and reports.
+func describeLimits(l Limits) string {
+	var parts []string
+	if l.MaxProcesses > 0 {
+		parts = append(parts, fmt.Sprintf("pids=%d", l.MaxProcesses))
+	}
+	if l.MemoryMaxBytes > 0 {
+		parts = append(parts, fmt.Sprintf("memory=%d", l.MemoryMaxBytes))
+	}
+	if l.CPUQuotaMicros > 0 {
+		parts = append(parts, fmt.Sprintf("cpu=%dus/100ms", l.CPUQuotaMicros))
+	}
+	return strings.Join(parts, ",")
+}

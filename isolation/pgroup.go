@@ -1,0 +1,394 @@
+//go:build linux
+
+package isolation
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// pgGrace is how long a process-group run gets between SIGTERM and SIGKILL.
+const pgGrace = 3 * time.Second
+
+// pgBackend is the best-effort backend for hosts without usable cgroups:
+// each run gets its own process group headed by a supervisor (a re-exec of
+// the host binary) that is a child subreaper, so setsid'd descendants are
+// still reparented to it and found by walking the process tree. Kill is
+// SIGTERM, a 3 s grace, then SIGKILL of every descendant. The supervisor is
+// also the run's watchdog: when its control pipe reaches EOF (Kill, or the
+// daemon died) it kills the tree. There are no cgroup limits here; rlimits
+// (nproc, address space) stand in for them. It is not strong isolation.
+type pgBackend struct {
+	cfg  Config
+	shim string
+
+	mu     sync.Mutex
+	live   map[*pgProcess]struct{}
+	closed bool
+	// reasons records why auto mode fell back to this backend.
+	reasons []string
+}
+
+// Name implements Backend.
+func (b *pgBackend) Name() string { return ModeProcessGroup }
+
+// Start implements Backend.
+func (b *pgBackend) Start(ctx context.Context, spec Spec) (Process, error) {
+	b.mu.Lock()
+	closed := b.closed
+	b.mu.Unlock()
+	if closed {
+		return nil, errors.New("isolation: start: backend closed")
+	}
+	lim := mergeLimits(b.cfg.Limits, spec.Limits)
+	h := resolveHardening(b.cfg.Hardening, spec.Hardening)
+	sc := shimConfigFor(spec, h, nil)
+	if h.Rlimits {
+		if lim.MaxProcesses > 0 {
+			// RLIMIT_NPROC counts every process of the uid on the host,
+			// so it is only a rough stand-in for a per-run pids limit.
+			sc.NProc = uint64(lim.MaxProcesses)
+		}
+		if lim.MemoryMaxBytes > 0 {
+			sc.AddressSpace = uint64(lim.MemoryMaxBytes)
+		}
+	}
+	if h.NoNetwork {
+		sc.Cloneflags |= unix.CLONE_NEWNET
+	}
+	if h.PIDNamespace {
+		sc.Cloneflags |= unix.CLONE_NEWPID
+	}
+	if h.PIDNamespace || h.PrivateTmp {
+		sc.Cloneflags |= unix.CLONE_NEWNS
+		sc.MountNS = true
+	}
+	exitR, exitW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("isolation: exit pipe: %w", err)
+	}
+	ctlR, ctlW, err := os.Pipe()
+	if err != nil {
+		exitR.Close()
+		exitW.Close()
+		return nil, fmt.Errorf("isolation: control pipe: %w", err)
+	}
+	cmd := exec.Command(b.shim, supervisorArg)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.ExtraFiles = []*os.File{exitW, ctlR}
+	p := &pgProcess{b: b, cmd: cmd, exitR: exitR, ctlW: ctlW, done: make(chan struct{})}
+	layers, err := startShim(ctx, cmd, spec, sc)
+	exitW.Close()
+	ctlR.Close()
+	if err != nil {
+		ctlW.Close()
+		exitR.Close()
+		if cmd.Process != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = cmd.Wait()
+		}
+		return nil, err
+	}
+	for _, l := range layers {
+		if n, ok := strings.CutPrefix(l, "pid:"); ok {
+			p.pid, _ = strconv.Atoi(n)
+			continue
+		}
+		p.layers = append(p.layers, l)
+	}
+	b.mu.Lock()
+	b.live[p] = struct{}{}
+	b.mu.Unlock()
+	go p.monitor()
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = p.Kill()
+		case <-p.done:
+		}
+	}()
+	return p, nil
+}
+
+// Close implements Backend.
+func (b *pgBackend) Close() error {
+	b.mu.Lock()
+	b.closed = true
+	live := make([]*pgProcess, 0, len(b.live))
+	for p := range b.live {
+		live = append(live, p)
+	}
+	b.mu.Unlock()
+	var errs []error
+	for _, p := range live {
+		if err := p.Kill(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// pgProcess is one run of the process_group backend.
+type pgProcess struct {
+	b      *pgBackend
+	cmd    *exec.Cmd
+	pid    int
+	exitR  *os.File
+	ctlW   *os.File
+	layers []string
+
+	killOnce sync.Once
+	done     chan struct{}
+	exit     Exit
+	waitErr  error
+	cleanup  string
+}
+
+// Pid implements Process: the workload's pid (the supervisor's when the
+// workload's is unknown).
+func (p *pgProcess) Pid() int {
+	if p.pid > 0 {
+		return p.pid
+	}
+	return p.cmd.Process.Pid
+}
+
+// Layers implements Process.
+func (p *pgProcess) Layers() []string { return append([]string(nil), p.layers...) }
+
+// Wait implements Process.
+func (p *pgProcess) Wait() (Exit, error) {
+	<-p.done
+	return p.exit, p.waitErr
+}
+
+// Cleanup implements Process.
+func (p *pgProcess) Cleanup() string {
+	select {
+	case <-p.done:
+		return p.cleanup
+	default:
+		return "cleanup_unconfirmed"
+	}
+}
+
+// Kill implements Process: closing the control pipe makes the supervisor
+// TERM, wait up to 3 s, then KILL every descendant; if the supervisor does
+// not finish in time, the process group is SIGKILLed as a last resort.
+func (p *pgProcess) Kill() error {
+	p.killOnce.Do(func() { p.ctlW.Close() })
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(pgGrace + killBound):
+	}
+	pgid := p.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	select {
+	case <-p.done:
+		return errors.New("isolation: kill process group: supervisor unresponsive, group SIGKILLed")
+	case <-time.After(5 * time.Second):
+		return errors.New("isolation: kill process group: supervisor did not exit")
+	}
+}
+
+// monitor reads the supervisor's exit report and reaps it.
+func (p *pgProcess) monitor() {
+	defer close(p.done)
+	var rep Exit
+	derr := json.NewDecoder(p.exitR).Decode(&rep)
+	p.exitR.Close()
+	werr := p.cmd.Wait()
+	p.killOnce.Do(func() { p.ctlW.Close() })
+	if derr != nil {
+		p.exit = exitFrom(p.cmd.ProcessState)
+		p.waitErr = fmt.Errorf("isolation: supervisor gave no exit report: %w", derr)
+	} else {
+		p.exit = rep
+	}
+	pgid := p.cmd.Process.Pid
+	if werr != nil || syscall.Kill(-pgid, 0) == nil {
+		// The supervisor could not confirm an empty tree, or the group
+		// still has members: kill what we can see, but say so.
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		p.cleanup = "cleanup_unconfirmed"
+	}
+	p.b.mu.Lock()
+	delete(p.b.live, p)
+	p.b.mu.Unlock()
+}
+
+// runSupervisor is the process-group supervisor: it starts the workload
+// through the shim, reports its exit status, and kills every descendant
+// when the workload ends, when asked, or when the daemon disappears.
+func runSupervisor() error {
+	signalIgnore()
+	// The workload must not inherit the exit and control pipes.
+	for _, fd := range []int{fdExit, fdCtl} {
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil {
+			return fmt.Errorf("supervisor: set close-on-exec on fd %d: %w", fd, err)
+		}
+	}
+	sc, err := readShimConfig()
+	if err != nil {
+		reportStatus(statusMsg{Error: err.Error()})
+		return err
+	}
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		err = fmt.Errorf("become child subreaper: %w", err)
+		reportStatus(statusMsg{Error: err.Error()})
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		reportStatus(statusMsg{Error: err.Error()})
+		return fmt.Errorf("supervisor: %w", err)
+	}
+	cmd := exec.Command(self, shimArg)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: sc.Cloneflags}
+	spec := Spec{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	layers, err := startShim(context.Background(), cmd, spec, sc)
+	if err != nil {
+		if cmd.Process != nil {
+			killDescendants(syscall.SIGKILL)
+		}
+		reportStatus(statusMsg{Error: err.Error()})
+		return err
+	}
+	all := []string{"process_group"}
+	if sc.Cloneflags&unix.CLONE_NEWNET != 0 {
+		all = append(all, "netns")
+	}
+	if sc.Cloneflags&unix.CLONE_NEWPID != 0 {
+		all = append(all, "pidns")
+	}
+	all = append(all, layers...)
+	all = append(all, fmt.Sprintf("pid:%d", cmd.Process.Pid))
+	reportStatus(statusMsg{Layers: all})
+	os.NewFile(fdStatus, "status").Close()
+
+	killReq := make(chan struct{})
+	go func() {
+		ctl := os.NewFile(fdCtl, "ctl")
+		buf := make([]byte, 64)
+		for {
+			if _, err := ctl.Read(buf); err != nil {
+				close(killReq)
+				return
+			}
+		}
+	}()
+	reaped := make(chan struct{})
+	mainExited := make(chan struct{})
+	mainPid := cmd.Process.Pid
+	exitOut := os.NewFile(fdExit, "exit")
+	go func() {
+		defer close(reaped)
+		for {
+			var ws syscall.WaitStatus
+			pid, err := syscall.Wait4(-1, &ws, 0, nil)
+			if errors.Is(err, syscall.EINTR) {
+				continue
+			}
+			if err != nil { // ECHILD: the whole tree is gone
+				return
+			}
+			if pid == mainPid {
+				ex := Exit{Code: ws.ExitStatus()}
+				if ws.Signaled() {
+					ex = Exit{Code: -1, Signal: unix.SignalName(ws.Signal())}
+				}
+				_ = json.NewEncoder(exitOut).Encode(ex)
+				exitOut.Close()
+				close(mainExited)
+			}
+		}
+	}()
+	select {
+	case <-reaped:
+		return nil
+	case <-killReq:
+	case <-mainExited:
+	}
+	// The workload ended and left processes behind, or we were asked to
+	// stop (or the daemon is gone): TERM, grace, KILL until empty.
+	killDescendants(syscall.SIGTERM)
+	select {
+	case <-reaped:
+		return nil
+	case <-time.After(pgGrace):
+	}
+	for {
+		killDescendants(syscall.SIGKILL)
+		select {
+		case <-reaped:
+			return nil
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// killDescendants signals every process below this one in the process
+// tree. As a child subreaper, orphaned (setsid'd, double-forked)
+// descendants are reparented here, so they stay in this tree.
+func killDescendants(sig syscall.Signal) {
+	for _, pid := range descendants(os.Getpid()) {
+		_ = syscall.Kill(pid, sig)
+	}
+}
+
+// descendants walks /proc and returns every process whose parent chain
+// reaches root.
+func descendants(root int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 2 {
+			continue
+		}
+		ppid, err := strconv.Atoi(f[1])
+		if err != nil {
+			continue
+		}
+		children[ppid] = append(children[ppid], pid)
+	}
+	var out []int
+	queue := []int{root}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}

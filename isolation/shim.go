@@ -1,0 +1,339 @@
+//go:build linux
+
+package isolation
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Hidden subcommands of the host binary. The daemon re-executes its own
+// binary with one of these as argv[1]; ShimMain dispatches on it.
+const (
+	shimArg       = "__isolation_shim"
+	supervisorArg = "__isolation_supervisor"
+	watchdogArg   = "__watchdog"
+)
+
+// File descriptors the shim inherits (ExtraFiles start at 3).
+const (
+	fdConfig = 3 // read: JSON shimConfig, then EOF
+	fdStatus = 4 // write: JSON lines {layers}|{error}; close-on-exec, so EOF means execve succeeded
+	fdExit   = 5 // supervisor only, write: JSON exit report of the main child
+	fdCtl    = 6 // supervisor only, read: EOF means "kill the tree"
+)
+
+// nobodyID is the unprivileged uid/gid used when Hardening leaves UID/GID 0.
+const nobodyID = 65534
+
+// shimConfig is everything the shim needs to confine and execute one
+// workload. It travels over a pipe, never argv or env, because Env may
+// hold secrets and argv is world-readable in /proc.
+type shimConfig struct {
+	Path      string   `json:"path"`
+	Args      []string `json:"args"`
+	Env       []string `json:"env"`
+	Dir       string   `json:"dir"`
+	Workspace string   `json:"workspace"`
+	// V1Procs are v1 cgroup.procs files the shim joins before execve, so the
+	// workload starts inside its v1 limits with no window.
+	V1Procs []string `json:"v1_procs,omitempty"`
+	UID     int      `json:"uid"`
+	GID     int      `json:"gid"`
+	// MountNS is true when the shim was cloned into a new mount namespace.
+	MountNS    bool `json:"mount_ns"`
+	PIDNS      bool `json:"pid_ns"`
+	PrivateTmp bool `json:"private_tmp"`
+	Landlock   bool `json:"landlock"`
+	Seccomp    bool `json:"seccomp"`
+	Rlimits    bool `json:"rlimits"`
+	// NProc and AddressSpace are per-process rlimits used by the
+	// process_group backend, which has no cgroup limits (0 = unset).
+	NProc        uint64 `json:"nproc,omitempty"`
+	AddressSpace uint64 `json:"address_space,omitempty"`
+	// Cloneflags is used by the supervisor when it starts the shim.
+	Cloneflags uintptr `json:"cloneflags,omitempty"`
+}
+
+// statusMsg is one line on the status pipe.
+type statusMsg struct {
+	Layers []string `json:"layers,omitempty"`
+	// Pid is the workload's pid, sent by the process_group supervisor.
+	Pid    int      `json:"pid,omitempty"`
+	Error  string   `json:"error,omitempty"`
+}
+
+func init() {
+	// The shim applies per-thread state (no_new_privs, Landlock, seccomp)
+	// and must execve from that same thread.
+	if IsShim() {
+		runtime.LockOSThread()
+	}
+}
+
+// IsShim reports whether this process was started as one of the isolation
+// helper processes (workload shim, process-group supervisor or watchdog).
+// Binaries that use this package call it first thing in main (or TestMain)
+// and then ShimMain, so that Backend.Start can re-execute them.
+func IsShim() bool {
+	if len(os.Args) < 2 {
+		return false
+	}
+	switch os.Args[1] {
+	case shimArg, supervisorArg, watchdogArg:
+		return true
+	}
+	return false
+}
+
+// ShimMain runs the helper process selected by os.Args[1] and never
+// returns: the workload shim ends in execve, the supervisor and the
+// watchdog exit when their work is done.
+func ShimMain() {
+	var err error
+	switch os.Args[1] {
+	case shimArg:
+		err = runShim()
+		reportStatus(statusMsg{Error: err.Error()})
+		os.Exit(127)
+	case supervisorArg:
+		err = runSupervisor()
+	case watchdogArg:
+		err = runWatchdog(os.Stdin, os.Stdout)
+	default:
+		err = fmt.Errorf("unknown helper %q", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "toolwarden %s: %v\n", os.Args[1], err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+func reportStatus(m statusMsg) {
+	b, _ := json.Marshal(m)
+	f := os.NewFile(fdStatus, "status")
+	_, _ = f.Write(append(b, '\n'))
+}
+
+func readShimConfig() (shimConfig, error) {
+	var cfg shimConfig
+	f := os.NewFile(fdConfig, "config")
+	if f == nil {
+		return cfg, errors.New("read shim config: fd 3 missing")
+	}
+	defer f.Close()
+	if err := json.NewDecoder(f).Decode(&cfg); err != nil {
+		return cfg, fmt.Errorf("read shim config: %w", err)
+	}
+	return cfg, nil
+}
+
+// runShim confines the current process and executes the workload. It only
+// returns on error; every error aborts the run (fail closed).
+func runShim() error {
+	cfg, err := readShimConfig()
+	if err != nil {
+		return err
+	}
+	// The status pipe must close on execve so the daemon sees EOF exactly
+	// when the workload image replaced the shim.
+	if _, err := unix.FcntlInt(fdStatus, unix.F_SETFD, unix.FD_CLOEXEC); err != nil {
+		return fmt.Errorf("set close-on-exec on status pipe: %w", err)
+	}
+	var layers []string
+	pid := os.Getpid()
+	for _, procs := range cfg.V1Procs {
+		if err := writeFile(procs, fmt.Sprint(pid)); err != nil {
+			return fmt.Errorf("join v1 cgroup %s: %w", procs, err)
+		}
+	}
+	if cfg.MountNS {
+		l, err := setupMounts(cfg)
+		if err != nil {
+			return err
+		}
+		layers = append(layers, l...)
+	}
+	if cfg.Rlimits {
+		if err := applyRlimits(cfg); err != nil {
+			return err
+		}
+		layers = append(layers, "rlimits")
+	}
+	path, err := lookPath(cfg.Path, cfg.Env)
+	if err != nil {
+		return err
+	}
+	llFD := -1
+	var llFlags uint32
+	if cfg.Landlock {
+		llFD, llFlags, err = landlockRuleset(cfg)
+		if err != nil {
+			return err
+		}
+	}
+	if err := dropPrivileges(cfg.UID, cfg.GID); err != nil {
+		return err
+	}
+	layers = append(layers, "uid")
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("set no_new_privs: %w", err)
+	}
+	if llFD >= 0 {
+		if err := landlockRestrict(llFD, llFlags); err != nil {
+			return err
+		}
+		layers = append(layers, "landlock")
+	}
+	if cfg.Seccomp {
+		ok, err := installSeccomp()
+		if err != nil {
+			return err
+		}
+		if ok {
+			layers = append(layers, "seccomp")
+		}
+	}
+	reportStatus(statusMsg{Layers: layers})
+	argv := cfg.Args
+	if len(argv) == 0 {
+		argv = []string{cfg.Path}
+	}
+	err = syscall.Exec(path, argv, cfg.Env)
+	return fmt.Errorf("execve %s: %w", path, err)
+}
+
+// setupMounts runs in a fresh mount namespace: it stops propagation to the
+// host, mounts a private /tmp (keeping a workspace that lives under /tmp
+// visible) and a /proc that matches the PID namespace.
+func setupMounts(cfg shimConfig) ([]string, error) {
+	var layers []string
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return nil, fmt.Errorf("make mounts private: %w", err)
+	}
+	if cfg.PrivateTmp {
+		var wsFD = -1
+		ws := filepath.Clean(cfg.Workspace)
+		underTmp := cfg.Workspace != "" && strings.HasPrefix(ws, "/tmp/")
+		if underTmp {
+			fd, err := unix.Open(ws, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return nil, fmt.Errorf("open workspace %s: %w", ws, err)
+			}
+			wsFD = fd
+		}
+		if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777,size=1g"); err != nil {
+			return nil, fmt.Errorf("mount private /tmp: %w", err)
+		}
+		if underTmp {
+			if err := os.MkdirAll(ws, 0o755); err != nil {
+				return nil, fmt.Errorf("recreate workspace mount point %s: %w", ws, err)
+			}
+			src := fmt.Sprintf("/proc/self/fd/%d", wsFD)
+			if err := unix.Mount(src, ws, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+				return nil, fmt.Errorf("bind workspace %s into private /tmp: %w", ws, err)
+			}
+			unix.Close(wsFD)
+			// The cwd may still point into the hidden /tmp; re-enter it.
+			if cfg.Dir != "" {
+				if err := os.Chdir(cfg.Dir); err != nil {
+					return nil, fmt.Errorf("chdir %s: %w", cfg.Dir, err)
+				}
+			}
+		}
+		layers = append(layers, "private-tmp")
+	}
+	if cfg.PIDNS {
+		if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+			return nil, fmt.Errorf("mount /proc for pid namespace: %w", err)
+		}
+	}
+	return layers, nil
+}
+
+// applyRlimits sets per-process limits that no workload needs above: no
+// core dumps (they can leak secrets), a bounded fd table, and for the
+// process_group backend a process count and address-space cap.
+func applyRlimits(cfg shimConfig) error {
+	set := func(res int, v uint64, name string) error {
+		lim := unix.Rlimit{Cur: v, Max: v}
+		if err := unix.Setrlimit(res, &lim); err != nil {
+			return fmt.Errorf("set rlimit %s=%d: %w", name, v, err)
+		}
+		return nil
+	}
+	if err := set(unix.RLIMIT_CORE, 0, "core"); err != nil {
+		return err
+	}
+	if err := set(unix.RLIMIT_NOFILE, 4096, "nofile"); err != nil {
+		return err
+	}
+	if cfg.NProc > 0 {
+		if err := set(unix.RLIMIT_NPROC, cfg.NProc, "nproc"); err != nil {
+			return err
+		}
+	}
+	if cfg.AddressSpace > 0 {
+		if err := set(unix.RLIMIT_AS, cfg.AddressSpace, "as"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropPrivileges switches to the unprivileged identity. Go's syscall
+// package applies these to every thread of the process.
+func dropPrivileges(uid, gid int) error {
+	if uid <= 0 || gid <= 0 {
+		return fmt.Errorf("drop privileges: refusing uid %d gid %d (workloads never run as root)", uid, gid)
+	}
+	if err := syscall.Setgroups(nil); err != nil {
+		return fmt.Errorf("drop supplementary groups: %w", err)
+	}
+	if err := syscall.Setresgid(gid, gid, gid); err != nil {
+		return fmt.Errorf("setresgid %d: %w", gid, err)
+	}
+	if err := syscall.Setresuid(uid, uid, uid); err != nil {
+		return fmt.Errorf("setresuid %d: %w", uid, err)
+	}
+	if os.Geteuid() != uid || os.Getegid() != gid {
+		return fmt.Errorf("drop privileges: still euid %d egid %d", os.Geteuid(), os.Getegid())
+	}
+	return nil
+}
+
+// lookPath resolves a bare command name against the workload's PATH (not
+// the daemon's), falling back to the standard system directories.
+func lookPath(name string, env []string) (string, error) {
+	if name == "" {
+		return "", errors.New("resolve workload: empty path")
+	}
+	if strings.Contains(name, "/") {
+		return name, nil
+	}
+	pathEnv := "/usr/local/bin:/usr/bin:/bin"
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathEnv = v
+		}
+	}
+	for _, dir := range filepath.SplitList(pathEnv) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("resolve workload %q: not found in PATH %s", name, pathEnv)
+}
