@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/toolwarden/toolwarden/isolation"
 )
 
@@ -68,7 +70,7 @@ func (p *pgProcess) Wait() (isolation.Exit, error) {
 		ws := st.Sys().(syscall.WaitStatus)
 		switch {
 		case ws.Signaled():
-			p.exit = isolation.Exit{Code: -1, Signal: ws.Signal().String()}
+			p.exit = isolation.Exit{Code: -1, Signal: unix.SignalName(ws.Signal())}
 		default:
 			p.exit = isolation.Exit{Code: ws.ExitStatus()}
 		}

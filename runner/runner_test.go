@@ -61,7 +61,7 @@ func TestExitCodesAndStatus(t *testing.T) {
 		}
 	}
 	res := run(t, opts(t, "kill -TERM $$"))
-	if res.Signal != "terminated" {
+	if res.Signal != "SIGTERM" {
 		t.Errorf("signal = %q", res.Signal)
 	}
 }
