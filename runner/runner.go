@@ -262,11 +262,14 @@ func Start(ctx context.Context, b isolation.Backend, opts Options) (*Handle, err
 	h.proc = proc
 	exited := make(chan struct{})
 	supervised := make(chan struct{})
+	reported := make(chan struct{})
 	go h.supervise(ctx, exited, supervised)
 	if opts.OnPartial != nil {
-		go h.reportPartial(exited)
+		go h.reportPartial(exited, reported)
+	} else {
+		close(reported)
 	}
-	go h.wait(exited, supervised)
+	go h.wait(exited, supervised, reported)
 	return h, nil
 }
 
@@ -478,8 +481,10 @@ func (h *Handle) recordCleanup(s string) {
 	h.mu.Unlock()
 }
 
-// reportPartial calls OnPartial while output keeps arriving.
-func (h *Handle) reportPartial(exited <-chan struct{}) {
+// reportPartial calls OnPartial while output keeps arriving; it never
+// calls it after the run has exited.
+func (h *Handle) reportPartial(exited <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
 	t := time.NewTicker(h.opts.PartialInterval)
 	defer t.Stop()
 	var last int64
@@ -499,11 +504,12 @@ func (h *Handle) reportPartial(exited <-chan struct{}) {
 
 // wait collects the exit and builds the Result once the tree is gone and
 // the supervisor has finished any kill it started.
-func (h *Handle) wait(exited chan struct{}, supervised <-chan struct{}) {
+func (h *Handle) wait(exited chan struct{}, supervised, reported <-chan struct{}) {
 	exit, werr := h.proc.Wait()
 	ended := time.Now()
 	close(exited)
 	<-supervised
+	<-reported
 	h.cancel()
 	h.removeScript()
 
