@@ -17,6 +17,9 @@ import (
 
 func newHost(t testing.TB, opts Options) *Host {
 	t.Helper()
+	if opts.CacheDir == "" {
+		opts.CacheDir = testCacheDir
+	}
 	h, err := New(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -202,6 +205,13 @@ func TestHostileUnboundedAllocationHitsMemoryCap(t *testing.T) {
 		t.Fatalf("allocation was stopped by the deadline, not the memory cap: %v", err)
 	}
 	t.Logf("memory cap error: %v", err)
+	var used, capBytes uint64
+	if _, serr := fmt.Sscanf(err.Error()[strings.Index(err.Error(), "(guest memory"):], "(guest memory %d of %d bytes)", &used, &capBytes); serr != nil {
+		t.Fatalf("error %q does not report guest memory: %v", err, serr)
+	}
+	if capBytes != limit || used < limit/2 {
+		t.Errorf("guest memory %d of %d bytes: want the cap %d nearly exhausted", used, capBytes, limit)
+	}
 	mustServe(t, p)
 	if s := p.Stats(); s.Discarded != 1 {
 		t.Errorf("stats = %+v, want the exhausted instance discarded", s)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -246,11 +247,24 @@ func (i *instance) take(ctx context.Context, packed uint64) ([]byte, error) {
 // callErr names a failed guest call, marking deadline overruns with
 // ErrCallTimeout while keeping the caller's own cancellation visible.
 func callErr(parent, cctx context.Context, what string, err error) error {
+	err = firstLine{err}
 	if parent.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("%s: %w: %w", what, ErrCallTimeout, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
+
+// firstLine shortens a wazero error to its first line: the wasm stack trace
+// that follows is noise in a RULE_PLUGIN_ERROR finding. Unwrap keeps the
+// original for errors.Is (e.g. sys.ExitError, context errors).
+type firstLine struct{ err error }
+
+func (f firstLine) Error() string {
+	msg, _, _ := strings.Cut(f.err.Error(), "\n")
+	return msg
+}
+
+func (f firstLine) Unwrap() error { return f.err }
 
 // Name is the name the plugin was loaded under.
 func (p *Plugin) Name() string { return p.name }
@@ -369,7 +383,10 @@ func (p *Plugin) call(ctx context.Context, inst *instance, input []byte) ([]byte
 	}
 	res, err = inst.scan.Call(cctx, uint64(in), uint64(n))
 	if err != nil {
-		return nil, callErr(ctx, cctx, "scan", err)
+		// A trap says nothing about its cause; the memory size tells an
+		// operator whether the cap was the reason.
+		return nil, fmt.Errorf("%w (guest memory %d of %d bytes)", callErr(ctx, cctx, "scan", err),
+			inst.mod.Memory().Size(), p.host.opts.MemoryLimitBytes)
 	}
 	out, err := inst.take(cctx, res[0])
 	if err != nil {
