@@ -1,0 +1,934 @@
+// Package python analyzes Python 3 source into sdk facts: calls by
+// qualified name after alias resolution, constant-folded arguments, the
+// files, hosts, processes and dynamic code they reach, and the nested
+// shell or Python content they carry, which goes back through the facts
+// builder to the analyzer of its language.
+//
+// No Go library parses Python 3, so the package has its own tokenizer and
+// a recursive-descent parser for the statement and expression grammar,
+// then walks the tree once with a small abstract interpreter that tracks
+// what each name is bound to. It judges nothing: rules do that on the
+// facts.
+package python
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/toolwarden/toolwarden/engine/facts"
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// Language is the name nested content in Python is registered under.
+const Language = "python"
+
+// maxSteps bounds the work of one analysis (expression evaluations), so
+// loop unrolling and deep nesting cannot make a scan slow; past it the
+// document is marked Truncated.
+const maxSteps = 400000
+
+// maxContent caps DynamicExec.Content, as documented in sdk.
+const maxContent = 4096
+
+// Analyze parses src as Python and appends its facts to b, placing each
+// through at. It never panics: content that does not tokenize or parse
+// yields an sdk.ParseError (fail closed), and the statements before the
+// error are still analyzed.
+func Analyze(b *facts.Builder, src string, at facts.Frame) {
+	defer func() {
+		if r := recover(); r != nil {
+			line, col := 1, 1
+			b.Facts.ParseErrors = append(b.Facts.ParseErrors, sdk.ParseError{
+				Message:  fmt.Sprintf("python analyzer failed: %v", r),
+				Language: Language,
+				Pos:      at.Pos(line, col),
+			})
+		}
+	}()
+	toks, err := tokenize(src)
+	if err != nil {
+		se, _ := err.(*syntaxError)
+		line, col := 1, 1
+		if se != nil {
+			line, col = se.line, se.col
+		}
+		b.Facts.ParseErrors = append(b.Facts.ParseErrors, sdk.ParseError{
+			Message: "tokenize: " + err.Error(), Language: Language, Pos: at.Pos(line, col),
+		})
+		return
+	}
+	stmts, perr := parseModule(toks, src)
+	a := newAnalyzer(b, src, at)
+	a.block(stmts, a.mod)
+	a.finish()
+	if perr != nil {
+		b.Facts.ParseErrors = append(b.Facts.ParseErrors, sdk.ParseError{
+			Message: "parse: " + perr.Error(), Language: Language, Pos: at.Pos(perr.line, perr.col),
+		})
+	}
+}
+
+// scope maps names to what they are bound to.
+type scope struct {
+	vars   map[string]*sym
+	parent *scope
+	stars  []string
+	fn     string
+}
+
+func newScope(parent *scope, fn string) *scope {
+	return &scope{vars: make(map[string]*sym, 8), parent: parent, fn: fn}
+}
+
+func (s *scope) lookup(name string) (*sym, bool) {
+	for sc := s; sc != nil; sc = sc.parent {
+		if v, ok := sc.vars[name]; ok {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+func (s *scope) starImports() []string {
+	var out []string
+	for sc := s; sc != nil; sc = sc.parent {
+		out = append(out, sc.stars...)
+	}
+	return out
+}
+
+type funcInfo struct {
+	idx       int
+	recursive bool
+	called    bool
+}
+
+// analyzer walks one piece of content.
+type analyzer struct {
+	b        *facts.Builder
+	f        *sdk.Facts
+	at       facts.Frame
+	src      string
+	mod      *scope
+	modAttrs map[string]*sym
+	funcs    map[string]*funcInfo
+	fnStack  []string
+	unroll   int
+	steps    int
+	dup2     []int
+	procExec bool
+	lines    []int
+}
+
+func newAnalyzer(b *facts.Builder, src string, at facts.Frame) *analyzer {
+	a := &analyzer{b: b, f: b.Facts, at: at, src: src, mod: newScope(nil, ""), modAttrs: map[string]*sym{}, funcs: map[string]*funcInfo{}}
+	a.lines = append(a.lines, 0)
+	for i := 0; i < len(src); i++ {
+		if src[i] == '\n' {
+			a.lines = append(a.lines, i+1)
+		}
+	}
+	return a
+}
+
+func (a *analyzer) finish() {
+	for _, fi := range a.funcs {
+		fn := &a.f.Functions[fi.idx]
+		fn.Recursive = fn.Recursive || fi.recursive
+		fn.CalledAtTop = fn.CalledAtTop || fi.called
+	}
+	if a.procExec {
+		for _, i := range a.dup2 {
+			if i >= 0 && i < len(a.f.Network) {
+				a.f.Network[i].ExecShell = true
+			}
+		}
+	}
+}
+
+func (a *analyzer) pos(line, col int) sdk.Pos { return a.at.Pos(line, col) }
+
+// evidence returns the trimmed source line containing off.
+func (a *analyzer) evidence(line int) string {
+	if line < 1 || line > len(a.lines) {
+		return ""
+	}
+	start := a.lines[line-1]
+	end := len(a.src)
+	if line < len(a.lines) {
+		end = a.lines[line] - 1
+	}
+	s := strings.TrimSpace(a.src[start:end])
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
+}
+
+func (a *analyzer) text(e *expr) string {
+	if e == nil || e.end <= e.off || e.end > len(a.src) {
+		return ""
+	}
+	s := a.src[e.off:e.end]
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
+}
+
+// ---- statements ----
+
+func (a *analyzer) block(stmts []*stmt, sc *scope) {
+	for _, s := range stmts {
+		if a.steps > maxSteps {
+			a.f.Truncated = true
+			return
+		}
+		a.stmt(s, sc)
+	}
+}
+
+func (a *analyzer) stmt(s *stmt, sc *scope) {
+	switch s.kind {
+	case sExpr, sReturn, sRaise:
+		if s.value != nil {
+			a.eval(s.value, sc)
+		}
+	case sAssign:
+		v := a.eval(s.value, sc)
+		for _, t := range s.targets {
+			a.assign(t, v, s.value, sc)
+		}
+	case sAugAssign:
+		v := a.eval(s.value, sc)
+		t := s.targets[0]
+		cur := a.eval(t, sc)
+		nv := binop(s.op, cur, v)
+		nv.src = a.text(t)
+		a.assign(t, nv, nil, sc)
+	case sImport:
+		for _, al := range s.names {
+			if al.as != "" {
+				sc.vars[al.as] = a.qualSym(al.name, false)
+			} else {
+				top := al.name
+				if i := strings.IndexByte(top, '.'); i >= 0 {
+					top = top[:i]
+				}
+				sc.vars[top] = a.qualSym(top, false)
+			}
+		}
+	case sFrom:
+		mod := strings.TrimLeft(s.module, ".")
+		for _, al := range s.names {
+			if al.name == "*" {
+				sc.stars = append(sc.stars, mod)
+				continue
+			}
+			q := al.name
+			if mod != "" {
+				q = mod + "." + al.name
+			}
+			n := al.as
+			if n == "" {
+				n = al.name
+			}
+			sc.vars[n] = a.qualSym(q, false)
+		}
+	case sDef:
+		a.def(s, sc)
+	case sClass:
+		for _, d := range s.decorators {
+			a.eval(d, sc)
+		}
+		for _, bse := range s.bases {
+			a.eval(bse, sc)
+		}
+		sc.vars[s.name] = &sym{kind: "name", src: s.name}
+		cs := newScope(sc, "")
+		a.block(s.body, cs)
+	case sIf:
+		a.eval(s.value, sc)
+		a.block(s.body, sc)
+		a.block(s.orelse, sc)
+	case sWhile:
+		cond := a.eval(s.value, sc)
+		if t, ok := cond.truthy(); ok && t {
+			a.f.Loops = append(a.f.Loops, sdk.Loop{Kind: "while_true", HasBreak: hasExit(s.body, true), Evidence: a.evidence(s.line), Pos: a.pos(s.line, s.col)})
+		}
+		a.block(s.body, sc)
+		a.block(s.orelse, sc)
+	case sFor:
+		a.forStmt(s, sc)
+	case sWith:
+		for _, it := range s.items {
+			v := a.eval(it.ctx, sc)
+			if it.as != nil {
+				a.assign(it.as, v, it.ctx, sc)
+			}
+		}
+		a.block(s.body, sc)
+	case sTry:
+		a.block(s.body, sc)
+		for _, h := range s.handlers {
+			if h.typ != nil {
+				a.eval(h.typ, sc)
+			}
+			if h.name != "" {
+				sc.vars[h.name] = &sym{kind: "name", src: h.name}
+			}
+			a.block(h.body, sc)
+		}
+		a.block(s.orelse, sc)
+		a.block(s.final, sc)
+	case sDel:
+		for _, t := range flattenTargets(s.targets[0]) {
+			if t.kind == eSubscript {
+				base := a.eval(t.x, sc)
+				if base.qual == "os.environ" {
+					k := a.eval(t.y, sc)
+					a.envAssign(k, nil, "unset", t.line, t.col)
+				}
+			}
+		}
+	case sOther:
+		if s.value != nil {
+			a.eval(s.value, sc)
+		}
+	}
+}
+
+func flattenTargets(e *expr) []*expr {
+	if e.kind == eTuple || e.kind == eList {
+		return e.args
+	}
+	return []*expr{e}
+}
+
+func (a *analyzer) def(s *stmt, sc *scope) {
+	for _, d := range s.decorators {
+		a.eval(d, sc)
+	}
+	for _, d := range s.bases {
+		a.eval(d, sc)
+	}
+	sc.vars[s.name] = &sym{kind: "name", localFn: s.name, src: s.name}
+	fi, ok := a.funcs[s.name]
+	if !ok {
+		a.f.Functions = append(a.f.Functions, sdk.Function{Name: s.name, Pos: a.pos(s.line, s.col)})
+		fi = &funcInfo{idx: len(a.f.Functions) - 1}
+		a.funcs[s.name] = fi
+	}
+	fs := newScope(sc, s.name)
+	for _, p := range s.params {
+		fs.vars[p] = &sym{kind: "name", src: p}
+	}
+	a.fnStack = append(a.fnStack, s.name)
+	a.block(s.body, fs)
+	a.fnStack = a.fnStack[:len(a.fnStack)-1]
+}
+
+const maxUnroll = 8
+
+func (a *analyzer) forStmt(s *stmt, sc *scope) {
+	it := a.eval(s.value, sc)
+	if it.inst == "itertools.count" || it.inst == "itertools.cycle" || it.inst == "iter_sentinel" {
+		a.f.Loops = append(a.f.Loops, sdk.Loop{Kind: "for_ever", HasBreak: hasExit(s.body, true), Evidence: a.evidence(s.line), Pos: a.pos(s.line, s.col)})
+	}
+	if it.isSeq() && len(it.items) > 0 && len(it.items) <= maxUnroll && a.unroll < 2 {
+		a.unroll++
+		for _, el := range it.items {
+			a.assign(s.targets[0], el, nil, sc)
+			a.block(s.body, sc)
+		}
+		a.unroll--
+	} else {
+		a.assign(s.targets[0], elemOf(it), nil, sc)
+		a.block(s.body, sc)
+	}
+	a.block(s.orelse, sc)
+}
+
+// elemOf returns what iterating over v yields.
+func elemOf(v *sym) *sym {
+	if v.elem() != nil {
+		return v.elem()
+	}
+	e := &sym{kind: "expr", src: "item"}
+	if v.isSeq() && len(v.items) > 0 {
+		e.taint(v.items...)
+	}
+	return e.taint(v)
+}
+
+// assign binds target to v.
+func (a *analyzer) assign(t *expr, v *sym, valueExpr *expr, sc *scope) {
+	switch t.kind {
+	case eName:
+		if v.qual != "" && !v.indirect && valueExpr != nil {
+			c := *v
+			c.indirect = true
+			v = &c
+		}
+		if v.src == "" || v.src == "item" {
+			c := *v
+			c.src = t.name
+			v = &c
+		}
+		sc.vars[t.name] = v
+	case eTuple, eList:
+		if v.isSeq() && len(v.items) == len(t.args) {
+			for i, el := range t.args {
+				a.assign(el, v.items[i], nil, sc)
+			}
+			return
+		}
+		for _, el := range t.args {
+			sub := &sym{kind: "expr", src: a.text(el)}
+			if el.kind == eStarred {
+				el = el.x
+			}
+			if v.elem() != nil && v.elem().walkRoot != nil {
+				sub.walkRoot = v.elem().walkRoot
+			}
+			a.assign(el, sub.taint(v), nil, sc)
+		}
+	case eStarred:
+		a.assign(t.x, v, nil, sc)
+	case eAttr:
+		base := a.eval(t.x, sc)
+		if base.qual != "" {
+			a.modAttrs[base.qual+"."+t.name] = v
+		}
+	case eSubscript:
+		base := a.eval(t.x, sc)
+		k := a.eval(t.y, sc)
+		if base.qual == "os.environ" {
+			a.envAssign(k, v, "set", t.line, t.col)
+			return
+		}
+		if base.kind == "dict" && k.cnst {
+			for i, key := range base.keys {
+				if key != nil && key.cnst && key.s == k.s {
+					base.items[i] = v
+					return
+				}
+			}
+			base.keys = append(base.keys, k)
+			base.items = append(base.items, v)
+		}
+	}
+}
+
+func (a *analyzer) envAssign(k, v *sym, op string, line, col int) {
+	name, ok := k.strVal()
+	if !ok {
+		name = k.src
+	}
+	as := sdk.Assignment{Name: name, Op: op, Pos: a.pos(line, col)}
+	if v != nil {
+		if s, ok := v.strVal(); ok {
+			as.Value = s
+		} else {
+			as.Dynamic = true
+		}
+	}
+	a.f.Assignments = append(a.f.Assignments, as)
+}
+
+// hasExit reports whether body has a reachable break (at this loop level),
+// return, raise or process exit.
+func hasExit(body []*stmt, top bool) bool {
+	for _, s := range body {
+		switch s.kind {
+		case sBreak:
+			if top {
+				return true
+			}
+		case sReturn, sRaise:
+			return true
+		case sExpr, sAssign:
+			if exprExits(s.value) {
+				return true
+			}
+		case sIf, sTry, sWith:
+			if s.kind == sIf && exprExits(s.value) {
+				return true
+			}
+			if hasExit(s.body, top) || hasExit(s.orelse, top) || hasExit(s.final, top) {
+				return true
+			}
+			for _, h := range s.handlers {
+				if hasExit(h.body, top) {
+					return true
+				}
+			}
+		case sFor, sWhile:
+			if hasExit(s.body, false) || hasExit(s.orelse, top) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func exprExits(e *expr) bool {
+	if e == nil {
+		return false
+	}
+	if e.kind == eCall {
+		switch f := e.x; {
+		case f.kind == eName && (f.name == "exit" || f.name == "quit"):
+			return true
+		case f.kind == eAttr && (f.name == "exit" || f.name == "_exit" || f.name == "abort") && f.x.kind == eName && (f.x.name == "sys" || f.x.name == "os"):
+			return true
+		}
+	}
+	if exprExits(e.x) || exprExits(e.y) || exprExits(e.z) {
+		return true
+	}
+	for _, x := range e.args {
+		if exprExits(x) {
+			return true
+		}
+	}
+	return false
+}
+
+// ---- expressions ----
+
+var builtinNames = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`abs aiter all anext any ascii bin bool breakpoint bytearray bytes callable chr classmethod
+compile complex delattr dict dir divmod enumerate eval exec filter float format frozenset getattr globals hasattr hash
+help hex id input int isinstance issubclass iter len list locals map max memoryview min next object oct open ord pow
+print property range repr reversed round set setattr slice sorted staticmethod str sum super tuple type vars zip
+__import__ exit quit`) {
+		builtinNames[n] = true
+	}
+}
+
+// qualSym returns the value a qualified name denotes: a known constant, a
+// module attribute assigned earlier, or the name itself.
+func (a *analyzer) qualSym(q string, indirect bool) *sym {
+	q = canon(q)
+	if v, ok := a.modAttrs[q]; ok {
+		return v
+	}
+	switch q {
+	case "sys.executable":
+		return &sym{kind: "str", cnst: true, s: "python3", src: "sys.executable"}
+	case "os.sep", "os.path.sep":
+		return strSym("/")
+	case "os.devnull":
+		return strSym("/dev/null")
+	case "os.curdir":
+		return strSym(".")
+	case "os.name":
+		return strSym("posix")
+	}
+	return &sym{qual: q, indirect: indirect, src: q}
+}
+
+func (a *analyzer) eval(e *expr, sc *scope) *sym {
+	a.steps++
+	v := a.eval1(e, sc)
+	if v.src == "" && !v.cnst {
+		c := *v
+		c.src = a.text(e)
+		v = &c
+	}
+	return v
+}
+
+func (a *analyzer) eval1(e *expr, sc *scope) *sym {
+	if e == nil {
+		return &sym{kind: "none", cnst: true}
+	}
+	switch e.kind {
+	case eName:
+		return a.name(e.name, sc)
+	case eAttr:
+		return a.attr(a.eval(e.x, sc), e.name)
+	case eCall:
+		return a.call(e, sc)
+	case eSubscript:
+		return a.subscript(e, sc)
+	case eStr:
+		if e.bytes {
+			return &sym{kind: "bytes", cnst: true, s: e.str}
+		}
+		return strSym(e.str)
+	case eNum:
+		return parseNum(e.str)
+	case eConst:
+		switch e.name {
+		case "None":
+			return &sym{kind: "none", cnst: true}
+		case "True":
+			return &sym{kind: "bool", cnst: true, num: 1, isInt: true, s: "True"}
+		case "False":
+			return &sym{kind: "bool", cnst: true, num: 0, isInt: true, s: "False"}
+		}
+		return &sym{kind: "expr"}
+	case eBin:
+		l := a.eval(e.x, sc)
+		r := a.eval(e.y, sc)
+		return binop(e.name, l, r)
+	case eUnary:
+		x := a.eval(e.x, sc)
+		switch e.name {
+		case "-":
+			if x.isNum() {
+				if x.kind == "float" {
+					return floatSym(-x.num)
+				}
+				return intSym(-int64(x.num))
+			}
+		case "+":
+			if x.isNum() {
+				return x
+			}
+		case "not":
+			if t, ok := x.truthy(); ok {
+				if t {
+					return &sym{kind: "bool", cnst: true, num: 0, s: "False"}
+				}
+				return &sym{kind: "bool", cnst: true, num: 1, s: "True"}
+			}
+		}
+		return (&sym{kind: "expr"}).taint(x)
+	case eList, eTuple, eSet:
+		kind := "list"
+		if e.kind == eTuple {
+			kind = "tuple"
+		}
+		r := &sym{kind: kind, cnst: true}
+		for _, it := range e.args {
+			if it.kind == eStarred {
+				v := a.eval(it.x, sc)
+				if v.isSeq() {
+					r.items = append(r.items, v.items...)
+					continue
+				}
+				r.cnst = false
+				sv := &sym{kind: "expr", src: a.text(it)}
+				r.items = append(r.items, sv.taint(v))
+				r.taint(v)
+				continue
+			}
+			v := a.eval(it, sc)
+			if !v.cnst || v.qual != "" || v.inst != "" {
+				r.cnst = false
+			}
+			r.items = append(r.items, v)
+			r.taint(v)
+		}
+		return r
+	case eDict:
+		r := &sym{kind: "dict", cnst: true}
+		for i, k := range e.args {
+			v := a.eval(e.vals[i], sc)
+			var kv *sym
+			if k != nil {
+				kv = a.eval(k, sc)
+				if !kv.cnst {
+					r.cnst = false
+				}
+			} else {
+				r.cnst = false
+			}
+			if !v.cnst {
+				r.cnst = false
+			}
+			r.keys = append(r.keys, kv)
+			r.items = append(r.items, v)
+			r.taint(v)
+		}
+		r.cnst = false // dict values are never folded into a Value string
+		return r
+	case eLambda:
+		ls := newScope(sc, "")
+		for _, p := range e.args {
+			ls.vars[p.name] = &sym{kind: "name", src: p.name}
+		}
+		a.eval(e.x, ls)
+		return &sym{kind: "expr"}
+	case eComp:
+		return a.comp(e, sc)
+	case eIfExp:
+		body := a.eval(e.x, sc)
+		cond := a.eval(e.y, sc)
+		other := a.eval(e.z, sc)
+		if t, ok := cond.truthy(); ok {
+			if t {
+				return body
+			}
+			return other
+		}
+		return (&sym{kind: "expr"}).taint(body, other)
+	case eCompare:
+		l := a.eval(e.x, sc)
+		r := a.eval(e.y, sc)
+		if l.cnst && r.cnst && (e.name == "==" || e.name == "!=") && l.kind == r.kind && (l.isStr() || l.isNum()) {
+			eq := l.s == r.s
+			if e.name == "!=" {
+				eq = !eq
+			}
+			if eq {
+				return &sym{kind: "bool", cnst: true, num: 1, s: "True"}
+			}
+			return &sym{kind: "bool", cnst: true, num: 0, s: "False"}
+		}
+		return &sym{kind: "expr"}
+	case eBool:
+		l := a.eval(e.x, sc)
+		r := a.eval(e.y, sc)
+		if t, ok := l.truthy(); ok {
+			if (e.name == "or") == t {
+				return l
+			}
+			return r
+		}
+		return (&sym{kind: "expr"}).taint(l, r)
+	case eStarred, eAwait, eYield:
+		if e.x == nil {
+			return &sym{kind: "expr"}
+		}
+		return a.eval(e.x, sc)
+	case eWalrus:
+		v := a.eval(e.x, sc)
+		sc.vars[e.name] = v
+		return v
+	case eFString:
+		return a.fstring(e, sc)
+	case eSlice:
+		return &sym{kind: "expr"}
+	}
+	return &sym{kind: "expr"}
+}
+
+func parseNum(t string) *sym {
+	t = strings.ReplaceAll(t, "_", "")
+	if strings.HasSuffix(t, "j") || strings.HasSuffix(t, "J") {
+		return &sym{kind: "expr", src: t}
+	}
+	if n, err := strconv.ParseInt(t, 0, 64); err == nil {
+		return intSym(n)
+	}
+	if len(t) > 1 && t[0] == '0' && strings.Trim(t, "0") == "" {
+		return intSym(0)
+	}
+	if f, err := strconv.ParseFloat(t, 64); err == nil {
+		return floatSym(f)
+	}
+	return &sym{kind: "int", src: t}
+}
+
+func (a *analyzer) name(n string, sc *scope) *sym {
+	if v, ok := sc.lookup(n); ok {
+		return v
+	}
+	switch n {
+	case "__builtins__", "__builtin__":
+		return &sym{qual: "builtins", indirect: true, src: n}
+	case "__name__":
+		return strSym("__main__")
+	}
+	for _, m := range sc.starImports() {
+		if knownQual(canon(m + "." + n)) {
+			return a.qualSym(m+"."+n, false)
+		}
+	}
+	if builtinNames[n] {
+		return &sym{qual: n, src: n}
+	}
+	return &sym{kind: "name", src: n}
+}
+
+func (a *analyzer) attr(base *sym, name string) *sym {
+	switch {
+	case base.qual != "":
+		q := base.qual
+		if q == "builtins" || q == "builtins.__dict__" {
+			return &sym{qual: name, indirect: true, src: name}
+		}
+		if name == "__dict__" {
+			return &sym{qual: q + ".__dict__", indirect: base.indirect}
+		}
+		if base.localFn != "" {
+			return &sym{kind: "expr"}
+		}
+		return a.qualSym(q+"."+name, base.indirect)
+	case base.inst != "":
+		switch base.inst {
+		case "pathlib.Path":
+			switch name {
+			case "parent":
+				p := pathStrSym(base)
+				if p.cnst {
+					d := p.s
+					if i := strings.LastIndexByte(strings.TrimRight(d, "/"), '/'); i >= 0 {
+						d = d[:i]
+					} else {
+						d = "."
+					}
+					return pathSym(strSym(d))
+				}
+				return pathSym((&sym{kind: "expr"}).taint(p))
+			case "name", "stem", "suffix", "parts":
+				return (&sym{kind: "expr"}).taint(pathStrSym(base))
+			}
+		}
+		return (&sym{qual: base.inst + "." + name, recv: base, src: base.inst + "." + name}).taint(base)
+	}
+	return (&sym{kind: "method", s: name, recv: base}).taint(base)
+}
+
+func (a *analyzer) subscript(e *expr, sc *scope) *sym {
+	base := a.eval(e.x, sc)
+	if e.y != nil && e.y.kind == eSlice {
+		var lo, hi, st *sym
+		if e.y.x != nil {
+			lo = a.eval(e.y.x, sc)
+		}
+		if e.y.y != nil {
+			hi = a.eval(e.y.y, sc)
+		}
+		if e.y.z != nil {
+			st = a.eval(e.y.z, sc)
+		}
+		return slice(base, lo, hi, st)
+	}
+	k := a.eval(e.y, sc)
+	key, kok := k.strVal()
+	switch q := base.qual; {
+	case q == "os.environ":
+		return a.envRead(k, e.line, e.col)
+	case q == "sys.modules" && kok && k.kind == "str":
+		return &sym{qual: canon(key), indirect: true, src: key}
+	case q == "builtins" && kok:
+		return &sym{qual: key, indirect: true, src: key}
+	case strings.HasSuffix(q, ".__dict__") && kok:
+		return a.attr(&sym{qual: strings.TrimSuffix(q, ".__dict__"), indirect: true}, key)
+	case q == "<globals>" && kok:
+		if key == "__builtins__" {
+			return &sym{qual: "builtins", indirect: true, src: key}
+		}
+		v := a.name(key, sc)
+		if v.qual != "" {
+			c := *v
+			c.indirect = true
+			return &c
+		}
+		return v
+	}
+	return index(base, k)
+}
+
+func (a *analyzer) fstring(e *expr, sc *scope) *sym {
+	var b strings.Builder
+	r := &sym{kind: "str", cnst: true}
+	if e.bytes {
+		r.kind = "bytes"
+	}
+	fi := 0
+	var prefix strings.Builder
+	suffix := ""
+	dynamic := false
+	for _, pt := range e.parts {
+		if !pt.hasExpr {
+			b.WriteString(pt.lit)
+			if !dynamic {
+				prefix.WriteString(pt.lit)
+			}
+			suffix += pt.lit
+			continue
+		}
+		var v *sym
+		if fi < len(e.fexprs) {
+			v = a.eval(e.fexprs[fi], sc)
+		} else {
+			v = &sym{kind: "expr"}
+		}
+		fi++
+		r.taint(v)
+		s, ok := formatArg(v, pt.conv == 'r')
+		if v.inst == "pathlib.Path" && v.path != nil && v.path.cnst {
+			s, ok = v.path.s, true
+		}
+		if !ok {
+			dynamic = true
+			r.cnst = false
+			suffix = ""
+			continue
+		}
+		b.WriteString(s)
+		if !dynamic {
+			prefix.WriteString(s)
+		}
+		suffix += s
+	}
+	if r.cnst {
+		r.s = b.String()
+		return r
+	}
+	r.kind = "expr"
+	r.prefix = prefix.String()
+	r.suffix = suffix
+	return r
+}
+
+const maxCompItems = 256
+
+func (a *analyzer) comp(e *expr, sc *scope) *sym {
+	cs := newScope(sc, "")
+	if len(e.comp) == 1 && len(e.comp[0].conds) == 0 && e.name != "dict" {
+		it := a.eval(e.comp[0].iter, sc)
+		if it.isSeq() && len(it.items) <= maxCompItems {
+			r := &sym{kind: "list", cnst: true}
+			for _, el := range it.items {
+				a.assign(e.comp[0].target, el, nil, cs)
+				v := a.eval(e.x, cs)
+				if !v.cnst {
+					r.cnst = false
+				}
+				r.items = append(r.items, v)
+				r.taint(v)
+			}
+			return r
+		}
+		if it.kind == "str" && it.cnst && len(it.s) <= 4*maxCompItems {
+			r := &sym{kind: "list", cnst: true}
+			for _, ch := range it.s {
+				a.assign(e.comp[0].target, strSym(string(ch)), nil, cs)
+				v := a.eval(e.x, cs)
+				if !v.cnst {
+					r.cnst = false
+				}
+				r.items = append(r.items, v)
+				r.taint(v)
+			}
+			return r.taint(it)
+		}
+		a.assign(e.comp[0].target, elemOf(it), nil, cs)
+		v := a.eval(e.x, cs)
+		return (&sym{kind: "expr"}).taint(v, it)
+	}
+	r := &sym{kind: "expr"}
+	for _, c := range e.comp {
+		it := a.eval(c.iter, cs)
+		a.assign(c.target, elemOf(it), nil, cs)
+		for _, cond := range c.conds {
+			a.eval(cond, cs)
+		}
+		r.taint(it)
+	}
+	r.taint(a.eval(e.x, cs))
+	if e.y != nil {
+		r.taint(a.eval(e.y, cs))
+	}
+	return r
+}

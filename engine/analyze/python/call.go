@@ -1,0 +1,711 @@
+package python
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// callCtx is one call being analyzed.
+type callCtx struct {
+	e      *expr
+	sc     *scope
+	fn     *sym
+	name   string
+	args   []*sym
+	argEx  []*expr
+	kws    map[string]*sym
+	kwList []string
+	line   int
+	col    int
+	ev     string
+}
+
+func (c *callCtx) arg(i int, kw string) *sym {
+	if i >= 0 && i < len(c.args) {
+		return c.args[i]
+	}
+	if kw != "" {
+		if v, ok := c.kws[kw]; ok {
+			return v
+		}
+	}
+	return nil
+}
+
+// literalArg reports whether argument i is written without variable
+// references (a literal or an operation on literals).
+func (c *callCtx) literalArg(i int) bool {
+	if i >= len(c.argEx) {
+		return false
+	}
+	return isLiteral(c.argEx[i])
+}
+
+func isLiteral(e *expr) bool {
+	if e == nil {
+		return true
+	}
+	switch e.kind {
+	case eStr, eNum, eConst:
+		return true
+	case eBin, eUnary:
+		return isLiteral(e.x) && isLiteral(e.y)
+	case eSubscript:
+		return isLiteral(e.x) && isLiteral(e.y)
+	case eSlice:
+		return isLiteral(e.x) && isLiteral(e.y) && isLiteral(e.z)
+	case eList, eTuple:
+		for _, x := range e.args {
+			if !isLiteral(x) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+var canonPrefixes = [][2]string{
+	{"posixpath.", "os.path."}, {"ntpath.", "os.path."}, {"posix.", "os."}, {"nt.", "os."},
+	{"__builtin__.", ""}, {"builtins.", ""},
+	{"urllib2.urlopen", "urllib.request.urlopen"}, {"urllib2.Request", "urllib.request.Request"},
+	{"urllib.urlopen", "urllib.request.urlopen"}, {"urllib.urlretrieve", "urllib.request.urlretrieve"},
+	{"six.moves.urllib.request.", "urllib.request."}, {"future.moves.urllib.request.", "urllib.request."},
+	{"pathlib.PosixPath", "pathlib.Path"}, {"pathlib.WindowsPath", "pathlib.Path"},
+	{"pathlib.PurePosixPath", "pathlib.PurePath"}, {"pathlib.PureWindowsPath", "pathlib.PurePath"},
+	{"subprocess.os.", "os."}, {"shutil.os.", "os."}, {"pathlib.os.", "os."}, {"glob.os.", "os."}, {"tempfile.os.", "os."},
+	{"importlib.__import__", "__import__"}, {"commands.", "subprocess."}, {"httpx.AsyncClient", "httpx.Client"},
+	{"asyncio.subprocess.create_subprocess_", "asyncio.create_subprocess_"},
+}
+
+// canon maps equivalent qualified names onto one spelling, so rules see
+// os.system for posix.system and urllib.request.urlopen for urllib2.urlopen.
+func canon(q string) string {
+	for _, p := range canonPrefixes {
+		if strings.HasPrefix(q, p[0]) {
+			return p[1] + q[len(p[0]):]
+		}
+	}
+	return q
+}
+
+var knownQuals = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`os.system os.popen os.remove os.unlink os.rmdir os.removedirs os.environ os.getenv
+os.putenv os.unsetenv os.chmod os.chown os.walk os.path os.listdir os.scandir os.rename os.replace os.makedirs os.mkdir
+os.dup2 os.setuid os.fork os.kill os.execv os.execve os.execvp os.execvpe os.execl os.execle os.execlp os.execlpe
+os.spawnv os.spawnl os.spawnvp os.spawnlp os.posix_spawn os.posix_spawnp os.open os.symlink os.link
+subprocess.run subprocess.call subprocess.check_call subprocess.check_output subprocess.Popen subprocess.getoutput
+subprocess.getstatusoutput subprocess.PIPE shutil.rmtree shutil.copy shutil.copy2 shutil.copyfile shutil.copytree
+shutil.move shutil.chown socket.socket socket.create_connection socket.gethostbyname socket.getaddrinfo
+socket.AF_INET socket.SOCK_STREAM pty.spawn requests.get requests.post requests.put requests.patch requests.delete
+requests.head requests.request requests.Session urllib.request.urlopen urllib.request.Request
+urllib.request.urlretrieve time.sleep base64.b64decode base64.b64encode codecs.decode pathlib.Path glob.glob
+glob.iglob ctypes.CDLL ctypes.cdll runpy.run_module runpy.run_path importlib.import_module asyncio.sleep
+asyncio.create_subprocess_exec asyncio.create_subprocess_shell zlib.decompress http.client.HTTPConnection
+http.client.HTTPSConnection`) {
+		knownQuals[n] = true
+	}
+}
+
+func knownQual(q string) bool { return knownQuals[q] }
+
+func (a *analyzer) call(e *expr, sc *scope) *sym {
+	fn := a.eval(e.x, sc)
+	c := &callCtx{e: e, sc: sc, fn: fn, line: e.line, col: e.col}
+	for _, x := range e.args {
+		if x.kind == eStarred {
+			v := a.eval(x.x, sc)
+			if v.isSeq() {
+				for _, it := range v.items {
+					c.args = append(c.args, it)
+					c.argEx = append(c.argEx, nil)
+				}
+				continue
+			}
+			sv := &sym{kind: "expr", src: a.text(x)}
+			c.args = append(c.args, sv.taint(v))
+			c.argEx = append(c.argEx, x)
+			continue
+		}
+		c.args = append(c.args, a.eval(x, sc))
+		c.argEx = append(c.argEx, x)
+	}
+	for _, k := range e.kws {
+		v := a.eval(k.v, sc)
+		if k.name == "" {
+			if c.kws == nil {
+				c.kws = map[string]*sym{}
+			}
+			if v.kind == "dict" {
+				for i, key := range v.keys {
+					if key != nil && key.kind == "str" && key.cnst {
+						c.kws[key.s] = v.items[i]
+						c.kwList = append(c.kwList, key.s)
+					}
+				}
+			}
+			continue
+		}
+		if c.kws == nil {
+			c.kws = map[string]*sym{}
+		}
+		c.kws[k.name] = v
+		c.kwList = append(c.kwList, k.name)
+	}
+	if fn.localFn != "" {
+		a.callLocal(fn.localFn)
+		return (&sym{kind: "call"}).taint(c.args...)
+	}
+	if fn.kind == "method" && fn.qual == "" {
+		return a.method(fn, c)
+	}
+	if fn.qual == "" {
+		r := &sym{kind: "call"}
+		return r.taint(c.args...)
+	}
+	c.name = canon(fn.qual)
+	c.ev = a.evidence(e.line)
+	a.recordCall(c)
+	r := a.dispatch(c)
+	if r == nil {
+		r = &sym{kind: "call"}
+		r.taint(c.args...)
+		if fn.recv != nil {
+			r.taint(fn.recv)
+		}
+	}
+	return r
+}
+
+func (a *analyzer) callLocal(name string) {
+	fi := a.funcs[name]
+	if fi == nil {
+		return
+	}
+	for _, f := range a.fnStack {
+		if f == name {
+			fi.recursive = true
+			return
+		}
+	}
+	fi.called = true
+}
+
+func (a *analyzer) recordCall(c *callCtx) {
+	call := sdk.Call{Name: c.name, Indirect: c.fn.indirect, Evidence: c.ev, Pos: a.pos(c.line, c.col)}
+	if len(c.args) > 0 {
+		call.Args = make([]sdk.Value, len(c.args))
+		for i, v := range c.args {
+			call.Args[i] = v.toValue()
+		}
+	}
+	if len(c.kwList) > 0 {
+		call.Kwargs = make(map[string]sdk.Value, len(c.kwList))
+		for _, k := range c.kwList {
+			call.Kwargs[k] = c.kws[k].toValue()
+		}
+	}
+	a.f.Calls = append(a.f.Calls, call)
+}
+
+// method folds str/bytes methods on constants and propagates taint
+// through methods of unknown objects.
+func (a *analyzer) method(fn *sym, c *callCtx) *sym {
+	recv := fn.recv
+	m := fn.s
+	arg0 := c.arg(0, "")
+	if recv.cnst && (recv.kind == "str" || recv.kind == "bytes") {
+		switch m {
+		case "join":
+			if arg0 != nil && arg0.isSeq() {
+				parts := make([]string, 0, len(arg0.items))
+				ok := true
+				for _, it := range arg0.items {
+					s, sok := it.strVal()
+					if !sok || it.kind == "int" || it.kind == "float" {
+						ok = false
+						break
+					}
+					parts = append(parts, s)
+				}
+				if ok {
+					r := &sym{kind: recv.kind, cnst: true, s: strings.Join(parts, recv.s)}
+					r.taint(arg0)
+					for _, it := range arg0.items {
+						r.taint(it)
+					}
+					if r.chr {
+						r.decoded("chr")
+					}
+					return r
+				}
+			}
+			if arg0 != nil && arg0.inst == "reversed" && arg0.path != nil && arg0.path.isStr() {
+				rs := []rune(arg0.path.s)
+				for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
+					rs[i], rs[j] = rs[j], rs[i]
+				}
+				return (&sym{kind: recv.kind, cnst: true, s: string(rs)}).taint(arg0.path).decoded("rev")
+			}
+		case "decode", "encode":
+			k := "str"
+			if m == "encode" {
+				k = "bytes"
+			}
+			if enc, ok := arg0.strVal(); ok && arg0 != nil && strings.Contains(strings.ToLower(enc), "rot") {
+				return (&sym{kind: k, cnst: true, s: rot13(recv.s)}).taint(recv).decoded("rot13")
+			}
+			return (&sym{kind: k, cnst: true, s: recv.s}).taint(recv)
+		case "format":
+			if s, ok := strFormat(recv.s, c.args, c.kws); ok {
+				return strSym(s).taint(recv).taint(c.args...)
+			}
+			r := &sym{kind: "expr"}
+			return r.taint(recv).taint(c.args...)
+		case "replace":
+			o, ok1 := arg0.strVal()
+			n, ok2 := c.arg(1, "").strVal()
+			if ok1 && ok2 && c.arg(0, "").kind == recv.kind {
+				return (&sym{kind: recv.kind, cnst: true, s: strings.ReplaceAll(recv.s, o, n)}).taint(recv)
+			}
+		case "upper":
+			return (&sym{kind: recv.kind, cnst: true, s: strings.ToUpper(recv.s)}).taint(recv)
+		case "lower":
+			return (&sym{kind: recv.kind, cnst: true, s: strings.ToLower(recv.s)}).taint(recv)
+		case "strip", "lstrip", "rstrip":
+			cut := " \t\n\r\x0b\x0c"
+			if s, ok := arg0.strVal(); ok && arg0 != nil {
+				cut = s
+			}
+			s := recv.s
+			if m != "rstrip" {
+				s = strings.TrimLeft(s, cut)
+			}
+			if m != "lstrip" {
+				s = strings.TrimRight(s, cut)
+			}
+			return (&sym{kind: recv.kind, cnst: true, s: s}).taint(recv)
+		case "hex":
+			return (&sym{kind: "str", cnst: true, s: hexEncode(recv.s)}).taint(recv)
+		case "split":
+			sep, ok := arg0.strVal()
+			var parts []string
+			if arg0 == nil || (arg0.kind == "none") {
+				parts = strings.Fields(recv.s)
+			} else if ok && sep != "" {
+				parts = strings.Split(recv.s, sep)
+			}
+			if parts != nil && len(parts) <= maxCompItems {
+				r := &sym{kind: "list", cnst: true}
+				for _, p := range parts {
+					r.items = append(r.items, &sym{kind: recv.kind, cnst: true, s: p})
+				}
+				return r.taint(recv)
+			}
+		case "translate", "swapcase", "title", "capitalize", "zfill", "center", "ljust", "rjust":
+		}
+	}
+	r := &sym{kind: "call"}
+	r.taint(recv).taint(c.args...)
+	// reading a file or download keeps its provenance; so do transforms
+	if m == "read" || m == "decode" || m == "encode" || m == "readlines" {
+		r.fromFile = recv.fromFile
+	}
+	return r
+}
+
+func hexEncode(s string) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, 0, len(s)*2)
+	for i := 0; i < len(s); i++ {
+		out = append(out, digits[s[i]>>4], digits[s[i]&15])
+	}
+	return string(out)
+}
+
+// ---- nested content ----
+
+func (a *analyzer) nested(lang, content string, c *callCtx, via string, encoded bool) bool {
+	return a.b.Nested(lang, content, a.at, c.line, c.col, via, encoded)
+}
+
+func (a *analyzer) dynExec(c *callCtx, kind, interp string, code *sym, static bool) {
+	d := sdk.DynamicExec{Kind: kind, Interpreter: interp, Static: static, Evidence: c.ev, Pos: a.pos(c.line, c.col)}
+	if code != nil {
+		d.Encoded = code.encoded
+		d.Decoders = append([]string(nil), code.decoders...)
+		d.Downloaded = code.download
+		if static {
+			d.Content = code.s
+			if len(d.Content) > maxContent {
+				d.Content = d.Content[:maxContent]
+			}
+		}
+	}
+	a.f.DynamicExec = append(a.f.DynamicExec, d)
+}
+
+// shellLine renders a command value as a shell command line: the constant
+// string, or its constant head and tail around a "$PYDYN" placeholder.
+func shellLine(v *sym) (string, bool) {
+	if v == nil {
+		return "", false
+	}
+	if s, ok := v.strVal(); ok && (v.kind == "str" || v.kind == "bytes") {
+		return s, true
+	}
+	if v.prefix != "" || v.suffix != "" {
+		return v.prefix + `"$PYDYN"` + v.suffix, true
+	}
+	return "", false
+}
+
+// argvLine renders an argv list (or a single program string) as a shell
+// command line; dynamic elements become "$name" words.
+func argvLine(v *sym) (string, bool) {
+	if v == nil {
+		return "", false
+	}
+	if v.kind == "list" || v.kind == "tuple" {
+		if len(v.items) == 0 {
+			return "", false
+		}
+		var b strings.Builder
+		for i, it := range v.items {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			if s, ok := it.strVal(); ok {
+				b.WriteString(quoteWord(s))
+			} else if it.inst == "pathlib.Path" && it.path != nil && it.path.cnst {
+				b.WriteString(quoteWord(it.path.s))
+			} else {
+				b.WriteString(`"$` + dynName(it.src) + `"`)
+			}
+		}
+		return b.String(), true
+	}
+	if s, ok := v.strVal(); ok {
+		return quoteWord(s), true
+	}
+	return `"$` + dynName(v.src) + `"`, true
+}
+
+func dynName(src string) string {
+	var b strings.Builder
+	for i := 0; i < len(src) && b.Len() < 24; i++ {
+		c := src[i]
+		if isIdentByte(c) {
+			if b.Len() == 0 && c >= '0' && c <= '9' {
+				continue
+			}
+			b.WriteByte(c)
+		} else if b.Len() > 0 {
+			break
+		}
+	}
+	if b.Len() == 0 {
+		return "PYDYN"
+	}
+	return b.String()
+}
+
+func concatArgv(words []*sym) *sym {
+	return &sym{kind: "list", items: words}
+}
+
+// ---- helpers for paths ----
+
+func pathSym(p *sym) *sym {
+	return &sym{kind: "expr", inst: "pathlib.Path", path: p, src: p.src}
+}
+
+// pathStrSym returns the path string a value denotes (Path instance, open
+// file or plain string).
+func pathStrSym(v *sym) *sym {
+	if v == nil {
+		return &sym{kind: "expr"}
+	}
+	if (v.inst == "pathlib.Path" || v.inst == "pathlib.PurePath" || v.inst == "file") && v.path != nil {
+		return v.path
+	}
+	return v
+}
+
+func normPath(p string) string {
+	switch {
+	case strings.HasPrefix(p, "$HOME"):
+		p = "~" + p[5:]
+	case strings.HasPrefix(p, "${HOME}"):
+		p = "~" + p[7:]
+	}
+	for strings.Contains(p, "//") {
+		p = strings.ReplaceAll(p, "//", "/")
+	}
+	for strings.HasPrefix(p, "./") && len(p) > 2 {
+		p = p[2:]
+	}
+	return p
+}
+
+func joinPath(a, b string) string {
+	if strings.HasPrefix(b, "/") || a == "" {
+		return b
+	}
+	if strings.HasSuffix(a, "/") {
+		return a + b
+	}
+	return a + "/" + b
+}
+
+// pathJoin implements Path / other.
+func pathJoin(p, other *sym) *sym {
+	l := pathStrSym(p)
+	r := pathStrSym(other)
+	if l.isStr() && r.isStr() {
+		return pathSym(strSym(joinPath(l.s, r.s)).taint(l, r))
+	}
+	n := &sym{kind: "expr"}
+	if l.isStr() {
+		n.prefix = strings.TrimSuffix(l.s, "/") + "/"
+	} else {
+		n.prefix = l.prefix
+	}
+	return pathSym(n.taint(l, r))
+}
+
+func hasGlobMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// fileAccess records one path use.
+func (a *analyzer) fileAccess(c *callCtx, v *sym, op string, by string) *sdk.FileAccess {
+	if v == nil {
+		return nil
+	}
+	ps := pathStrSym(v)
+	fa := sdk.FileAccess{Op: op, By: by, Evidence: c.ev, Pos: a.pos(c.line, c.col)}
+	if root := ps.walkRoot; root != nil && (op == "delete" || op == "chmod" || op == "chown") {
+		rp := pathStrSym(root)
+		if s, ok := rp.strVal(); ok {
+			fa.Path = normPath(s)
+		} else {
+			fa.Path = rp.src
+			fa.Dynamic = true
+		}
+		fa.Glob = root.glob
+		fa.Recursive = !root.glob
+		a.f.Files = append(a.f.Files, fa)
+		return &a.f.Files[len(a.f.Files)-1]
+	}
+	if s, ok := ps.strVal(); ok && (ps.kind == "str" || ps.kind == "bytes") {
+		fa.Path = normPath(s)
+		fa.Glob = ps.glob && hasGlobMeta(s)
+	} else if ps.kind == "int" {
+		return nil // a file descriptor
+	} else {
+		fa.Dynamic = true
+		if ps.prefix != "" {
+			fa.Path = normPath(ps.prefix)
+		} else {
+			fa.Path = ps.src
+		}
+	}
+	a.f.Files = append(a.f.Files, fa)
+	return &a.f.Files[len(a.f.Files)-1]
+}
+
+// ---- outputs and env ----
+
+func (a *analyzer) envRead(k *sym, line, col int) *sym {
+	name, ok := k.strVal()
+	if !ok {
+		return &sym{kind: "expr", env: []string{"*"}}
+	}
+	a.f.EnvReads = append(a.f.EnvReads, sdk.EnvRead{Name: name, Pos: a.pos(line, col)})
+	if name == "HOME" {
+		return &sym{kind: "str", cnst: true, s: "~", env: []string{name}, src: "~"}
+	}
+	return &sym{kind: "expr", env: []string{name}, src: "os.environ['" + name + "']"}
+}
+
+func (a *analyzer) output(c *callCtx, sink string, vals ...*sym) {
+	var vars []string
+	for _, v := range vals {
+		if v == nil {
+			continue
+		}
+		vars = mergeNames(vars, v.env)
+		if v.qual == "os.environ" {
+			vars = mergeNames(vars, []string{"*"})
+		}
+		if v.kind == "list" || v.kind == "tuple" || v.kind == "dict" {
+			for _, it := range v.items {
+				if it != nil {
+					vars = mergeNames(vars, it.env)
+				}
+			}
+		}
+	}
+	if len(vars) == 0 {
+		return
+	}
+	sort.Strings(vars)
+	a.f.Outputs = append(a.f.Outputs, sdk.Output{Sink: sink, Vars: vars, Evidence: c.ev, Pos: a.pos(c.line, c.col)})
+}
+
+func (a *analyzer) allArgs(c *callCtx) []*sym {
+	out := append([]*sym(nil), c.args...)
+	for _, k := range c.kwList {
+		out = append(out, c.kws[k])
+	}
+	return out
+}
+
+// ---- network ----
+
+type urlParts struct {
+	scheme, host string
+	port         int
+	complete     bool
+}
+
+// parseURL splits scheme://[user@]host[:port]/... without normalizing the
+// host beyond ASCII lower-casing (a homoglyph host must stay as written).
+func parseURL(u string) urlParts {
+	var p urlParts
+	rest := u
+	if i := strings.Index(rest, "://"); i > 0 {
+		p.scheme = strings.ToLower(rest[:i])
+		rest = rest[i+3:]
+	} else if strings.HasPrefix(rest, "//") {
+		rest = rest[2:]
+	} else {
+		return p
+	}
+	end := strings.IndexAny(rest, "/?#")
+	hostport := rest
+	if end >= 0 {
+		hostport = rest[:end]
+		p.complete = true
+	}
+	if at := strings.LastIndexByte(hostport, '@'); at >= 0 {
+		hostport = hostport[at+1:]
+	}
+	host := hostport
+	if strings.HasPrefix(hostport, "[") {
+		if j := strings.IndexByte(hostport, ']'); j > 0 {
+			host = hostport[1:j]
+			if strings.HasPrefix(hostport[j+1:], ":") {
+				p.port, _ = strconv.Atoi(hostport[j+2:])
+			}
+		}
+	} else if j := strings.LastIndexByte(hostport, ':'); j >= 0 {
+		host = hostport[:j]
+		p.port, _ = strconv.Atoi(hostport[j+1:])
+	}
+	p.host = asciiLower(host)
+	if p.port == 0 {
+		switch p.scheme {
+		case "http", "ws":
+			p.port = 80
+		case "https", "wss":
+			p.port = 443
+		case "ftp":
+			p.port = 21
+		}
+	}
+	return p
+}
+
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 32
+		}
+	}
+	return string(b)
+}
+
+// netURL records a request to a URL value.
+func (a *analyzer) netURL(c *callCtx, via string, u *sym, upload bool) int {
+	n := sdk.NetworkUse{Via: via, Upload: upload, Evidence: c.ev, Pos: a.pos(c.line, c.col)}
+	if u != nil && u.inst == "urllib.request.Request" && u.path != nil {
+		n.Upload = n.Upload || u.upload
+		u = u.path
+	}
+	switch {
+	case u == nil:
+		n.Dynamic = true
+	case u.isStr():
+		n.URL = u.s
+		p := parseURL(u.s)
+		n.Scheme, n.Host, n.Port = p.scheme, p.host, p.port
+		if n.Host == "" {
+			n.Dynamic = true
+		}
+	case u.prefix != "" && strings.Contains(u.prefix, "://"):
+		p := parseURL(u.prefix)
+		n.URL = u.prefix
+		n.Scheme = p.scheme
+		if p.complete {
+			n.Host, n.Port = p.host, p.port
+		} else {
+			n.Dynamic = true
+		}
+	default:
+		n.Dynamic = true
+		n.URL = u.src
+	}
+	if n.Upload {
+		for _, k := range []string{"data", "json", "files", "content"} {
+			if v := c.kws[k]; v != nil && v.fromFile != "" {
+				n.UploadFrom = v.fromFile
+			}
+		}
+	}
+	a.f.Network = append(a.f.Network, n)
+	return len(a.f.Network) - 1
+}
+
+// netHost records a connection to a host and port.
+func (a *analyzer) netHost(c *callCtx, via, scheme string, h, port *sym) int {
+	n := sdk.NetworkUse{Via: via, Scheme: scheme, Evidence: c.ev, Pos: a.pos(c.line, c.col)}
+	if h != nil && h.isStr() {
+		host := h.s
+		if i := strings.LastIndexByte(host, ':'); i > 0 && !strings.Contains(host[:i], ":") {
+			n.Port, _ = strconv.Atoi(host[i+1:])
+			host = host[:i]
+		}
+		n.Host = asciiLower(host)
+	} else {
+		n.Dynamic = true
+		if h != nil {
+			if h.suffix != "" {
+				n.Host = asciiLower(strings.TrimLeft(h.suffix, "."))
+				n.DataInHost = true
+			}
+		}
+	}
+	if port != nil && port.cnst && port.kind == "int" {
+		n.Port = int(port.num)
+	} else if port != nil && port.isStr() {
+		n.Port, _ = strconv.Atoi(port.s)
+	}
+	a.f.Network = append(a.f.Network, n)
+	return len(a.f.Network) - 1
+}
+
+func hostPort(addr *sym) (*sym, *sym) {
+	if addr != nil && (addr.kind == "tuple" || addr.kind == "list") && len(addr.items) >= 2 {
+		return addr.items[0], addr.items[1]
+	}
+	if addr != nil && (addr.kind == "tuple" || addr.kind == "list") && len(addr.items) == 1 {
+		return addr.items[0], nil
+	}
+	return addr, nil
+}

@@ -1,0 +1,768 @@
+package python
+
+import (
+	"bytes"
+	"compress/bzip2"
+	"compress/gzip"
+	"compress/zlib"
+	"encoding/ascii85"
+	"encoding/base32"
+	"encoding/base64"
+	"encoding/hex"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// sym is what the analyzer knows about a value: a folded constant, a
+// module or function by qualified name, an instance of a known class, or
+// an unknown value with the taint it carries (environment variables, file
+// contents, downloads, os.walk roots).
+type sym struct {
+	kind  string // sdk.Value kinds, plus "code" for compile() results
+	cnst  bool
+	s     string
+	num   float64
+	isInt bool
+	items []*sym
+	keys  []*sym
+
+	encoded  bool
+	decoders []string
+	chr      bool
+
+	qual     string // module/function/class this value names
+	indirect bool
+	inst     string // class of an instance ("socket.socket", "pathlib.Path", "file")
+	recv     *sym   // receiver of a bound method
+	path     *sym   // path of a Path/file instance, URL of a request, host of a connection
+	port     *sym
+	upload   bool
+	netIdx   []int // indexes of NetworkUse facts produced by this connection
+	sock     bool  // a socket (or its fileno)
+	env      []string
+	download bool
+	fromFile string
+	walkRoot *sym
+	glob     bool
+	prefix   string // constant head of a partly dynamic string
+	suffix   string // constant tail of a partly dynamic string
+	localFn  string // a function defined in this content
+	el       *sym   // what iterating over this value yields
+	analyzed bool   // code content already analyzed as nested python
+	src      string
+}
+
+func (v *sym) elem() *sym { return v.el }
+
+func strSym(s string) *sym { return &sym{kind: "str", cnst: true, s: s} }
+
+func intSym(n int64) *sym {
+	return &sym{kind: "int", cnst: true, s: strconv.FormatInt(n, 10), num: float64(n), isInt: true}
+}
+
+func floatSym(f float64) *sym {
+	return &sym{kind: "float", cnst: true, s: strconv.FormatFloat(f, 'g', -1, 64), num: f}
+}
+
+func (v *sym) isStr() bool { return v != nil && v.cnst && (v.kind == "str" || v.kind == "bytes") }
+
+func (v *sym) isNum() bool { return v != nil && v.cnst && (v.kind == "int" || v.kind == "float" || v.kind == "bool") }
+
+func (v *sym) isSeq() bool { return v != nil && v.cnst && (v.kind == "list" || v.kind == "tuple") }
+
+// strVal returns the constant text of a str, bytes or number.
+func (v *sym) strVal() (string, bool) {
+	if v == nil || !v.cnst {
+		return "", false
+	}
+	switch v.kind {
+	case "str", "bytes", "int", "float":
+		return v.s, true
+	}
+	return "", false
+}
+
+// truthy reports whether a constant is true, and whether that is known.
+func (v *sym) truthy() (bool, bool) {
+	if v == nil || !v.cnst {
+		return false, false
+	}
+	switch v.kind {
+	case "str", "bytes":
+		return v.s != "", true
+	case "int", "float", "bool":
+		return v.num != 0, true
+	case "none":
+		return false, true
+	case "list", "tuple", "dict":
+		return len(v.items) > 0, true
+	}
+	return false, false
+}
+
+// taint copies the data-flow marks of the operands onto v.
+func (v *sym) taint(from ...*sym) *sym {
+	for _, f := range from {
+		if f == nil {
+			continue
+		}
+		if len(f.env) > 0 {
+			v.env = mergeNames(v.env, f.env)
+		}
+		if f.download {
+			v.download = true
+		}
+		if f.fromFile != "" && v.fromFile == "" {
+			v.fromFile = f.fromFile
+		}
+		if f.walkRoot != nil && v.walkRoot == nil {
+			v.walkRoot = f.walkRoot
+		}
+		if f.encoded {
+			v.encoded = true
+			v.decoders = appendDecoders(v.decoders, f.decoders)
+		}
+		if f.chr {
+			v.chr = true
+		}
+		if f.sock {
+			v.sock = true
+			v.netIdx = append(v.netIdx, f.netIdx...)
+		}
+		if f.glob {
+			v.glob = true
+		}
+	}
+	return v
+}
+
+func mergeNames(a, b []string) []string {
+	for _, n := range b {
+		found := false
+		for _, m := range a {
+			if m == n {
+				found = true
+				break
+			}
+		}
+		if !found {
+			a = append(a, n)
+		}
+	}
+	return a
+}
+
+func appendDecoders(a, b []string) []string {
+	for _, d := range b {
+		if len(a) == 0 || a[len(a)-1] != d {
+			a = append(a, d)
+		}
+	}
+	return a
+}
+
+// decoded marks v as produced by decoder name.
+func (v *sym) decoded(name string) *sym {
+	v.encoded = true
+	v.decoders = appendDecoders(v.decoders, []string{name})
+	return v
+}
+
+// toValue converts a sym to the wire form.
+func (v *sym) toValue() sdk.Value {
+	if v == nil {
+		return sdk.Value{Kind: "expr"}
+	}
+	val := sdk.Value{Kind: v.kind, Const: v.cnst, Encoded: v.encoded}
+	switch {
+	case v.inst == "pathlib.Path" && v.path != nil:
+		val.Kind = "str"
+		val.Const = v.path.cnst
+		val.Str = v.path.s
+		if !v.path.cnst {
+			val.Str = v.src
+		}
+		return val
+	case v.qual != "" || v.inst != "":
+		val.Kind = "name"
+		val.Const = false
+		val.Str = v.src
+		return val
+	}
+	switch v.kind {
+	case "list", "tuple":
+		if v.cnst {
+			val.Items = make([]sdk.Value, len(v.items))
+			for i, it := range v.items {
+				val.Items[i] = it.toValue()
+			}
+			val.Str = v.src
+			return val
+		}
+	case "dict":
+		val.Str = v.src
+		return val
+	case "code":
+		val.Kind = "call"
+		val.Const = false
+		val.Str = v.src
+		return val
+	case "none":
+		val.Str = "None"
+		return val
+	case "bool":
+		if v.num != 0 {
+			val.Str = "True"
+		} else {
+			val.Str = "False"
+		}
+		return val
+	}
+	if v.cnst {
+		val.Str = v.s
+	} else {
+		val.Str = v.src
+		if val.Kind == "" {
+			val.Kind = "expr"
+		}
+	}
+	return val
+}
+
+// ---- folding ----
+
+func binop(op string, a, b *sym) *sym {
+	r := &sym{kind: "expr"}
+	if a.cnst && b.cnst {
+		switch {
+		case (a.kind == "str" || a.kind == "bytes") && a.kind == b.kind && op == "+":
+			r = &sym{kind: a.kind, cnst: true, s: a.s + b.s}
+		case a.isStr() && b.kind == "int" && op == "*":
+			r = &sym{kind: a.kind, cnst: true, s: strings.Repeat(a.s, clampRepeat(b.num, len(a.s)))}
+		case a.kind == "int" && b.isStr() && op == "*":
+			r = &sym{kind: b.kind, cnst: true, s: strings.Repeat(b.s, clampRepeat(a.num, len(b.s)))}
+		case a.isSeq() && b.isSeq() && op == "+":
+			r = &sym{kind: a.kind, cnst: true, items: append(append([]*sym{}, a.items...), b.items...)}
+		case a.isSeq() && b.kind == "int" && op == "*":
+			n := clampRepeat(b.num, len(a.items))
+			r = &sym{kind: a.kind, cnst: true}
+			for i := 0; i < n; i++ {
+				r.items = append(r.items, a.items...)
+			}
+		case a.isStr() && a.kind == "str" && op == "%":
+			if s, ok := percentFormat(a.s, b); ok {
+				r = strSym(s)
+			}
+		case a.isNum() && b.isNum():
+			if n, ok := arith(op, a, b); ok {
+				r = n
+			}
+		}
+	}
+	if !r.cnst {
+		// keep the constant head and tail of concatenations
+		if op == "+" {
+			r.prefix = headOf(a)
+			r.suffix = tailOf(b)
+		}
+		if op == "/" && a.inst == "pathlib.Path" {
+			return pathJoin(a, b)
+		}
+	}
+	return r.taint(a, b)
+}
+
+func headOf(v *sym) string {
+	if v.isStr() {
+		return v.s
+	}
+	return v.prefix
+}
+
+func tailOf(v *sym) string {
+	if v.isStr() {
+		return v.s
+	}
+	return v.suffix
+}
+
+func clampRepeat(n float64, unit int) int {
+	if n <= 0 {
+		return 0
+	}
+	if unit == 0 {
+		return 0
+	}
+	max := (1 << 16) / unit
+	if n > float64(max) {
+		return max
+	}
+	return int(n)
+}
+
+func arith(op string, a, b *sym) (*sym, bool) {
+	x, y := a.num, b.num
+	bothInt := (a.kind == "int" || a.kind == "bool") && (b.kind == "int" || b.kind == "bool")
+	var r float64
+	switch op {
+	case "+":
+		r = x + y
+	case "-":
+		r = x - y
+	case "*":
+		r = x * y
+	case "/":
+		if y == 0 {
+			return nil, false
+		}
+		return floatSym(x / y), true
+	case "//":
+		if y == 0 {
+			return nil, false
+		}
+		r = math.Floor(x / y)
+	case "%":
+		if y == 0 {
+			return nil, false
+		}
+		r = x - y*math.Floor(x/y)
+	case "**":
+		if y > 64 {
+			return nil, false
+		}
+		r = math.Pow(x, y)
+		if y < 0 {
+			bothInt = false
+		}
+	case "<<":
+		if !bothInt || y < 0 || y > 62 {
+			return nil, false
+		}
+		r = float64(int64(x) << uint(y))
+	case ">>":
+		if !bothInt || y < 0 {
+			return nil, false
+		}
+		r = float64(int64(x) >> uint(y))
+	case "|", "&", "^":
+		if !bothInt {
+			return nil, false
+		}
+		xi, yi := int64(x), int64(y)
+		switch op {
+		case "|":
+			r = float64(xi | yi)
+		case "&":
+			r = float64(xi & yi)
+		default:
+			r = float64(xi ^ yi)
+		}
+	default:
+		return nil, false
+	}
+	if math.IsInf(r, 0) || math.IsNaN(r) {
+		return nil, false
+	}
+	if bothInt && math.Abs(r) < 1<<53 {
+		return intSym(int64(r)), true
+	}
+	return floatSym(r), true
+}
+
+// percentFormat applies old-style % formatting with %s/%d/%r/%%.
+func percentFormat(f string, arg *sym) (string, bool) {
+	var args []*sym
+	if arg.kind == "tuple" {
+		args = arg.items
+	} else {
+		args = []*sym{arg}
+	}
+	var b strings.Builder
+	k := 0
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
+			b.WriteByte(f[i])
+			continue
+		}
+		i++
+		if i >= len(f) {
+			return "", false
+		}
+		if f[i] == '%' {
+			b.WriteByte('%')
+			continue
+		}
+		for i < len(f) && strings.IndexByte("-+ #0123456789.", f[i]) >= 0 {
+			i++
+		}
+		if i >= len(f) || k >= len(args) {
+			return "", false
+		}
+		s, ok := formatArg(args[k], f[i] == 'r')
+		if !ok {
+			return "", false
+		}
+		b.WriteString(s)
+		k++
+	}
+	return b.String(), k == len(args)
+}
+
+func formatArg(v *sym, repr bool) (string, bool) {
+	if v == nil || !v.cnst {
+		return "", false
+	}
+	switch v.kind {
+	case "str":
+		if repr {
+			return "'" + v.s + "'", true
+		}
+		return v.s, true
+	case "int", "float":
+		return v.s, true
+	case "bool", "none":
+		return v.toValue().Str, true
+	}
+	return "", false
+}
+
+// strFormat applies str.format with positional and keyword arguments.
+func strFormat(f string, args []*sym, kws map[string]*sym) (string, bool) {
+	var b strings.Builder
+	auto := 0
+	for i := 0; i < len(f); i++ {
+		c := f[i]
+		if c == '{' {
+			if i+1 < len(f) && f[i+1] == '{' {
+				b.WriteByte('{')
+				i++
+				continue
+			}
+			j := strings.IndexByte(f[i:], '}')
+			if j < 0 {
+				return "", false
+			}
+			field := f[i+1 : i+j]
+			i += j
+			if k := strings.IndexAny(field, "!:"); k >= 0 {
+				field = field[:k]
+			}
+			var v *sym
+			if field == "" {
+				if auto >= len(args) {
+					return "", false
+				}
+				v = args[auto]
+				auto++
+			} else if n, err := strconv.Atoi(field); err == nil {
+				if n >= len(args) {
+					return "", false
+				}
+				v = args[n]
+			} else {
+				v = kws[field]
+			}
+			s, ok := formatArg(v, false)
+			if !ok {
+				return "", false
+			}
+			b.WriteString(s)
+			continue
+		}
+		if c == '}' && i+1 < len(f) && f[i+1] == '}' {
+			i++
+		}
+		b.WriteByte(c)
+	}
+	return b.String(), true
+}
+
+// index folds v[i] for constant sequences, strings and dicts.
+func index(v, i *sym) *sym {
+	if v.cnst && i.cnst {
+		switch {
+		case (v.kind == "str" || v.kind == "bytes") && i.kind == "int":
+			rs := []rune(v.s)
+			n := int(i.num)
+			if v.kind == "bytes" {
+				if n < 0 {
+					n += len(v.s)
+				}
+				if n >= 0 && n < len(v.s) {
+					return intSym(int64(v.s[n])).taint(v)
+				}
+				break
+			}
+			if n < 0 {
+				n += len(rs)
+			}
+			if n >= 0 && n < len(rs) {
+				return (&sym{kind: "str", cnst: true, s: string(rs[n])}).taint(v)
+			}
+		case v.isSeq() && i.kind == "int":
+			n := int(i.num)
+			if n < 0 {
+				n += len(v.items)
+			}
+			if n >= 0 && n < len(v.items) {
+				return v.items[n]
+			}
+		case v.kind == "dict":
+			for k, key := range v.keys {
+				if key != nil && key.cnst && key.kind == i.kind && key.s == i.s {
+					return v.items[k]
+				}
+			}
+		}
+	}
+	if v.kind == "dict" && !v.cnst && i.cnst {
+		for k, key := range v.keys {
+			if key != nil && key.cnst && key.s == i.s {
+				return v.items[k]
+			}
+		}
+	}
+	return (&sym{kind: "expr"}).taint(v)
+}
+
+// slice folds v[lo:hi:step].
+func slice(v, lo, hi, step *sym) *sym {
+	get := func(x *sym, def int) (int, bool) {
+		if x == nil || (x.cnst && x.kind == "none") {
+			return def, true
+		}
+		if x.cnst && x.kind == "int" {
+			return int(x.num), true
+		}
+		return 0, false
+	}
+	st, ok := get(step, 1)
+	if !ok || st == 0 || !v.cnst {
+		r := &sym{kind: "expr"}
+		if v.prefix != "" && step == nil && lo == nil {
+			r.prefix = v.prefix
+		}
+		return r.taint(v)
+	}
+	var n int
+	var rs []rune
+	switch {
+	case v.kind == "str":
+		rs = []rune(v.s)
+		n = len(rs)
+	case v.kind == "bytes":
+		n = len(v.s)
+	case v.isSeq():
+		n = len(v.items)
+	default:
+		return (&sym{kind: "expr"}).taint(v)
+	}
+	var defLo, defHi int
+	if st > 0 {
+		defLo, defHi = 0, n
+	} else {
+		defLo, defHi = n-1, -n-1
+	}
+	a, ok1 := get(lo, defLo)
+	b, ok2 := get(hi, defHi)
+	if !ok1 || !ok2 {
+		return (&sym{kind: "expr"}).taint(v)
+	}
+	norm := func(x int, neg bool) int {
+		if x < 0 {
+			x += n
+			if x < 0 {
+				if neg {
+					return -1
+				}
+				return 0
+			}
+		}
+		if x > n {
+			if neg {
+				return n - 1
+			}
+			return n
+		}
+		if neg && x >= n {
+			return n - 1
+		}
+		return x
+	}
+	var idx []int
+	if st > 0 {
+		a, b = norm(a, false), norm(b, false)
+		for i := a; i < b; i += st {
+			idx = append(idx, i)
+		}
+	} else {
+		if lo != nil && !(lo.cnst && lo.kind == "none") {
+			a = norm(a, true)
+		}
+		if hi != nil && !(hi.cnst && hi.kind == "none") {
+			b = norm(b, true)
+		} else {
+			b = -1
+		}
+		for i := a; i > b && i >= 0; i += st {
+			idx = append(idx, i)
+		}
+	}
+	r := &sym{kind: v.kind, cnst: true}
+	switch {
+	case v.kind == "str":
+		out := make([]rune, len(idx))
+		for k, i := range idx {
+			out[k] = rs[i]
+		}
+		r.s = string(out)
+	case v.kind == "bytes":
+		out := make([]byte, len(idx))
+		for k, i := range idx {
+			out[k] = v.s[i]
+		}
+		r.s = string(out)
+	default:
+		for _, i := range idx {
+			r.items = append(r.items, v.items[i])
+		}
+	}
+	r.taint(v)
+	if st < 0 {
+		r.decoded("rev")
+	} else if st > 1 {
+		r.decoded("slice")
+	}
+	return r
+}
+
+// ---- decoders ----
+
+func b64decode(s string, urlsafe bool) (string, bool) {
+	s = strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\n' || r == '\r' || r == '\t' {
+			return -1
+		}
+		return r
+	}, s)
+	if urlsafe {
+		s = strings.NewReplacer("-", "+", "_", "/").Replace(s)
+	}
+	s = strings.TrimRight(s, "=")
+	out, err := base64.RawStdEncoding.DecodeString(s)
+	if err != nil {
+		return "", false
+	}
+	return string(out), true
+}
+
+func b32decode(s string) (string, bool) {
+	out, err := base32.StdEncoding.DecodeString(strings.ToUpper(strings.TrimSpace(s)))
+	if err != nil {
+		out, err = base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(strings.TrimRight(strings.ToUpper(s), "="))
+		if err != nil {
+			return "", false
+		}
+	}
+	return string(out), true
+}
+
+func hexdecode(s string) (string, bool) {
+	s = strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\n' || r == '\t' {
+			return -1
+		}
+		return r
+	}, s)
+	out, err := hex.DecodeString(s)
+	if err != nil {
+		return "", false
+	}
+	return string(out), true
+}
+
+func a85decode(s string) (string, bool) {
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "<~"), "~>")
+	out := make([]byte, len(s)*4/5+8)
+	n, _, err := ascii85.Decode(out, []byte(s), true)
+	if err != nil {
+		return "", false
+	}
+	return string(out[:n]), true
+}
+
+const maxInflate = 1 << 20
+
+func inflate(s string, kind string) (string, bool) {
+	var r io.Reader
+	var err error
+	switch kind {
+	case "zlib":
+		r, err = zlib.NewReader(strings.NewReader(s))
+	case "gzip":
+		r, err = gzip.NewReader(strings.NewReader(s))
+	case "bz2":
+		r = bzip2.NewReader(strings.NewReader(s))
+	}
+	if err != nil {
+		return "", false
+	}
+	var buf bytes.Buffer
+	if _, err := io.Copy(&buf, io.LimitReader(r, maxInflate)); err != nil && buf.Len() == 0 {
+		return "", false
+	}
+	return buf.String(), true
+}
+
+func rot13(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return 'a' + (r-'a'+13)%26
+		case r >= 'A' && r <= 'Z':
+			return 'A' + (r-'A'+13)%26
+		}
+		return r
+	}, s)
+}
+
+// shellQuote joins argv into a shell command line.
+func shellQuote(args []string) string {
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(quoteWord(a))
+	}
+	return b.String()
+}
+
+func quoteWord(a string) string {
+	if a == "" {
+		return "''"
+	}
+	safe := true
+	for i := 0; i < len(a); i++ {
+		c := a[i]
+		if !(isIdentByte(c) || strings.IndexByte("-./,:=@%+^", c) >= 0) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return a
+	}
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+}
+
+func sortedNames(n []string) []string {
+	out := append([]string(nil), n...)
+	sort.Strings(out)
+	return out
+}
