@@ -242,6 +242,27 @@ func TestLoadSyntaxError(t *testing.T) {
 	}
 }
 
+func TestLoadDuplicateKey(t *testing.T) {
+	p, err := LoadBytes("dup.yaml", []byte("block_on_review: true\nblock_on_review: false\n"))
+	if p != nil || err == nil || !strings.Contains(err.Error(), "load policy dup.yaml: ") ||
+		!strings.Contains(err.Error(), `"block_on_review" already defined`) {
+		t.Errorf("LoadBytes(duplicate key) = %v, %v", p, err)
+	}
+}
+
+func TestNullListMeansEmpty(t *testing.T) {
+	p, err := LoadBytes("null.yaml", []byte("allowed_domains:\nallowed_commands:\nrules:\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.AllowedDomains == nil || len(p.AllowedDomains) != 0 || len(p.AllowedCommands) != 0 || len(p.Rules) != 0 {
+		t.Errorf("null lists: %+v", p)
+	}
+	if len(p.DeniedPaths) == 0 {
+		t.Error("an omitted list lost its default")
+	}
+}
+
 func TestLoadMissingFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "missing.yaml")
 	p, err := Load(path)

@@ -471,7 +471,7 @@ func literalValue(s string, i int, op string, spaced, mapping bool) (int, int, b
 		j++
 	}
 	v := s[i:j]
-	if len(v) < 3 || isDynamic(v) || isPlaceholder(v) || isPathLike(v) || isKeyword(v) {
+	if len(v) < 4 || isDynamic(v) || isPlaceholder(v) || isPathLike(v) || isKeyword(v) {
 		return 0, 0, false
 	}
 	if j < len(s) && strings.IndexByte(",)([", s[j]) >= 0 {

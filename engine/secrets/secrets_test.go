@@ -92,6 +92,7 @@ func TestFindIgnoresNonSecrets(t *testing.T) {
 		"echo $API_TOKEN",
 		"basic internationalization support",
 		"secret: the value is stored elsewhere",
+		`print("shlex: token=EOF")`,
 		"x = \"password=[REDACTED:password_assignment]\"",
 	} {
 		if got := Find(content); len(got) != 0 {
