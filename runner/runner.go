@@ -75,6 +75,9 @@ type Options struct {
 	// Script is a script body, written to a 0600 temp file inside Dir and
 	// run with bash or python3; the file is removed after the run.
 	Script string
+	// Interpreter overrides the program that runs the command or script
+	// (a path or a name on PATH); by default bash or python3 from PATH.
+	Interpreter string
 	// Dir is the working directory and the workspace (HOME, and the
 	// read-write root under Landlock); the daemon's working directory when
 	// empty.
@@ -205,7 +208,7 @@ func Start(ctx context.Context, b isolation.Backend, opts Options) (*Handle, err
 	if err != nil {
 		return nil, err
 	}
-	interp, err := interpreter(opts.Language)
+	interp, err := interpreter(opts.Language, opts.Interpreter)
 	if err != nil {
 		return nil, err
 	}
@@ -322,17 +325,65 @@ func withDefaults(o Options) (Options, error) {
 	return o, nil
 }
 
-// interpreter finds the program for a language on the daemon's PATH.
-func interpreter(lang string) (string, error) {
+// interpreter finds the program for a language on the daemon's PATH. When
+// the daemon runs as root the workload runs as another uid, so only a
+// program that uid can reach and execute is taken: a root-only install
+// (e.g. under /root) would fail inside the run with "permission denied".
+func interpreter(lang, override string) (string, error) {
+	if override != "" {
+		p, err := exec.LookPath(override)
+		if err != nil {
+			return "", fmt.Errorf("runner: interpreter %s: %w", override, err)
+		}
+		return filepath.Abs(p)
+	}
 	name := "bash"
 	if lang == LanguagePython {
 		name = "python3"
 	}
-	p, err := exec.LookPath(name)
-	if err != nil {
-		return "", fmt.Errorf("runner: find %s: %w", name, err)
+	if os.Geteuid() != 0 {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			return "", fmt.Errorf("runner: find %s: %w", name, err)
+		}
+		return p, nil
 	}
-	return p, nil
+	path := os.Getenv("PATH")
+	if path == "" {
+		path = defaultPath
+	}
+	for _, dir := range filepath.SplitList(path + string(filepath.ListSeparator) + defaultPath) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if othersCanExec(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("runner: find %s: no copy on PATH is executable by an unprivileged workload", name)
+}
+
+// othersCanExec reports whether path (after symlinks) is a regular file
+// that any uid may execute, in directories any uid may traverse.
+func othersCanExec(path string) bool {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return false
+	}
+	st, err := os.Stat(real)
+	if err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o001 == 0 {
+		return false
+	}
+	for dir := filepath.Dir(real); ; dir = filepath.Dir(dir) {
+		st, err := os.Stat(dir)
+		if err != nil || st.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+		if dir == filepath.Dir(dir) {
+			return true
+		}
+	}
 }
 
 // buildEnv makes the complete environment of the run: the allowlisted
