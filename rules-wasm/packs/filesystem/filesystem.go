@@ -1,0 +1,411 @@
+// Package filesystem is the built-in rule pack for file system harm:
+// destructive deletes, access to denied (credential) paths, a denied working
+// directory, raw block device writes, persistence files and defense evasion
+// (history and log wiping, disabling security controls).
+package filesystem
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/catalog"
+	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/match"
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+var ruleIDs = []string{"BASH_RECURSIVE_DELETE", "FILE_DANGEROUS_DELETE", "WORKSPACE_RECURSIVE_DELETE_REVIEW",
+	"FILE_SECRET_PATH_ACCESS", "EXECUTION_DENIED_CWD", "BLOCK_DEVICE_WRITE", "PERSISTENCE", "DEFENSE_EVASION"}
+
+// Info describes the pack for the host's describe call.
+func Info() sdk.PluginInfo {
+	return sdk.PluginInfo{Name: "toolwarden-filesystem", Version: catalog.Version, Rules: catalog.Infos(ruleIDs...)}
+}
+
+// Scan judges the file system facts of one scan input.
+func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
+	e, err := catalog.NewEnv(in)
+	if err != nil {
+		return nil, fmt.Errorf("filesystem pack: %w", err)
+	}
+	accs := collect(e.Facts)
+	checkDeletes(e, accs)
+	checkSecretPaths(e, accs)
+	checkCwd(e)
+	checkBlockDevices(e, accs)
+	checkPersistence(e, accs)
+	checkDefenseEvasion(e, accs)
+	return e.Findings(), nil
+}
+
+// access is a file access from any source: FileAccess facts, redirections,
+// and commands whose operands are plainly paths (rm, find -delete).
+type access struct {
+	path      string
+	op        string
+	by        string
+	recursive bool
+	force     bool
+	glob      bool
+	dynamic   bool
+	mode      string
+	owner     string
+	python    bool
+	evidence  string
+	pos       sdk.Pos
+}
+
+func isPythonAPI(by string) bool {
+	return strings.Contains(by, ".") || by == "open" || by == "remove" || by == "unlink" || by == "rmtree"
+}
+
+func collect(f *sdk.Facts) []access {
+	var out []access
+	for _, fa := range f.Files {
+		out = append(out, access{path: fa.Path, op: fa.Op, by: fa.By, recursive: fa.Recursive, force: fa.Force,
+			glob: fa.Glob || match.HasGlob(fa.Path), dynamic: fa.Dynamic, mode: fa.Mode, owner: fa.Owner,
+			python: isPythonAPI(fa.By), evidence: fa.Evidence, pos: fa.Pos})
+	}
+	for i := range f.Commands {
+		c := &f.Commands[i]
+		for _, r := range c.Redirects {
+			if r.Target == "" || strings.HasPrefix(r.Target, "&") || r.Op == "<<" {
+				continue
+			}
+			op := "write"
+			switch r.Op {
+			case ">>":
+				op = "append"
+			case "<", "<<<":
+				op = "read"
+			}
+			if r.Op == "<<<" {
+				continue
+			}
+			out = append(out, access{path: r.Target, op: op, by: "redirect", dynamic: r.Dynamic,
+				glob: match.HasGlob(r.Target), evidence: c.Evidence, pos: c.Pos})
+		}
+		out = append(out, commandDeletes(f, i)...)
+	}
+	for _, c := range f.Calls {
+		out = append(out, callAccesses(&c)...)
+	}
+	return out
+}
+
+// commandDeletes derives deletes from rm/rmdir/unlink/shred/find -delete so
+// that a delete is judged even when the analyzer recorded no FileAccess.
+func commandDeletes(f *sdk.Facts, i int) []access {
+	c := &f.Commands[i]
+	var out []access
+	switch {
+	case catalog.Is(c, "rm", "rmdir", "unlink", "shred", "srm", "wipe"):
+		rec := catalog.HasShortFlag(c.Args, 'r', "--recursive") || catalog.HasShortFlag(c.Args, 'R')
+		force := catalog.HasShortFlag(c.Args, 'f', "--force")
+		if catalog.Is(c, "shred", "srm", "wipe") {
+			force = true
+		}
+		ops, idx := catalog.Operands(c)
+		viaFind := catalog.HasReach(c, "find_exec") || catalog.HasReach(c, "xargs")
+		for k, p := range ops {
+			if p == "{}" || (viaFind && catalog.ArgDynamic(c, idx[k])) {
+				if roots := findRoots(f, i); len(roots) > 0 {
+					for _, r := range roots {
+						out = append(out, access{path: r, op: "delete", by: c.Name, recursive: rec, force: force,
+							glob: match.HasGlob(r), evidence: c.Evidence, pos: c.Pos})
+					}
+					continue
+				}
+			}
+			out = append(out, access{path: p, op: "delete", by: c.Name, recursive: rec, force: force,
+				glob: match.HasGlob(p), dynamic: catalog.ArgDynamic(c, idx[k]), evidence: c.Evidence, pos: c.Pos})
+		}
+		if viaFind && len(ops) == 0 {
+			for _, r := range findRoots(f, i) {
+				out = append(out, access{path: r, op: "delete", by: c.Name, recursive: rec, force: force,
+					glob: match.HasGlob(r), evidence: c.Evidence, pos: c.Pos})
+			}
+		}
+	case catalog.Is(c, "find"):
+		for _, a := range c.Args {
+			if a == "-delete" {
+				for _, r := range rootsOf(c) {
+					out = append(out, access{path: r, op: "delete", by: "find", recursive: true,
+						glob: match.HasGlob(r), evidence: c.Evidence, pos: c.Pos})
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// findRoots returns the start paths of the find command that feeds the
+// command at index i (find -exec, or find … | xargs).
+func findRoots(f *sdk.Facts, i int) []string {
+	c := &f.Commands[i]
+	for j := i - 1; j >= 0; j-- {
+		p := &f.Commands[j]
+		if p.Pos.Line != c.Pos.Line && p.Pos.Depth == c.Pos.Depth {
+			break
+		}
+		if catalog.Is(p, "find") {
+			return rootsOf(p)
+		}
+	}
+	return nil
+}
+
+func rootsOf(c *sdk.Command) []string {
+	var roots []string
+	for _, a := range c.Args {
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+			break
+		}
+		roots = append(roots, a)
+	}
+	if len(roots) == 0 {
+		roots = []string{"."}
+	}
+	return roots
+}
+
+// Python APIs that touch files, by the argument index of the path. Used
+// when the analyzer recorded the call but no FileAccess.
+var pyFileAPIs = map[string]string{
+	"os.remove": "delete", "os.unlink": "delete", "os.rmdir": "delete", "os.removedirs": "delete",
+	"shutil.rmtree": "delete", "open": "read", "io.open": "read", "codecs.open": "read",
+	"shutil.copy": "copy_from", "shutil.copy2": "copy_from", "shutil.copyfile": "copy_from",
+	"shutil.copytree": "copy_from", "shutil.move": "move", "os.rename": "move",
+	"dotenv.load_dotenv": "read", "dotenv.dotenv_values": "read", "load_dotenv": "read",
+	"dotenv_values": "read", "os.chmod": "chmod", "os.chown": "chown", "os.listdir": "list",
+	"os.scandir": "list", "os.truncate": "write",
+}
+
+func callAccesses(c *sdk.Call) []access {
+	op, ok := pyFileAPIs[c.Name]
+	if !ok {
+		return nil
+	}
+	p, ok := catalog.ArgStr(c, 0)
+	if !ok || p == "" {
+		return nil
+	}
+	a := access{path: normalizeHome(p), op: op, by: c.Name, python: true, glob: false, evidence: c.Evidence, pos: c.Pos}
+	if c.Name == "shutil.rmtree" || c.Name == "shutil.copytree" || c.Name == "os.removedirs" {
+		a.recursive = true
+	}
+	if op == "chmod" {
+		if m, ok := catalog.ArgStr(c, 1); ok {
+			a.mode = m
+		} else if len(c.Args) > 1 && c.Args[1].Const {
+			a.mode = c.Args[1].Str
+		}
+	}
+	return []access{a}
+}
+
+func normalizeHome(p string) string {
+	for _, h := range []string{"$HOME", "${HOME}"} {
+		if p == h || strings.HasPrefix(p, h+"/") {
+			return "~" + p[len(h):]
+		}
+	}
+	return p
+}
+
+// staticPrefix is the part of a dynamic path before its first expansion.
+func staticPrefix(p string) string {
+	if i := strings.IndexAny(p, "$`"); i >= 0 {
+		return p[:i]
+	}
+	return p
+}
+
+func checkDeletes(e *catalog.Env, accs []access) {
+	for _, a := range accs {
+		if a.op != "delete" {
+			continue
+		}
+		path := normalizeHome(a.path)
+		system := false
+		if a.dynamic {
+			pre := staticPrefix(path)
+			// "/$X" deletes / when X is empty; "$X" alone is unknown.
+			system = pre != "" && (match.CleanPath(pre) == "/" || match.IsSystemTree(pre) && strings.HasSuffix(pre, "/"))
+		} else {
+			system = match.IsSystemTree(path)
+		}
+		pat, denied := "", false
+		if !a.dynamic {
+			pat, denied = e.M.Paths.Match(path, a.glob)
+		}
+		meta := map[string]any{"path": path}
+		if denied {
+			meta["pattern"] = pat
+		}
+		python := a.python && e.FactLang(a.pos) != "bash"
+		switch {
+		case python && (system || denied):
+			e.Add(catalog.Finding{Rule: "FILE_DANGEROUS_DELETE", Evidence: a.evidence, Pos: a.pos, Key: path,
+				Message: fmt.Sprintf("Python %s deletes protected path %s.", a.by, path), Metadata: meta})
+		case !python && (a.recursive || a.force) && (system || denied):
+			e.Add(catalog.Finding{Rule: "BASH_RECURSIVE_DELETE", Evidence: a.evidence, Pos: a.pos, Key: path,
+				Message: fmt.Sprintf("Recursive or forced delete of protected path %s.", path), Metadata: meta})
+		case a.recursive:
+			msg := fmt.Sprintf("Recursive delete of %s requires review.", path)
+			if a.dynamic {
+				msg = fmt.Sprintf("Recursive delete of a path that cannot be resolved statically (%s) requires review.", path)
+			}
+			e.Add(catalog.Finding{Rule: "WORKSPACE_RECURSIVE_DELETE_REVIEW", Evidence: a.evidence, Pos: a.pos,
+				Key: path, Message: msg, Metadata: meta})
+		}
+	}
+	// os.walk over a protected tree feeding deletes: the loop deletes the tree.
+	var walkRoot string
+	var walk *sdk.Call
+	hasDelete := false
+	for i := range e.Facts.Calls {
+		c := &e.Facts.Calls[i]
+		switch c.Name {
+		case "os.walk", "os.fwalk", "pathlib.Path.rglob", "glob.glob", "glob.iglob":
+			if p, ok := catalog.ArgStr(c, 0); ok && match.IsSystemTree(normalizeHome(p)) {
+				walkRoot, walk = normalizeHome(p), c
+			}
+		case "os.remove", "os.unlink", "os.rmdir", "shutil.rmtree", "pathlib.Path.unlink", "pathlib.Path.rmdir":
+			hasDelete = true
+		}
+	}
+	if walk != nil && hasDelete {
+		e.Add(catalog.Finding{Rule: "FILE_DANGEROUS_DELETE", Evidence: walk.Evidence, Pos: walk.Pos, Key: walkRoot,
+			Message:  fmt.Sprintf("Python walks protected tree %s and deletes what it finds.", walkRoot),
+			Metadata: map[string]any{"path": walkRoot}})
+	}
+}
+
+// printers only name a path in their output; naming is not access.
+var printers = map[string]bool{"echo": true, "printf": true, "print": true, "logging.info": true}
+
+func checkSecretPaths(e *catalog.Env, accs []access) {
+	for _, a := range accs {
+		if a.op == "ref" && printers[a.by] {
+			continue
+		}
+		if a.dynamic && !strings.HasPrefix(a.path, "~") && !strings.HasPrefix(a.path, "/") {
+			// Only a static prefix is known; judge it when it is anchored.
+			continue
+		}
+		p := normalizeHome(a.path)
+		pat, ok := e.M.Paths.Match(p, a.glob)
+		if !ok && a.recursive && (a.op == "read" || a.op == "copy_from" || a.op == "list" || a.op == "chmod" || a.op == "chown") {
+			pat, ok = e.M.Paths.MatchTree(p)
+		}
+		msg := fmt.Sprintf("Script references denied path %s.", p)
+		meta := map[string]any{"path": p, "op": a.op}
+		if ok {
+			meta["pattern"] = pat
+		} else if user, other := match.OtherHome(p); other && strings.HasPrefix(p, "~") {
+			ok = true
+			msg = fmt.Sprintf("Script accesses another user's home (%s): %s.", user, p)
+			meta["user"] = user
+		}
+		if !ok {
+			continue
+		}
+		e.Add(catalog.Finding{Rule: "FILE_SECRET_PATH_ACCESS", Evidence: a.evidence, Pos: a.pos, Key: p,
+			Message: msg, Metadata: meta})
+	}
+	for _, n := range e.Facts.Network {
+		if n.UploadFrom == "" || n.UploadFrom == "-" {
+			continue
+		}
+		p := normalizeHome(n.UploadFrom)
+		if pat, ok := e.M.Paths.Match(p, match.HasGlob(p)); ok {
+			e.Add(catalog.Finding{Rule: "FILE_SECRET_PATH_ACCESS", Evidence: n.Evidence, Pos: n.Pos, Key: p,
+				Message:  fmt.Sprintf("Script references denied path %s.", p),
+				Metadata: map[string]any{"path": p, "pattern": pat, "op": "upload"}})
+		}
+	}
+}
+
+func checkCwd(e *catalog.Env) {
+	cwd := strings.TrimSpace(e.In.Context.Cwd)
+	if cwd == "" {
+		return
+	}
+	p := normalizeHome(cwd)
+	if pat, ok := e.M.Paths.Match(p, false); ok {
+		e.Add(catalog.Finding{Rule: "EXECUTION_DENIED_CWD", Evidence: "cwd: " + cwd, Pos: sdk.Pos{},
+			Message:  fmt.Sprintf("Requested working directory %s is a denied path.", cwd),
+			Metadata: map[string]any{"cwd": cwd, "pattern": pat}})
+	}
+}
+
+var blockDevice = regexp.MustCompile(`^/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme[0-9]|mmcblk[0-9]|md[0-9]|dm-[0-9]|disk[0-9]|rdisk[0-9]|mapper/|loop[0-9]|sr[0-9]|root$|mem$|kmem$|port$)`)
+
+// mkfsLike create or destroy file systems and partition tables.
+var mkfsLike = map[string]bool{"mke2fs": true, "mkswap": true, "wipefs": true, "fdisk": true,
+	"sfdisk": true, "parted": true, "sgdisk": true, "gdisk": true, "cfdisk": true, "blkdiscard": true,
+	"newfs": true, "diskutil": true}
+
+func checkBlockDevices(e *catalog.Env, accs []access) {
+	for i := range e.Facts.Commands {
+		c := &e.Facts.Commands[i]
+		switch {
+		case catalog.NameHasPrefix(c, "mkfs"), catalog.Is(c, keys(mkfsLike)...):
+			name := c.Name
+			if name == "" && len(c.Candidates) > 0 {
+				name = c.Candidates[0]
+			}
+			if name == "diskutil" && !diskutilErases(c.Args) {
+				continue
+			}
+			e.Add(catalog.Finding{Rule: "BLOCK_DEVICE_WRITE", Evidence: c.Evidence, Pos: c.Pos, Key: name,
+				Message:  fmt.Sprintf("%s creates or destroys a file system or partition table.", name),
+				Metadata: map[string]any{"command": name}})
+		case catalog.Is(c, "dd"):
+			for _, a := range c.Args {
+				if strings.HasPrefix(a, "of=") && blockDevice.MatchString(a[3:]) {
+					e.Add(catalog.Finding{Rule: "BLOCK_DEVICE_WRITE", Evidence: c.Evidence, Pos: c.Pos, Key: a[3:],
+						Message:  fmt.Sprintf("dd writes to block device %s.", a[3:]),
+						Metadata: map[string]any{"device": a[3:]}})
+				}
+			}
+		}
+	}
+	for _, a := range accs {
+		switch a.op {
+		case "write", "append", "copy_to", "move", "delete":
+		default:
+			continue
+		}
+		if a.op == "delete" && !a.force {
+			continue
+		}
+		if blockDevice.MatchString(a.path) {
+			e.Add(catalog.Finding{Rule: "BLOCK_DEVICE_WRITE", Evidence: a.evidence, Pos: a.pos, Key: a.path,
+				Message:  fmt.Sprintf("Content writes to block device %s.", a.path),
+				Metadata: map[string]any{"device": a.path}})
+		}
+	}
+}
+
+func diskutilErases(args []string) bool {
+	for _, a := range args {
+		l := strings.ToLower(a)
+		if strings.HasPrefix(l, "erase") || strings.HasPrefix(l, "zero") || strings.HasPrefix(l, "partition") || l == "reformat" {
+			return true
+		}
+	}
+	return false
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		if v {
+			out = append(out, k)
+		}
+	}
+	return out
+}

@@ -1,0 +1,293 @@
+package filesystem
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/catalog"
+	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/match"
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// rcFiles are login and shell start-up files in a home: writing to them
+// runs code at every login.
+var rcFiles = map[string]bool{
+	"/.bashrc": true, "/.bash_profile": true, "/.bash_login": true, "/.bash_logout": true,
+	"/.profile": true, "/.zshrc": true, "/.zprofile": true, "/.zshenv": true, "/.zlogin": true,
+	"/.kshrc": true, "/.cshrc": true, "/.tcshrc": true, "/.config/fish/config.fish": true,
+	"/.xinitrc": true, "/.xprofile": true, "/.pam_environment": true,
+}
+
+// persistenceTrees are directories whose contents the system runs on its own.
+var persistenceTrees = []string{"/etc/cron", "/var/spool/cron", "/etc/systemd/", "/lib/systemd/",
+	"/usr/lib/systemd/", "/etc/init.d/", "/etc/rc.local", "/etc/profile", "/etc/bash.bashrc",
+	"/etc/zsh/", "/etc/zshrc", "/etc/anacrontab", "/etc/ld.so.preload", "/etc/update-motd.d/",
+	"/Library/LaunchAgents/", "/Library/LaunchDaemons/", "/etc/xdg/autostart/", "/etc/sudoers"}
+
+// homePersistence are home-relative trees with the same effect.
+var homePersistence = []string{"/.config/systemd/", "/.config/autostart/", "/Library/LaunchAgents/",
+	"/.ssh/rc", "/.ssh/environment"}
+
+// persistenceTarget reports why writing p persists code, or "".
+func persistenceTarget(p string) string {
+	base := path.Base(p)
+	if base == "authorized_keys" || base == "authorized_keys2" {
+		return "SSH authorized_keys"
+	}
+	c := match.CleanPath(p)
+	if _, rel, ok := match.SplitHome(c); ok {
+		if rcFiles[rel] {
+			return "shell start-up file"
+		}
+		for _, t := range homePersistence {
+			if strings.HasPrefix(rel+"/", t) || strings.HasPrefix(rel, t) {
+				return "user autostart location"
+			}
+		}
+	}
+	for _, t := range persistenceTrees {
+		if strings.HasPrefix(c, t) || c+"/" == t {
+			return "system autostart location"
+		}
+	}
+	if strings.HasSuffix(base, ".service") || strings.HasSuffix(base, ".timer") {
+		return "systemd unit"
+	}
+	return ""
+}
+
+func isWrite(op string) bool {
+	switch op {
+	case "write", "append", "copy_to", "move", "link", "chmod":
+		return true
+	}
+	return false
+}
+
+func checkPersistence(e *catalog.Env, accs []access) {
+	for _, a := range accs {
+		if !isWrite(a.op) || a.dynamic {
+			continue
+		}
+		p := normalizeHome(a.path)
+		if why := persistenceTarget(p); why != "" && !(a.op == "chmod" && why != "SSH authorized_keys") {
+			e.Add(catalog.Finding{Rule: "PERSISTENCE", Evidence: a.evidence, Pos: a.pos, Key: p,
+				Message:  fmt.Sprintf("Content writes %s %s.", why, p),
+				Metadata: map[string]any{"path": p, "kind": why}})
+		}
+	}
+	for i := range e.Facts.Commands {
+		c := &e.Facts.Commands[i]
+		switch {
+		case catalog.Is(c, "crontab"):
+			if crontabEdits(c.Args) {
+				e.Add(catalog.Finding{Rule: "PERSISTENCE", Evidence: c.Evidence, Pos: c.Pos, Key: "crontab",
+					Message: "Content edits the crontab.", Metadata: map[string]any{"command": "crontab"}})
+			}
+		case catalog.Is(c, "systemctl"):
+			if op, _ := catalog.FirstOperand(c.Args, "-H", "--host", "-M", "--machine"); op == "enable" || op == "link" || op == "preset" || op == "edit" {
+				e.Add(catalog.Finding{Rule: "PERSISTENCE", Evidence: c.Evidence, Pos: c.Pos, Key: "systemctl",
+					Message:  fmt.Sprintf("systemctl %s installs a service that starts on its own.", op),
+					Metadata: map[string]any{"command": "systemctl " + op}})
+			}
+		case catalog.Is(c, "launchctl", "update-rc.d", "chkconfig", "rc-update"):
+			op, _ := catalog.FirstOperand(c.Args)
+			if op == "list" || op == "print" || op == "--list" || op == "show" {
+				continue
+			}
+			e.Add(catalog.Finding{Rule: "PERSISTENCE", Evidence: c.Evidence, Pos: c.Pos, Key: c.Name,
+				Message:  fmt.Sprintf("%s registers a service that starts on its own.", c.Name),
+				Metadata: map[string]any{"command": c.Name}})
+		case catalog.Is(c, "at", "batch"):
+			if !catalog.HasShortFlag(c.Args, 'l') && !catalog.HasShortFlag(c.Args, 'd') {
+				e.Add(catalog.Finding{Rule: "PERSISTENCE", Evidence: c.Evidence, Pos: c.Pos, Key: c.Name,
+					Message:  fmt.Sprintf("%s schedules a job that runs later.", c.Name),
+					Metadata: map[string]any{"command": c.Name}})
+			}
+		}
+	}
+	for i := range e.Facts.Calls {
+		c := &e.Facts.Calls[i]
+		if strings.HasPrefix(c.Name, "crontab.") || strings.HasPrefix(c.Name, "python_crontab") {
+			e.Add(catalog.Finding{Rule: "PERSISTENCE", Evidence: c.Evidence, Pos: c.Pos, Key: "crontab",
+				Message: "Python edits the crontab.", Metadata: map[string]any{"api": c.Name}})
+		}
+	}
+}
+
+// crontabEdits reports whether crontab arguments install or remove a
+// crontab: anything but a plain listing.
+func crontabEdits(args []string) bool {
+	if len(args) == 0 {
+		return true // reads a new crontab from stdin
+	}
+	for _, a := range args {
+		if a == "-l" || a == "--list" {
+			continue
+		}
+		if a == "-u" {
+			continue
+		}
+		if strings.HasPrefix(a, "-") && a != "-" && strings.ContainsAny(a[1:], "er") {
+			return true
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			// A file or "-" (stdin) replaces the crontab, unless it is the
+			// user name after -u.
+			return !prevIsU(args, a)
+		}
+	}
+	return false
+}
+
+func prevIsU(args []string, a string) bool {
+	for i := 1; i < len(args); i++ {
+		if args[i] == a && args[i-1] == "-u" {
+			return true
+		}
+	}
+	return false
+}
+
+// historyFiles are shell and tool histories; wiping them hides what ran.
+var historyFiles = map[string]bool{"/.bash_history": true, "/.zsh_history": true, "/.history": true,
+	"/.sh_history": true, "/.python_history": true, "/.mysql_history": true, "/.psql_history": true,
+	"/.lesshst": true, "/.viminfo": true, "/.node_repl_history": true, "/.local/share/fish/fish_history": true}
+
+var logFiles = []string{"/var/log/auth", "/var/log/secure", "/var/log/syslog", "/var/log/messages",
+	"/var/log/wtmp", "/var/log/btmp", "/var/log/lastlog", "/var/log/audit", "/var/log/kern", "/var/log/journal"}
+
+// securityServices are services whose stop or disable lowers defenses.
+var securityServices = map[string]bool{"firewalld": true, "ufw": true, "apparmor": true, "auditd": true,
+	"iptables": true, "nftables": true, "selinux": true, "fail2ban": true, "clamav-daemon": true,
+	"clamd": true, "falco": true, "osqueryd": true, "rsyslog": true, "syslog": true, "systemd-journald": true,
+	"crowdstrike": true, "falcon-sensor": true, "wazuh-agent": true, "ossec": true, "sshguard": true}
+
+func checkDefenseEvasion(e *catalog.Env, accs []access) {
+	add := func(ev string, pos sdk.Pos, key, msg string, meta map[string]any) {
+		e.Add(catalog.Finding{Rule: "DEFENSE_EVASION", Evidence: ev, Pos: pos, Key: key, Message: msg, Metadata: meta})
+	}
+	for _, a := range accs {
+		if a.op == "read" || a.op == "list" || a.op == "ref" || a.op == "copy_from" || a.op == "source" || a.dynamic {
+			continue
+		}
+		p := match.CleanPath(normalizeHome(a.path))
+		if _, rel, ok := match.SplitHome(p); ok && historyFiles[rel] {
+			add(a.evidence, a.pos, p, fmt.Sprintf("Content wipes shell history %s.", p), map[string]any{"path": p})
+			continue
+		}
+		for _, l := range logFiles {
+			if strings.HasPrefix(p, l) {
+				add(a.evidence, a.pos, p, fmt.Sprintf("Content tampers with system log %s.", p), map[string]any{"path": p})
+				break
+			}
+		}
+	}
+	for _, as := range e.Facts.Assignments {
+		n := strings.ToUpper(as.Name)
+		switch {
+		case n == "HISTFILE" && (as.Op == "unset" || as.Value == "/dev/null" || (as.Value == "" && !as.Dynamic)):
+			add("", as.Pos, n, "Content disables shell history (HISTFILE).", map[string]any{"variable": n})
+		case (n == "HISTSIZE" || n == "HISTFILESIZE" || n == "SAVEHIST") && (as.Value == "0" || as.Op == "unset"):
+			add("", as.Pos, n, fmt.Sprintf("Content disables shell history (%s).", n), map[string]any{"variable": n})
+		}
+	}
+	for i := range e.Facts.Commands {
+		c := &e.Facts.Commands[i]
+		name := c.Name
+		args := c.Args
+		op, _ := catalog.FirstOperand(args)
+		switch {
+		case catalog.Is(c, "history") && (catalog.HasShortFlag(args, 'c') || catalog.HasShortFlag(args, 'd')):
+			add(c.Evidence, c.Pos, "history", "Content clears the shell history.", map[string]any{"command": "history"})
+		case catalog.Is(c, "set") && hasSeq(args, "+o", "history"):
+			add(c.Evidence, c.Pos, "history", "Content turns shell history off.", map[string]any{"command": "set +o history"})
+		case catalog.Is(c, "setenforce") && (op == "0" || strings.EqualFold(op, "permissive")):
+			add(c.Evidence, c.Pos, name, "Content disables SELinux enforcement.", map[string]any{"command": "setenforce"})
+		case catalog.Is(c, "ufw") && (op == "disable" || op == "reset"):
+			add(c.Evidence, c.Pos, name, "Content disables the ufw firewall.", map[string]any{"command": "ufw " + op})
+		case catalog.Is(c, "iptables", "ip6tables", "iptables-legacy", "iptables-nft") &&
+			(catalog.HasShortFlag(args, 'F', "--flush") || catalog.HasShortFlag(args, 'X', "--delete-chain") ||
+				hasSeq(args, "-P", "INPUT", "ACCEPT")):
+			add(c.Evidence, c.Pos, name, "Content flushes the firewall rules.", map[string]any{"command": name})
+		case catalog.Is(c, "nft") && (hasSeq(args, "flush", "ruleset") || hasSeq(args, "delete", "table")):
+			add(c.Evidence, c.Pos, name, "Content flushes the nftables rule set.", map[string]any{"command": "nft"})
+		case catalog.Is(c, "auditctl") && (hasSeq(args, "-e", "0") || catalog.HasShortFlag(args, 'D')):
+			add(c.Evidence, c.Pos, name, "Content disables kernel auditing.", map[string]any{"command": "auditctl"})
+		case catalog.Is(c, "aa-teardown", "aa-disable"):
+			add(c.Evidence, c.Pos, name, "Content disables AppArmor.", map[string]any{"command": name})
+		case catalog.Is(c, "spctl") && hasAny(args, "--master-disable", "--global-disable"),
+			catalog.Is(c, "csrutil") && op == "disable":
+			add(c.Evidence, c.Pos, name, "Content disables macOS system protection.", map[string]any{"command": name})
+		case catalog.Is(c, "systemctl") && (op == "stop" || op == "disable" || op == "mask" || op == "kill"):
+			for _, a := range args {
+				if securityServices[strings.TrimSuffix(a, ".service")] {
+					add(c.Evidence, c.Pos, name+a, fmt.Sprintf("Content stops security service %s.", a),
+						map[string]any{"command": "systemctl " + op, "service": a})
+				}
+			}
+		case catalog.Is(c, "service") && len(args) >= 2 && securityServices[args[0]] && (args[1] == "stop"):
+			add(c.Evidence, c.Pos, name+args[0], fmt.Sprintf("Content stops security service %s.", args[0]),
+				map[string]any{"command": "service", "service": args[0]})
+		case catalog.Is(c, "journalctl") && hasPrefixArg(args, "--vacuum", "--rotate"):
+			add(c.Evidence, c.Pos, name, "Content deletes the system journal.", map[string]any{"command": "journalctl"})
+		case catalog.Is(c, "ln") && len(args) >= 2:
+			ops, _ := catalog.Operands(c)
+			if len(ops) == 2 && ops[0] == "/dev/null" {
+				p := match.CleanPath(normalizeHome(ops[1]))
+				if _, rel, ok := match.SplitHome(p); ok && historyFiles[rel] {
+					add(c.Evidence, c.Pos, p, fmt.Sprintf("Content discards shell history %s.", p), map[string]any{"path": p})
+				}
+			}
+		case catalog.Is(c, "truncate", "shred") && len(args) > 0:
+			// Covered by the file access checks above when recorded; the
+			// operands are judged here too for robustness.
+			ops, _ := catalog.Operands(c)
+			for _, o := range ops {
+				p := match.CleanPath(normalizeHome(o))
+				if _, rel, ok := match.SplitHome(p); ok && historyFiles[rel] {
+					add(c.Evidence, c.Pos, p, fmt.Sprintf("Content wipes shell history %s.", p), map[string]any{"path": p})
+				}
+			}
+		}
+	}
+}
+
+func hasSeq(args []string, seq ...string) bool {
+	for i := 0; i+len(seq) <= len(args); i++ {
+		ok := true
+		for j := range seq {
+			if args[i+j] != seq[j] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+func hasAny(args []string, want ...string) bool {
+	for _, a := range args {
+		for _, w := range want {
+			if a == w {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasPrefixArg(args []string, prefixes ...string) bool {
+	for _, a := range args {
+		for _, p := range prefixes {
+			if strings.HasPrefix(a, p) {
+				return true
+			}
+		}
+	}
+	return false
+}

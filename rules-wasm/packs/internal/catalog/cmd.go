@@ -1,0 +1,221 @@
+package catalog
+
+import (
+	"strings"
+
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// Names returns the names a command may run as: its Name, or for a glob
+// command word ("/bin/r?") every candidate it could expand to.
+func Names(c *sdk.Command) []string {
+	if c.Name != "" && !strings.ContainsAny(c.Name, "*?[") {
+		if len(c.Candidates) == 0 {
+			return []string{c.Name}
+		}
+		return append([]string{c.Name}, c.Candidates...)
+	}
+	return c.Candidates
+}
+
+// Is reports whether the command may run as one of names.
+func Is(c *sdk.Command, names ...string) bool {
+	for _, n := range Names(c) {
+		for _, want := range names {
+			if n == want {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// NameHasPrefix reports whether the command may run as a name starting
+// with prefix ("mkfs" matches "mkfs.ext4").
+func NameHasPrefix(c *sdk.Command, prefix string) bool {
+	for _, n := range Names(c) {
+		if strings.HasPrefix(n, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// HasReach reports whether the command is reached in the given way.
+func HasReach(c *sdk.Command, reach string) bool {
+	for _, r := range c.Reach {
+		if r == reach {
+			return true
+		}
+	}
+	return false
+}
+
+// ArgDynamic reports whether argument i is not static.
+func ArgDynamic(c *sdk.Command, i int) bool {
+	for _, d := range c.DynamicArgs {
+		if d == i {
+			return true
+		}
+	}
+	return false
+}
+
+// Operands returns the arguments that are not options, with their indexes.
+// Everything after "--" is an operand.
+func Operands(c *sdk.Command) (ops []string, idx []int) {
+	dd := false
+	for i, a := range c.Args {
+		if !dd && a == "--" {
+			dd = true
+			continue
+		}
+		if !dd && strings.HasPrefix(a, "-") && a != "-" {
+			continue
+		}
+		ops = append(ops, a)
+		idx = append(idx, i)
+	}
+	return ops, idx
+}
+
+// FirstOperand returns the first non-option argument ("install" in
+// `pip install -U x`), skipping the values of the given options that take
+// one ("-n 19" for nice).
+func FirstOperand(args []string, valued ...string) (string, int) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") && a != "-" {
+			for _, v := range valued {
+				if a == v {
+					i++
+					break
+				}
+			}
+			continue
+		}
+		return a, i
+	}
+	return "", -1
+}
+
+// HasShortFlag reports whether args contain the short option letter in any
+// combined form ("-rf" has r and f) or one of the long forms.
+func HasShortFlag(args []string, letter byte, long ...string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if strings.HasPrefix(a, "--") {
+			for _, l := range long {
+				if a == l || strings.HasPrefix(a, l+"=") {
+					return true
+				}
+			}
+			continue
+		}
+		if len(a) > 1 && a[0] == '-' && strings.IndexByte(a[1:], letter) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Interpreters are programs that execute code read from stdin, a string or
+// a file argument.
+var Interpreters = map[string]bool{
+	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "ash": true,
+	"busybox": true, "csh": true, "tcsh": true, "mksh": true,
+	"python": true, "python2": true, "python3": true, "pypy": true, "pypy3": true,
+	"perl": true, "ruby": true, "node": true, "nodejs": true, "php": true, "lua": true,
+	"deno": true, "bun": true, "osascript": true, "pwsh": true, "powershell": true,
+}
+
+// Shells are the interpreters that run shell code.
+var Shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true,
+	"fish": true, "ash": true, "busybox": true, "csh": true, "tcsh": true, "mksh": true}
+
+// IsInterpreter reports whether a command name is an interpreter, including
+// versioned names ("python3.12").
+func IsInterpreter(name string) bool {
+	if Interpreters[name] {
+		return true
+	}
+	return strings.HasPrefix(name, "python") || strings.HasPrefix(name, "pypy")
+}
+
+// ValueStrings flattens a Python argument into the constant strings it
+// holds: a str, or the str items of a list/tuple (`["pip", "install", x]`).
+// ok is false when any element is not constant.
+func ValueStrings(v sdk.Value) (out []string, ok bool) {
+	switch v.Kind {
+	case "list", "tuple":
+		ok = true
+		for _, it := range v.Items {
+			if it.Const && (it.Kind == "str" || it.Kind == "bytes") {
+				out = append(out, it.Str)
+			} else {
+				ok = false
+				out = append(out, "")
+			}
+		}
+		return out, ok
+	case "str", "bytes":
+		return []string{v.Str}, v.Const
+	}
+	return nil, false
+}
+
+// Kwarg returns a keyword argument of a call.
+func Kwarg(c *sdk.Call, name string) (sdk.Value, bool) {
+	v, ok := c.Kwargs[name]
+	return v, ok
+}
+
+// ConstTrue reports whether v is a constant true value (True, 1, "1").
+func ConstTrue(v sdk.Value) bool {
+	if !v.Const {
+		return false
+	}
+	switch strings.ToLower(v.Str) {
+	case "true", "1":
+		return true
+	}
+	return false
+}
+
+// ArgStr returns the constant string value of positional argument i.
+func ArgStr(c *sdk.Call, i int) (string, bool) {
+	if i >= len(c.Args) {
+		return "", false
+	}
+	v := c.Args[i]
+	if v.Const && (v.Kind == "str" || v.Kind == "bytes") {
+		return v.Str, true
+	}
+	return "", false
+}
+
+// PythonProcessAPIs are the Python calls that start a process.
+var PythonProcessAPIs = map[string]bool{
+	"subprocess.run": true, "subprocess.call": true, "subprocess.check_call": true,
+	"subprocess.check_output": true, "subprocess.Popen": true, "subprocess.getoutput": true,
+	"subprocess.getstatusoutput": true, "os.system": true, "os.popen": true, "os.popen2": true,
+	"os.popen3": true, "os.startfile": true, "os.posix_spawn": true, "os.posix_spawnp": true,
+	"pty.spawn": true, "asyncio.create_subprocess_exec": true, "asyncio.create_subprocess_shell": true,
+	"commands.getoutput": true, "commands.getstatusoutput": true, "platform.popen": true,
+}
+
+// ShellAPIs run their command string through a shell.
+var ShellAPIs = map[string]bool{"os.system": true, "os.popen": true, "subprocess.getoutput": true,
+	"subprocess.getstatusoutput": true, "asyncio.create_subprocess_shell": true,
+	"commands.getoutput": true, "commands.getstatusoutput": true, "platform.popen": true}
+
+// IsPythonProcessAPI reports whether a qualified call name starts a process,
+// including the os.exec*/os.spawn* families.
+func IsPythonProcessAPI(name string) bool {
+	if PythonProcessAPIs[name] {
+		return true
+	}
+	return strings.HasPrefix(name, "os.exec") || strings.HasPrefix(name, "os.spawn")
+}

@@ -1,0 +1,243 @@
+package catalog
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/match"
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// DefaultLongSleepSeconds is used when a policy leaves long_sleep_seconds
+// unset (zero), so that "sleep infinity" is still reviewed.
+const DefaultLongSleepSeconds = 300
+
+// Matchers are the policy lists compiled for matching.
+type Matchers struct {
+	Paths    *match.PathMatcher
+	Domains  *match.DomainMatcher
+	Commands map[string]bool
+}
+
+type cached struct {
+	pol *sdk.Policy
+	m   *Matchers
+}
+
+// last caches the matchers of the most recent policy pointer: the native
+// host passes the same *Policy to every scan, so compiling once per policy
+// keeps Scan cheap. Wasm calls decode a fresh policy each time and simply
+// miss.
+var last atomic.Pointer[cached]
+
+// Compile returns the matchers for p, reusing the previous result when p is
+// the same pointer as last time.
+func Compile(p *sdk.Policy) *Matchers {
+	if c := last.Load(); c != nil && c.pol == p {
+		return c.m
+	}
+	m := &Matchers{
+		Paths:    match.NewPathMatcher(p.DeniedPaths),
+		Domains:  match.NewDomainMatcher(p.AllowedDomains),
+		Commands: make(map[string]bool, len(p.AllowedCommands)),
+	}
+	for _, c := range p.AllowedCommands {
+		if c = strings.TrimSpace(c); c != "" {
+			m.Commands[c] = true
+		}
+	}
+	last.Store(&cached{pol: p, m: m})
+	return m
+}
+
+// defaultPolicy applies when the input carries none: no allowlists, every
+// switch on (fail closed: deny stays deny).
+var defaultPolicy = &sdk.Policy{
+	Name: "builtin-default", DenyDependencyInstall: true, DenyPrivilegeEscalation: true,
+	ReviewUnknownNetwork: true, ReviewProcessExecution: true, ReviewShellFeatures: true,
+	LongSleepSeconds: DefaultLongSleepSeconds,
+}
+
+// Env is one scan as a pack sees it: the facts, the effective policy, the
+// compiled matchers and the findings collected so far.
+type Env struct {
+	In     *sdk.ScanInput
+	Facts  *sdk.Facts
+	Policy *sdk.Policy
+	M      *Matchers
+	// Lang is the language of the top-level content ("bash" or "python").
+	Lang string
+
+	out  []sdk.Finding
+	seen map[string]bool
+}
+
+// ErrNoFacts is returned when a scan input carries no facts document; the
+// host turns it into a fail-closed RULE_PLUGIN_ERROR.
+var ErrNoFacts = errors.New("scan input has no facts document")
+
+// NewEnv prepares a scan. A missing policy means the built-in default; a
+// missing facts document is an error, never an empty (allowing) scan.
+func NewEnv(in *sdk.ScanInput) (*Env, error) {
+	if in == nil || in.Facts == nil {
+		return nil, ErrNoFacts
+	}
+	if v := in.Facts.Version; v > sdk.FactsVersion {
+		return nil, fmt.Errorf("facts version %d is newer than the supported %d", v, sdk.FactsVersion)
+	}
+	p := in.Policy
+	if p == nil {
+		p = defaultPolicy
+	}
+	lang := strings.ToLower(in.Facts.Language)
+	if lang == "" {
+		lang = strings.ToLower(in.Language)
+	}
+	return &Env{In: in, Facts: in.Facts, Policy: p, M: Compile(p), Lang: lang}, nil
+}
+
+// Finding describes one match for Add. Empty Decision and Risk take the
+// catalog's defaults; an empty Recommendation takes the rule's.
+type Finding struct {
+	Rule           string
+	Decision       sdk.Decision
+	Risk           sdk.RiskLevel
+	Evidence       string
+	Pos            sdk.Pos
+	Message        string
+	Metadata       map[string]any
+	Recommendation string
+	// Key distinguishes findings of one rule on one line; findings with the
+	// same rule, line and key are reported once.
+	Key string
+}
+
+// Add records a finding, filling risk type, level, decision and
+// recommendation from the catalog and the nesting chain into metadata.
+func (e *Env) Add(f Finding) {
+	rule, ok := Rules[f.Rule]
+	if !ok {
+		panic("catalog: finding for unknown rule " + f.Rule)
+	}
+	k := fmt.Sprintf("%s\x00%d\x00%s", f.Rule, f.Pos.Line, f.Key)
+	if f.Key == "" {
+		k += "\x00" + f.Message
+	}
+	if e.seen == nil {
+		e.seen = map[string]bool{}
+	}
+	if e.seen[k] {
+		return
+	}
+	e.seen[k] = true
+	d := f.Decision
+	if d == "" {
+		d = rule.Decision
+	}
+	risk := f.Risk
+	if risk == "" {
+		risk = rule.Risk
+	}
+	rec := f.Recommendation
+	if rec == "" {
+		rec = rule.Recommendation
+	}
+	meta := f.Metadata
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	if _, ok := meta["language"]; !ok && e.Lang != "" {
+		meta["language"] = e.Lang
+	}
+	if f.Pos.Depth > 0 {
+		meta["via"] = f.Pos.Via
+		meta["depth"] = f.Pos.Depth
+	}
+	if f.Pos.Encoded {
+		meta["encoded"] = true
+	}
+	var col *int
+	if f.Pos.Col > 0 {
+		c := f.Pos.Col
+		col = &c
+	}
+	e.out = append(e.out, sdk.Finding{
+		RuleID: f.Rule, RiskType: rule.RiskType, RiskLevel: risk, Decision: d,
+		Evidence: Trim(f.Evidence), Line: f.Pos.Line, Column: col, Message: f.Message,
+		Metadata: meta, Recommendation: rec,
+	})
+}
+
+// Findings returns the collected findings ordered by line, then rule id,
+// so output is stable whatever order the checks ran in.
+func (e *Env) Findings() []sdk.Finding {
+	sort.SliceStable(e.out, func(i, j int) bool {
+		if e.out[i].Line != e.out[j].Line {
+			return e.out[i].Line < e.out[j].Line
+		}
+		return e.out[i].RuleID < e.out[j].RuleID
+	})
+	if e.out == nil {
+		return []sdk.Finding{}
+	}
+	return e.out
+}
+
+// Switch returns the catalog decision when on is set, else review: the
+// policy switches (deny_dependency_install, deny_privilege_escalation) turn
+// a deny into a review, never into silence.
+func Switch(on bool) sdk.Decision {
+	if on {
+		return sdk.Deny
+	}
+	return sdk.NeedsHumanReview
+}
+
+// Trim bounds evidence to one line of at most 300 bytes.
+func Trim(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i]) + " …"
+	}
+	if len(s) > 300 {
+		cut := 300
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+// FactLang returns the language of the content a fact at pos was found in:
+// the top-level language at depth 0, else inferred from the last step of
+// the nesting chain ("bash -c" → bash, "python3 -c" → python, "os.system" →
+// bash, "exec" inside Python → python).
+func (e *Env) FactLang(pos sdk.Pos) string {
+	if pos.Depth == 0 || pos.Via == "" {
+		return e.Lang
+	}
+	step := pos.Via
+	if i := strings.LastIndexByte(step, '>'); i >= 0 {
+		step = step[i+1:]
+	}
+	step = strings.ToLower(strings.TrimSpace(step))
+	switch {
+	case strings.Contains(step, "python"), strings.HasPrefix(step, "py"),
+		step == "exec", step == "eval", step == "compile", strings.HasPrefix(step, "runpy"),
+		strings.HasPrefix(step, "importlib"), strings.HasPrefix(step, "builtins."):
+		if (step == "eval") && e.Lang == "bash" && !strings.Contains(pos.Via, "python") {
+			return "bash"
+		}
+		return "python"
+	case strings.HasPrefix(step, "os."), strings.HasPrefix(step, "subprocess."),
+		strings.HasPrefix(step, "pty."), strings.HasPrefix(step, "asyncio."),
+		strings.Contains(step, "sh"), strings.Contains(step, "eval"), strings.Contains(step, "source"),
+		strings.Contains(step, "xargs"), strings.Contains(step, "find"), strings.Contains(step, "awk"):
+		return "bash"
+	}
+	return e.Lang
+}

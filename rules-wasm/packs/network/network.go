@@ -1,0 +1,557 @@
+// Package network is the built-in rule pack for network egress: requests to
+// hosts outside allowed_domains, destinations that cannot be resolved,
+// downloaded code executed by an interpreter, reverse shells, data
+// exfiltration and raw sockets.
+package network
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/catalog"
+	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/match"
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+var ruleIDs = []string{"NETWORK_NON_WHITELIST_DOMAIN", "NETWORK_DYNAMIC_URL_REVIEW", "BASH_REMOTE_CODE_EXEC",
+	"REVERSE_SHELL", "DATA_EXFILTRATION", "PY_SOCKET_NETWORK_ACCESS"}
+
+// Info describes the pack for the host's describe call.
+func Info() sdk.PluginInfo {
+	return sdk.PluginInfo{Name: "toolwarden-network", Version: catalog.Version, Rules: catalog.Infos(ruleIDs...)}
+}
+
+// Scan judges the network facts of one scan input.
+func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
+	e, err := catalog.NewEnv(in)
+	if err != nil {
+		return nil, fmt.Errorf("network pack: %w", err)
+	}
+	uses := collect(e.Facts)
+	checkDestinations(e, uses)
+	checkRemoteCode(e)
+	checkReverseShell(e, uses)
+	checkExfiltration(e, uses)
+	checkSockets(e, uses)
+	return e.Findings(), nil
+}
+
+// collect returns the recorded network uses plus uses derived from commands
+// and Python calls on lines where the analyzer recorded none, so that a
+// request is judged even when a tool or API is unknown to the analyzer.
+func collect(f *sdk.Facts) []sdk.NetworkUse {
+	uses := append([]sdk.NetworkUse(nil), f.Network...)
+	has := map[[2]int]bool{}
+	for _, n := range f.Network {
+		has[[2]int{n.Pos.Line, n.Pos.Depth}] = true
+	}
+	for i := range f.Commands {
+		c := &f.Commands[i]
+		if has[[2]int{c.Pos.Line, c.Pos.Depth}] {
+			continue
+		}
+		uses = append(uses, commandUses(c)...)
+	}
+	for i := range f.Calls {
+		c := &f.Calls[i]
+		if has[[2]int{c.Pos.Line, c.Pos.Depth}] {
+			continue
+		}
+		if n, ok := callUse(c); ok {
+			uses = append(uses, n)
+		}
+	}
+	return uses
+}
+
+var downloaders = map[string]bool{"curl": true, "wget": true, "fetch": true, "aria2c": true, "http": true,
+	"https": true, "xh": true, "lwp-download": true, "GET": true, "POST": true, "lynx": true, "w3m": true}
+
+func commandUses(c *sdk.Command) []sdk.NetworkUse {
+	var out []sdk.NetworkUse
+	switch {
+	case catalog.Is(c, "curl", "wget", "aria2c", "http", "https", "xh", "fetch"):
+		ops, idx := catalog.Operands(c)
+		for k, o := range ops {
+			dyn := catalog.ArgDynamic(c, idx[k])
+			if strings.Contains(o, "://") || dyn {
+				n := parseDest(o, dyn)
+				n.Via, n.Evidence, n.Pos = c.Name, c.Evidence, c.Pos
+				out = append(out, n)
+			}
+		}
+	case catalog.Is(c, "git"):
+		sub, _ := catalog.FirstOperand(c.Args, "-C", "-c")
+		if sub != "clone" && sub != "ls-remote" && sub != "fetch" && sub != "pull" && sub != "push" {
+			return nil
+		}
+		ops, idx := catalog.Operands(c)
+		for k, o := range ops {
+			if k == 0 || (sub != "clone" && !strings.Contains(o, "://")) {
+				continue
+			}
+			if k > 1 {
+				break // the clone directory
+			}
+			n := parseDest(o, catalog.ArgDynamic(c, idx[k]))
+			n.Via, n.Evidence, n.Pos = "git", c.Evidence, c.Pos
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// parseDest derives a destination from a URL, "host:path" or bare host.
+func parseDest(s string, dynamic bool) sdk.NetworkUse {
+	n := sdk.NetworkUse{URL: s, Dynamic: dynamic || strings.ContainsAny(s, "$`")}
+	host := s
+	if i := strings.Index(s, "://"); i >= 0 {
+		n.Scheme = strings.ToLower(s[:i])
+		host = s[i+3:]
+	} else if at := strings.IndexByte(s, '@'); at >= 0 && strings.Contains(s[at:], ":") {
+		host = s[at+1:] // git@host:org/repo
+		host = host[:strings.IndexByte(host, ':')]
+	}
+	if i := strings.IndexAny(host, "/?#"); i >= 0 {
+		host = host[:i]
+	}
+	if u, err := url.Parse("//" + host); err == nil && u.Host != "" {
+		host = u.Hostname()
+	}
+	if n.Dynamic {
+		// Keep the static suffix after the last dynamic label.
+		if i := strings.LastIndexAny(host, "$`)}"); i >= 0 {
+			rest := host[i+1:]
+			rest = strings.TrimPrefix(rest, ".")
+			if strings.Contains(rest, ".") {
+				n.DataInHost = true
+				host = rest
+			} else {
+				host = ""
+			}
+		}
+	}
+	n.Host = match.NormalizeHost(host)
+	return n
+}
+
+// netAPIs maps Python calls to the argument index of their destination.
+var netAPIs = map[string]int{
+	"requests.get": 0, "requests.post": 0, "requests.put": 0, "requests.patch": 0, "requests.delete": 0,
+	"requests.head": 0, "requests.options": 0, "requests.request": 1,
+	"httpx.get": 0, "httpx.post": 0, "httpx.put": 0, "httpx.patch": 0, "httpx.delete": 0, "httpx.head": 0,
+	"httpx.stream": 1, "httpx.request": 1,
+	"urllib.request.urlopen": 0, "urllib.request.Request": 0, "urllib.request.urlretrieve": 0,
+	"urllib2.urlopen": 0, "http.client.HTTPConnection": 0, "http.client.HTTPSConnection": 0,
+	"socket.create_connection": 0, "socket.gethostbyname": 0, "socket.getaddrinfo": 0,
+	"ftplib.FTP": 0, "smtplib.SMTP": 0, "smtplib.SMTP_SSL": 0, "telnetlib.Telnet": 0,
+	"aiohttp.request": 1, "urllib3.request": 1, "websocket.create_connection": 0, "websockets.connect": 0,
+	"pycurl.Curl": -1,
+}
+
+func callUse(c *sdk.Call) (sdk.NetworkUse, bool) {
+	i, ok := netAPIs[c.Name]
+	if !ok || i < 0 {
+		return sdk.NetworkUse{}, false
+	}
+	n := sdk.NetworkUse{Via: c.Name, Evidence: c.Evidence, Pos: c.Pos}
+	if i >= len(c.Args) {
+		if v, ok := c.Kwargs["url"]; ok {
+			return fromValue(n, v), true
+		}
+		if c.Name == "urllib.request.urlopen" {
+			// urlopen(req): the Request call was judged on its own line.
+			return sdk.NetworkUse{}, false
+		}
+		n.Dynamic = true
+		return n, true
+	}
+	return fromValue(n, c.Args[i]), true
+}
+
+func fromValue(n sdk.NetworkUse, v sdk.Value) sdk.NetworkUse {
+	if (v.Kind == "tuple" || v.Kind == "list") && len(v.Items) > 0 {
+		v = v.Items[0] // (host, port)
+	}
+	if v.Const && v.Kind == "str" {
+		d := parseDest(v.Str, false)
+		d.Via, d.Evidence, d.Pos = n.Via, n.Evidence, n.Pos
+		return d
+	}
+	if v.Kind == "name" || v.Kind == "call" || v.Kind == "expr" {
+		// Objects like Request instances: the destination was judged where
+		// they were built; an unresolved name stays dynamic.
+		if v.Kind == "name" && strings.HasSuffix(n.Via, "urlopen") {
+			return sdk.NetworkUse{Via: n.Via, Evidence: n.Evidence, Pos: n.Pos, Dynamic: true, Port: -1}
+		}
+	}
+	n.Dynamic = true
+	return n
+}
+
+func checkDestinations(e *catalog.Env, uses []sdk.NetworkUse) {
+	for _, n := range uses {
+		if n.Port == -1 {
+			continue // urlopen of a request object built elsewhere
+		}
+		host := match.NormalizeHost(n.Host)
+		if host == "" {
+			if n.Listen || !n.Dynamic || !e.Policy.ReviewUnknownNetwork {
+				continue
+			}
+			dest := n.URL
+			if dest == "" {
+				dest = n.Evidence
+			}
+			e.Add(catalog.Finding{Rule: "NETWORK_DYNAMIC_URL_REVIEW", Evidence: n.Evidence, Pos: n.Pos, Key: n.URL,
+				Message:  fmt.Sprintf("Network request via %s has a destination that cannot be resolved statically.", n.Via),
+				Metadata: map[string]any{"via": n.Via, "url": n.URL}})
+			continue
+		}
+		if n.Listen && (n.Host == "0.0.0.0" || n.Host == "::" || match.IsLoopback(host)) {
+			continue
+		}
+		if e.M.Domains.Allowed(host) {
+			continue
+		}
+		meta := map[string]any{"domain": host, "via": n.Via}
+		if n.URL != "" {
+			meta["url"] = n.URL
+		}
+		f := catalog.Finding{Rule: "NETWORK_NON_WHITELIST_DOMAIN", Evidence: n.Evidence, Pos: n.Pos, Key: host,
+			Metadata: meta, Message: fmt.Sprintf("Network request targets non-whitelisted domain %s.", host),
+			Recommendation: fmt.Sprintf("Add %s to allowed_domains only if this destination is trusted.", host)}
+		switch {
+		case match.IsLoopback(host):
+			f.Decision, f.Risk = sdk.NeedsHumanReview, sdk.RiskMedium
+			f.Message = fmt.Sprintf("Network request targets local host %s; local services are reviewed.", host)
+			f.Recommendation = "Confirm the local service is the intended target of this tool call."
+		case match.IsIPLiteral(host):
+			f.Message = fmt.Sprintf("Network request targets IP address %s; IP literals are never allowed.", host)
+			f.Recommendation = "Use a host name listed in allowed_domains instead of an IP address."
+		case !asciiHost(host):
+			f.Message = fmt.Sprintf("Network request targets non-ASCII host %s, which imitates an allowed domain or is not allowed.", host)
+			f.Recommendation = "Use the exact ASCII host name of a domain in allowed_domains."
+		}
+		e.Add(f)
+	}
+}
+
+func asciiHost(h string) bool {
+	for i := 0; i < len(h); i++ {
+		if h[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// feeders returns the commands whose output reaches command i, transitively
+// through pipes and substitutions.
+func feeders(f *sdk.Facts, c *sdk.Command) []*sdk.Command {
+	byID := map[int]*sdk.Command{}
+	for i := range f.Commands {
+		byID[f.Commands[i].ID] = &f.Commands[i]
+	}
+	var out []*sdk.Command
+	seen := map[int]bool{c.ID: true}
+	queue := append(append([]int(nil), c.StdinSources...), c.ArgSources...)
+	for len(queue) > 0 {
+		id := queue[0]
+		queue = queue[1:]
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		s := byID[id]
+		if s == nil {
+			continue
+		}
+		out = append(out, s)
+		queue = append(queue, s.StdinSources...)
+		queue = append(queue, s.ArgSources...)
+	}
+	return out
+}
+
+func isDownloader(c *sdk.Command) bool {
+	for _, n := range catalog.Names(c) {
+		if downloaders[n] {
+			return true
+		}
+	}
+	return false
+}
+
+func checkRemoteCode(e *catalog.Env) {
+	for _, d := range e.Facts.DynamicExec {
+		if d.Downloaded {
+			e.Add(catalog.Finding{Rule: "BASH_REMOTE_CODE_EXEC", Evidence: d.Evidence, Pos: d.Pos, Key: "dl",
+				Message:  fmt.Sprintf("Downloaded content is executed by %s.", orKind(d.Interpreter, d.Kind)),
+				Metadata: map[string]any{"kind": d.Kind, "interpreter": d.Interpreter}})
+		}
+	}
+	for i := range e.Facts.Commands {
+		c := &e.Facts.Commands[i]
+		runs := false
+		for _, n := range catalog.Names(c) {
+			if catalog.IsInterpreter(n) || n == "eval" || n == "source" || n == "." {
+				runs = true
+			}
+		}
+		if !runs {
+			continue
+		}
+		for _, s := range feeders(e.Facts, c) {
+			if isDownloader(s) {
+				e.Add(catalog.Finding{Rule: "BASH_REMOTE_CODE_EXEC", Evidence: c.Evidence, Pos: c.Pos, Key: "dl",
+					Message:  fmt.Sprintf("Output of %s is executed by %s.", s.Name, c.Name),
+					Metadata: map[string]any{"downloader": s.Name, "interpreter": c.Name}})
+				break
+			}
+		}
+	}
+	for i := range e.Facts.Calls {
+		c := &e.Facts.Calls[i]
+		if c.Name != "exec" && c.Name != "eval" && c.Name != "compile" {
+			continue
+		}
+		for _, a := range c.Args {
+			if !a.Const && (strings.Contains(a.Str, "urlopen(") || strings.Contains(a.Str, "requests.get(") ||
+				strings.Contains(a.Str, "httpx.get(") || strings.Contains(a.Str, "urlretrieve(")) {
+				e.Add(catalog.Finding{Rule: "BASH_REMOTE_CODE_EXEC", Evidence: c.Evidence, Pos: c.Pos, Key: "dl",
+					Message:  fmt.Sprintf("Downloaded content is executed by Python %s.", c.Name),
+					Metadata: map[string]any{"api": c.Name}})
+			}
+		}
+	}
+}
+
+func orKind(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+var netcats = []string{"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "telnet", "socat", "openssl", "cryptcat", "pwncat"}
+
+func checkReverseShell(e *catalog.Env, uses []sdk.NetworkUse) {
+	add := func(ev string, pos sdk.Pos, msg string, meta map[string]any) {
+		e.Add(catalog.Finding{Rule: "REVERSE_SHELL", Evidence: ev, Pos: pos, Key: "rs", Message: msg, Metadata: meta})
+	}
+	for _, n := range uses {
+		if n.ExecShell {
+			add(n.Evidence, n.Pos, fmt.Sprintf("%s attaches a shell to a network connection.", n.Via),
+				map[string]any{"via": n.Via, "domain": n.Host})
+		}
+	}
+	for i := range e.Facts.Commands {
+		c := &e.Facts.Commands[i]
+		switch {
+		case catalog.Is(c, "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat", "cryptcat"):
+			for _, a := range c.Args {
+				if a == "-e" || a == "-c" || strings.HasPrefix(a, "--exec") || strings.HasPrefix(a, "--sh-exec") ||
+					strings.HasPrefix(a, "--lua-exec") || (strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "e") && len(a) <= 5) {
+					add(c.Evidence, c.Pos, fmt.Sprintf("%s runs a program on a network connection.", c.Name),
+						map[string]any{"command": c.Name})
+					break
+				}
+			}
+		case catalog.Is(c, "socat"):
+			prog, sock := false, false
+			for _, a := range c.Args {
+				l := strings.ToLower(a)
+				if strings.HasPrefix(l, "exec:") || strings.HasPrefix(l, "system:") {
+					prog = true
+				}
+				if strings.HasPrefix(l, "tcp") || strings.HasPrefix(l, "udp") || strings.HasPrefix(l, "openssl") ||
+					strings.HasPrefix(l, "ssl") || strings.HasPrefix(l, "sctp") {
+					sock = true
+				}
+			}
+			if prog && sock {
+				add(c.Evidence, c.Pos, "socat attaches a program to a network socket.", map[string]any{"command": "socat"})
+			}
+		}
+		shell := false
+		for _, n := range catalog.Names(c) {
+			if catalog.Shells[n] || catalog.IsInterpreter(n) || n == "exec" {
+				shell = true
+			}
+		}
+		if shell {
+			for _, r := range c.Redirects {
+				if strings.HasPrefix(r.Target, "/dev/tcp/") || strings.HasPrefix(r.Target, "/dev/udp/") {
+					add(c.Evidence, c.Pos, fmt.Sprintf("%s is connected to %s.", c.Name, r.Target),
+						map[string]any{"command": c.Name, "target": r.Target})
+				}
+			}
+			for _, s := range feeders(e.Facts, c) {
+				if catalog.Is(s, netcats...) {
+					add(c.Evidence, c.Pos, fmt.Sprintf("%s executes what %s receives from the network.", c.Name, s.Name),
+						map[string]any{"command": c.Name, "source": s.Name})
+				}
+			}
+		}
+		if catalog.Is(c, netcats...) {
+			for _, s := range feeders(e.Facts, c) {
+				interactive := false
+				for _, a := range s.Args {
+					if a == "-i" || a == "-li" || a == "-il" {
+						interactive = true
+					}
+				}
+				if interactive && catalog.Is(s, "sh", "bash", "zsh", "dash", "ksh") {
+					add(c.Evidence, c.Pos, fmt.Sprintf("An interactive shell is piped into %s.", c.Name),
+						map[string]any{"command": c.Name, "source": s.Name})
+				}
+			}
+		}
+	}
+	// Python: socket + dup2 onto stdio + a spawned shell.
+	var dup, spawn *sdk.Call
+	sock := false
+	for i := range e.Facts.Calls {
+		c := &e.Facts.Calls[i]
+		switch {
+		case c.Name == "os.dup2":
+			dup = c
+		case c.Name == "pty.spawn" || catalog.IsPythonProcessAPI(c.Name):
+			spawn = c
+		case strings.HasPrefix(c.Name, "socket."):
+			sock = true
+		}
+	}
+	for _, n := range uses {
+		if strings.HasPrefix(n.Via, "socket") {
+			sock = true
+		}
+	}
+	if dup != nil && spawn != nil && sock {
+		add(spawn.Evidence, spawn.Pos, "Python duplicates a socket onto stdin/stdout and spawns a process.",
+			map[string]any{"api": spawn.Name})
+	}
+}
+
+var netSenders = []string{"curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "scp", "rsync",
+	"sftp", "ftp", "mail", "sendmail", "mutt", "openssl", "http", "xh", "aws", "gsutil", "rclone"}
+
+func checkExfiltration(e *catalog.Env, uses []sdk.NetworkUse) {
+	add := func(ev string, pos sdk.Pos, key, msg string, meta map[string]any) {
+		e.Add(catalog.Finding{Rule: "DATA_EXFILTRATION", Evidence: ev, Pos: pos, Key: key, Message: msg, Metadata: meta})
+	}
+	deniedRead := false
+	for _, fa := range e.Facts.Files {
+		if _, ok := e.M.Paths.Match(fa.Path, fa.Glob); ok && fa.Op != "ref" {
+			deniedRead = true
+		}
+	}
+	for _, n := range uses {
+		host := match.NormalizeHost(n.Host)
+		allowed := host != "" && e.M.Domains.Allowed(host)
+		switch {
+		case n.DataInHost && host != "" && !allowed:
+			add(n.Evidence, n.Pos, host, fmt.Sprintf("Command output or variables are encoded into host names under %s (DNS exfiltration).", host),
+				map[string]any{"domain": host, "via": n.Via})
+		case n.Upload && n.UploadFrom != "" && n.UploadFrom != "-":
+			if pat, ok := e.M.Paths.Match(n.UploadFrom, match.HasGlob(n.UploadFrom)); ok {
+				add(n.Evidence, n.Pos, n.UploadFrom, fmt.Sprintf("Denied path %s is sent over the network.", n.UploadFrom),
+					map[string]any{"path": n.UploadFrom, "pattern": pat, "domain": host})
+			} else if !allowed {
+				add(n.Evidence, n.Pos, n.UploadFrom, fmt.Sprintf("Local file %s is uploaded to non-whitelisted host %s.", n.UploadFrom, orKind(host, "(unresolved)")),
+					map[string]any{"path": n.UploadFrom, "domain": host})
+			}
+		case (n.Upload || n.DataInHost) && deniedRead && !allowed:
+			add(n.Evidence, n.Pos, host, fmt.Sprintf("Content reads a denied path and sends data to %s.", orKind(host, "an unresolved host")),
+				map[string]any{"domain": host, "via": n.Via})
+		}
+	}
+	for _, o := range e.Facts.Outputs {
+		if o.Sink != "network" {
+			continue
+		}
+		for _, v := range o.Vars {
+			if match.IsSecretName(v) {
+				add(o.Evidence, o.Pos, v, fmt.Sprintf("Secret variable %s is sent over the network.", v),
+					map[string]any{"variable": v})
+			}
+		}
+	}
+	// Pipelines and substitutions that feed a denied file into a sender.
+	for i := range e.Facts.Commands {
+		c := &e.Facts.Commands[i]
+		if !catalog.Is(c, netSenders...) {
+			continue
+		}
+		for _, s := range feeders(e.Facts, c) {
+			ops, _ := catalog.Operands(s)
+			for _, o := range ops {
+				if pat, ok := e.M.Paths.Match(o, match.HasGlob(o)); ok {
+					add(c.Evidence, c.Pos, o, fmt.Sprintf("Denied path %s is read and sent out by %s.", o, c.Name),
+						map[string]any{"path": o, "pattern": pat, "command": c.Name})
+				}
+			}
+			for _, r := range s.Redirects {
+				if r.Op == "<" {
+					if pat, ok := e.M.Paths.Match(r.Target, false); ok {
+						add(c.Evidence, c.Pos, r.Target, fmt.Sprintf("Denied path %s is read and sent out by %s.", r.Target, c.Name),
+							map[string]any{"path": r.Target, "pattern": pat, "command": c.Name})
+					}
+				}
+			}
+		}
+	}
+}
+
+var socketVias = []string{"socket", "socket.socket", "socket.create_connection", "socket.connect",
+	"socket.socket.connect", "socket.sendto", "socket.socket.sendto", "socket.socket.connect_ex"}
+
+func isSocketVia(v string) bool {
+	for _, s := range socketVias {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func checkSockets(e *catalog.Env, uses []sdk.NetworkUse) {
+	okHost := false
+	reported := false
+	for _, n := range uses {
+		if !isSocketVia(n.Via) {
+			continue
+		}
+		if n.Listen {
+			okHost = true // a server socket: judged by the connect side
+			continue
+		}
+		host := match.NormalizeHost(n.Host)
+		if host != "" && e.M.Domains.Allowed(host) {
+			okHost = true
+			continue
+		}
+		what := host
+		if what == "" {
+			what = "an unresolved host"
+		}
+		reported = true
+		e.Add(catalog.Finding{Rule: "PY_SOCKET_NETWORK_ACCESS", Evidence: n.Evidence, Pos: n.Pos, Key: host,
+			Message:  fmt.Sprintf("Raw socket connects to %s, which is not in allowed_domains.", what),
+			Metadata: map[string]any{"domain": host, "via": n.Via}})
+	}
+	if reported || okHost {
+		return
+	}
+	for i := range e.Facts.Calls {
+		c := &e.Facts.Calls[i]
+		if c.Name == "socket.socket" || c.Name == "socket.create_connection" {
+			e.Add(catalog.Finding{Rule: "PY_SOCKET_NETWORK_ACCESS", Evidence: c.Evidence, Pos: c.Pos, Key: "sock",
+				Message:  fmt.Sprintf("Raw socket via %s to a host that cannot be verified against allowed_domains.", c.Name),
+				Metadata: map[string]any{"api": c.Name}})
+			return
+		}
+	}
+}

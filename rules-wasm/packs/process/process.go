@@ -1,0 +1,791 @@
+// Package process is the built-in rule pack for what content runs:
+// privilege escalation, dependency installs, obfuscated execution, fork
+// bombs, Python process execution and shell injection, dynamic code, inline
+// interpreters, the command allowlist and shell features.
+package process
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/catalog"
+	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/match"
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+var ruleIDs = []string{"BASH_PRIVILEGE_ESCALATION", "DEPENDENCY_INSTALL", "BASH_OBFUSCATED_EXEC",
+	"PY_OBFUSCATED_EXEC", "BASH_FORK_BOMB", "PY_PROCESS_EXECUTION_REVIEW", "PY_SHELL_INJECTION_RISK",
+	"PY_DYNAMIC_CODE_EXECUTION", "BASH_INLINE_INTERPRETER_REVIEW", "BASH_COMMAND_REVIEW",
+	"BASH_SHELL_FEATURE_REVIEW"}
+
+// Info describes the pack for the host's describe call.
+func Info() sdk.PluginInfo {
+	return sdk.PluginInfo{Name: "toolwarden-process", Version: catalog.Version, Rules: catalog.Infos(ruleIDs...)}
+}
+
+// Scan judges the command, call and code-execution facts of one scan input.
+func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
+	e, err := catalog.NewEnv(in)
+	if err != nil {
+		return nil, fmt.Errorf("process pack: %w", err)
+	}
+	checkPrivilege(e)
+	checkInstalls(e)
+	checkObfuscation(e)
+	checkForkBomb(e)
+	checkPythonProcess(e)
+	checkDynamicCode(e)
+	checkInline(e)
+	checkAllowlist(e)
+	checkShellFeatures(e)
+	return e.Findings(), nil
+}
+
+var escalators = []string{"sudo", "su", "doas", "pkexec", "runuser", "sudoedit", "gosu", "su-exec", "setpriv", "calife"}
+
+func checkPrivilege(e *catalog.Env) {
+	d := catalog.Switch(e.Policy.DenyPrivilegeEscalation)
+	add := func(ev string, pos sdk.Pos, key, msg string, meta map[string]any) {
+		e.Add(catalog.Finding{Rule: "BASH_PRIVILEGE_ESCALATION", Decision: d, Evidence: ev, Pos: pos, Key: key,
+			Message: msg, Metadata: meta})
+	}
+	for i := range e.Facts.Commands {
+		c := &e.Facts.Commands[i]
+		switch {
+		case catalog.Is(c, escalators...):
+			n := firstOf(c, escalators)
+			add(c.Evidence, c.Pos, n, fmt.Sprintf("%s runs a command with elevated privileges.", n),
+				map[string]any{"command": n})
+		case catalog.Is(c, "chmod"):
+			ops, _ := catalog.Operands(c)
+			if len(ops) < 2 {
+				continue
+			}
+			rec := catalog.HasShortFlag(c.Args, 'R', "--recursive")
+			if why := chmodRisk(ops[0], ops[1:], rec); why != "" {
+				add(c.Evidence, c.Pos, "chmod", why, map[string]any{"mode": ops[0], "path": ops[1]})
+			}
+		case catalog.Is(c, "chown", "chgrp"):
+			ops, _ := catalog.Operands(c)
+			if len(ops) >= 2 && isRootOwner(ops[0]) {
+				add(c.Evidence, c.Pos, "chown", fmt.Sprintf("%s gives %s to root.", c.Name, ops[1]),
+					map[string]any{"owner": ops[0], "path": ops[1]})
+			}
+		case catalog.Is(c, "setcap"):
+			add(c.Evidence, c.Pos, "setcap", "setcap grants file capabilities.", map[string]any{"command": "setcap"})
+		case catalog.Is(c, "usermod", "gpasswd", "adduser", "useradd", "passwd", "visudo", "chpasswd"):
+			add(c.Evidence, c.Pos, c.Name, fmt.Sprintf("%s changes accounts or group membership.", c.Name),
+				map[string]any{"command": c.Name})
+		case catalog.Is(c, "nsenter"):
+			add(c.Evidence, c.Pos, "nsenter", "nsenter enters another process's namespaces.", map[string]any{"command": "nsenter"})
+		case catalog.Is(c, "docker", "podman", "nerdctl"):
+			if why := containerRisk(c.Args); why != "" {
+				add(c.Evidence, c.Pos, "container", fmt.Sprintf("%s %s.", c.Name, why), map[string]any{"command": c.Name})
+			}
+		}
+	}
+	for _, f := range e.Facts.Files {
+		switch {
+		case f.Op == "chmod" && f.Mode != "":
+			if why := chmodRisk(f.Mode, []string{f.Path}, f.Recursive); why != "" {
+				add(f.Evidence, f.Pos, "chmod", why, map[string]any{"mode": f.Mode, "path": f.Path})
+			}
+		case f.Op == "chown" && isRootOwner(f.Owner):
+			add(f.Evidence, f.Pos, "chown", fmt.Sprintf("%s gives %s to root.", f.By, f.Path),
+				map[string]any{"owner": f.Owner, "path": f.Path})
+		}
+	}
+	for i := range e.Facts.Calls {
+		c := &e.Facts.Calls[i]
+		switch c.Name {
+		case "os.setuid", "os.seteuid", "os.setreuid", "os.setresuid", "os.setgid", "os.setegid", "os.setresgid":
+			add(c.Evidence, c.Pos, c.Name, fmt.Sprintf("%s changes the process identity.", c.Name), map[string]any{"api": c.Name})
+		case "os.chmod":
+			if len(c.Args) >= 2 && c.Args[1].Const {
+				if m, ok := parseMode(c.Args[1].Str); ok && m&0o6000 != 0 {
+					add(c.Evidence, c.Pos, "chmod", "os.chmod sets a setuid/setgid bit.", map[string]any{"api": c.Name})
+				}
+			}
+		case "os.chown", "os.lchown", "shutil.chown":
+			if len(c.Args) >= 2 && c.Args[1].Const && (c.Args[1].Str == "0" || c.Args[1].Str == "root") {
+				add(c.Evidence, c.Pos, "chown", fmt.Sprintf("%s gives a file to root.", c.Name), map[string]any{"api": c.Name})
+			}
+		}
+	}
+}
+
+func firstOf(c *sdk.Command, names []string) string {
+	for _, n := range catalog.Names(c) {
+		for _, w := range names {
+			if n == w {
+				return n
+			}
+		}
+	}
+	return c.Name
+}
+
+func isRootOwner(o string) bool {
+	o = strings.TrimSpace(o)
+	user := o
+	if i := strings.IndexAny(o, ":."); i >= 0 {
+		user = o[:i]
+	}
+	return user == "root" || user == "0"
+}
+
+// parseMode parses an octal mode as written ("4755", "0o4755") or an int
+// folded by the Python analyzer ("2541").
+func parseMode(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "0o") || strings.HasPrefix(s, "0O") {
+		v, err := strconv.ParseInt(s[2:], 8, 32)
+		return v, err == nil
+	}
+	v, err := strconv.ParseInt(s, 10, 32)
+	return v, err == nil
+}
+
+// chmodRisk explains why a chmod escalates: a setuid/setgid bit, or opening
+// up a system tree to everyone.
+func chmodRisk(mode string, paths []string, recursive bool) string {
+	m := strings.TrimSpace(mode)
+	setid := false
+	if len(m) > 0 && m[0] >= '0' && m[0] <= '7' {
+		if len(m) == 4 || (len(m) == 5 && m[0] == '0') {
+			d := m[len(m)-4]
+			setid = d == '2' || d == '4' || d == '6' || d == '3' || d == '5' || d == '7'
+		}
+	} else {
+		for _, part := range strings.Split(m, ",") {
+			if i := strings.IndexAny(part, "+="); i >= 0 && strings.ContainsRune(part[i:], 's') {
+				setid = true
+			}
+		}
+	}
+	if setid {
+		return fmt.Sprintf("chmod %s sets a setuid/setgid bit on %s.", mode, strings.Join(paths, " "))
+	}
+	worldWrite := strings.HasSuffix(m, "777") || strings.HasSuffix(m, "666") || strings.Contains(m, "o+w") || strings.Contains(m, "a+w")
+	if worldWrite {
+		for _, p := range paths {
+			if match.IsSystemTree(p) || (recursive && match.CleanPath(p) == "/") {
+				return fmt.Sprintf("chmod %s makes system path %s writable by everyone.", mode, p)
+			}
+		}
+	}
+	return ""
+}
+
+func containerRisk(args []string) string {
+	for i, a := range args {
+		switch {
+		case a == "--privileged" || a == "--privileged=true":
+			return "runs a privileged container"
+		case strings.HasPrefix(a, "--pid=host") || strings.HasPrefix(a, "--userns=host") || (a == "--pid" && i+1 < len(args) && args[i+1] == "host"):
+			return "shares the host's process namespace"
+		case strings.HasPrefix(a, "--cap-add") && (strings.Contains(a, "SYS_ADMIN") || strings.Contains(a, "ALL") ||
+			(a == "--cap-add" && i+1 < len(args) && (args[i+1] == "SYS_ADMIN" || args[i+1] == "ALL"))):
+			return "adds administrative capabilities"
+		case a == "-v" || a == "--volume" || strings.HasPrefix(a, "-v") || strings.HasPrefix(a, "--volume=") || strings.HasPrefix(a, "--mount"):
+			spec := strings.TrimPrefix(strings.TrimPrefix(a, "--volume="), "-v")
+			if (a == "-v" || a == "--volume" || a == "--mount") && i+1 < len(args) {
+				spec = args[i+1]
+			}
+			if strings.HasPrefix(spec, "/:") || strings.Contains(spec, "source=/,") || strings.HasPrefix(spec, "/var/run/docker.sock") ||
+				strings.HasPrefix(spec, "/etc:") || strings.HasPrefix(spec, "/root:") {
+				return "mounts the host's root file system or Docker socket"
+			}
+		}
+	}
+	return ""
+}
+
+// ---- dependency installs ----
+
+// installVerbs maps package managers to the subcommands that install.
+var installVerbs = map[string][]string{
+	"pip": {"install"}, "pipx": {"install", "inject", "run"}, "pipenv": {"install", "sync"},
+	"poetry": {"add", "install"}, "pdm": {"add", "install"}, "uv": {"add", "pip", "tool", "sync"},
+	"easy_install": {""}, "conda": {"install", "create"}, "mamba": {"install", "create"},
+	"micromamba": {"install", "create"}, "npm": {"install", "i", "add", "ci", "isntall", "in"},
+	"yarn": {"add", "install", "global"}, "pnpm": {"add", "install", "i"}, "bun": {"add", "install", "i"},
+	"apt": {"install", "reinstall"}, "apt-get": {"install", "reinstall"}, "aptitude": {"install"},
+	"dnf": {"install", "reinstall"}, "yum": {"install", "reinstall", "localinstall"}, "microdnf": {"install"},
+	"zypper": {"install", "in"}, "apk": {"add"}, "brew": {"install", "reinstall", "tap"},
+	"gem": {"install"}, "bundle": {"install", "add"}, "cargo": {"install", "add"}, "go": {"install", "get"},
+	"port": {"install"}, "snap": {"install"}, "flatpak": {"install"}, "choco": {"install"},
+	"winget": {"install"}, "scoop": {"install"}, "composer": {"require", "install", "global"},
+	"nix-env": {"-i", "--install"}, "dotnet": {"add", "tool"}, "rpm": {"-i", "-U", "--install"},
+	"dpkg": {"-i", "--install"}, "cpan": {""}, "cpanm": {""}, "luarocks": {"install"}, "opam": {"install"},
+	"deno": {"install"}, "install-packages": {""},
+}
+
+// pythonModules are the modules that install when run with `python -m`.
+var pythonModules = map[string]bool{"pip": true, "pip3": true, "pipx": true, "ensurepip": true, "easy_install": true, "uv": true}
+
+// installArgv reports whether argv installs packages, and which manager.
+func installArgv(name string, args []string, nameDynamic bool) (string, bool) {
+	base := name
+	if i := strings.LastIndexByte(base, '/'); i >= 0 {
+		base = base[i+1:]
+	}
+	if base == "sudo" || base == "doas" {
+		sub, i := catalog.FirstOperand(args, "-u", "-g", "-C", "-h", "-p", "-U")
+		if i < 0 {
+			return "", false
+		}
+		return installArgv(sub, args[i+1:], false)
+	}
+	if nameDynamic || catalog.IsInterpreter(base) || strings.HasPrefix(base, "python") {
+		for i := 0; i+1 < len(args); i++ {
+			if args[i] == "-m" && pythonModules[args[i+1]] {
+				mod := args[i+1]
+				if mod == "ensurepip" {
+					return mod, true
+				}
+				return installArgv(mod, args[i+2:], false)
+			}
+			if strings.HasPrefix(args[i], "-m") && len(args[i]) > 2 && pythonModules[args[i][2:]] {
+				return installArgv(args[i][2:], args[i+1:], false)
+			}
+		}
+		return "", false
+	}
+	mgr := base
+	if strings.HasPrefix(mgr, "pip") && (mgr == "pip" || strings.Trim(mgr[3:], "0123456789.") == "") {
+		mgr = "pip"
+	}
+	verbs, ok := installVerbs[mgr]
+	if !ok {
+		return "", false
+	}
+	if len(verbs) == 1 && verbs[0] == "" {
+		return mgr, true
+	}
+	switch mgr {
+	case "nix-env", "rpm", "dpkg":
+		for _, a := range args {
+			for _, v := range verbs {
+				if a == v || (strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, strings.TrimPrefix(v, "-")) && len(v) == 2) {
+					return mgr, true
+				}
+			}
+		}
+		return "", false
+	}
+	sub, i := catalog.FirstOperand(args, "-C", "--prefix", "--cwd", "--dir", "-o", "--registry")
+	if i < 0 {
+		return "", false
+	}
+	for _, v := range verbs {
+		if sub == v {
+			if mgr == "uv" && sub == "pip" || mgr == "uv" && sub == "tool" || mgr == "dotnet" || mgr == "yarn" && sub == "global" || mgr == "composer" && sub == "global" {
+				next, _ := catalog.FirstOperand(args[i+1:])
+				if next != "install" && next != "add" && next != "require" && next != "sync" {
+					return "", false
+				}
+			}
+			return mgr, true
+		}
+	}
+	return "", false
+}
+
+func pacmanInstalls(args []string) bool {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-S") && !strings.ContainsAny(a[2:], "sQiclg") || a == "-U" || a == "--sync" {
+			return true
+		}
+	}
+	return false
+}
+
+func checkInstalls(e *catalog.Env) {
+	d := catalog.Switch(e.Policy.DenyDependencyInstall)
+	add := func(ev string, pos sdk.Pos, mgr string) {
+		e.Add(catalog.Finding{Rule: "DEPENDENCY_INSTALL", Decision: d, Evidence: ev, Pos: pos, Key: mgr,
+			Message:  fmt.Sprintf("Content installs packages with %s.", mgr),
+			Metadata: map[string]any{"manager": mgr}})
+	}
+	for i := range e.Facts.Commands {
+		c := &e.Facts.Commands[i]
+		names := catalog.Names(c)
+		if c.Dynamic {
+			names = []string{""}
+		}
+		for _, n := range names {
+			if n == "pacman" || n == "yay" || n == "paru" {
+				if pacmanInstalls(c.Args) {
+					add(c.Evidence, c.Pos, n)
+				}
+				continue
+			}
+			if mgr, ok := installArgv(n, c.Args, c.Dynamic); ok {
+				add(c.Evidence, c.Pos, mgr)
+				break
+			}
+		}
+	}
+	for i := range e.Facts.Calls {
+		c := &e.Facts.Calls[i]
+		switch {
+		case c.Name == "runpy.run_module" || c.Name == "runpy._run_module_as_main":
+			if m, ok := catalog.ArgStr(c, 0); ok && (pythonModules[m] || strings.HasPrefix(m, "pip.")) {
+				add(c.Evidence, c.Pos, m)
+			}
+		case c.Name == "pip.main" || strings.HasPrefix(c.Name, "pip._internal") && strings.HasSuffix(c.Name, "main"):
+			add(c.Evidence, c.Pos, "pip")
+		case catalog.IsPythonProcessAPI(c.Name) && len(c.Args) > 0:
+			argv, _ := catalog.ValueStrings(c.Args[0])
+			if c.Args[0].Kind == "str" && c.Args[0].Const {
+				argv = strings.Fields(c.Args[0].Str)
+			}
+			if len(argv) == 0 {
+				continue
+			}
+			if mgr, ok := installArgv(argv[0], argv[1:], argv[0] == ""); ok {
+				add(c.Evidence, c.Pos, mgr)
+			}
+		}
+	}
+}
+
+// ---- obfuscation ----
+
+func obfRule(e *catalog.Env, kind string) string {
+	if strings.HasPrefix(kind, "py_") || kind == "runpy" || kind == "ctypes" || e.Lang == "python" {
+		return "PY_OBFUSCATED_EXEC"
+	}
+	return "BASH_OBFUSCATED_EXEC"
+}
+
+// decoders are commands that decode or transform their input.
+func isDecoder(c *sdk.Command) (string, bool) {
+	for _, n := range catalog.Names(c) {
+		switch n {
+		case "base64", "base32", "basenc":
+			if catalog.HasShortFlag(c.Args, 'd', "--decode") || catalog.HasShortFlag(c.Args, 'D') {
+				return n, true
+			}
+		case "xxd":
+			if catalog.HasShortFlag(c.Args, 'r', "--revert") {
+				return n, true
+			}
+		case "rev", "tr", "uudecode", "zcat", "gunzip", "bunzip2", "unxz", "zstdcat", "unzstd", "lzcat", "uncompress":
+			return n, true
+		case "gzip", "bzip2", "xz", "zstd":
+			if catalog.HasShortFlag(c.Args, 'd', "--decompress") {
+				return n, true
+			}
+		case "openssl":
+			for _, a := range c.Args {
+				if a == "-d" || a == "base64" || a == "enc" {
+					return n, true
+				}
+			}
+		case "printf", "echo":
+			for _, a := range c.Args {
+				if strings.Contains(a, `\x`) || strings.Contains(a, `\0`) || strings.Contains(a, `\u`) || octalEscape(a) {
+					return n, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+func octalEscape(s string) bool {
+	for i := 0; i+3 < len(s); i++ {
+		if s[i] == '\\' && s[i+1] >= '0' && s[i+1] <= '3' && s[i+2] >= '0' && s[i+2] <= '7' && s[i+3] >= '0' && s[i+3] <= '7' {
+			return true
+		}
+	}
+	return false
+}
+
+func feeders(f *sdk.Facts, c *sdk.Command) []*sdk.Command {
+	byID := map[int]*sdk.Command{}
+	for i := range f.Commands {
+		byID[f.Commands[i].ID] = &f.Commands[i]
+	}
+	var out []*sdk.Command
+	seen := map[int]bool{c.ID: true}
+	queue := append(append([]int(nil), c.StdinSources...), c.ArgSources...)
+	for len(queue) > 0 {
+		id := queue[0]
+		queue = queue[1:]
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if s := byID[id]; s != nil {
+			out = append(out, s)
+			queue = append(append(queue, s.StdinSources...), s.ArgSources...)
+		}
+	}
+	return out
+}
+
+func checkObfuscation(e *catalog.Env) {
+	for _, d := range e.Facts.DynamicExec {
+		if d.Encoded || d.Pos.Encoded {
+			e.Add(catalog.Finding{Rule: obfRule(e, d.Kind), Evidence: d.Evidence, Pos: d.Pos, Key: "enc",
+				Message:  fmt.Sprintf("Encoded content (%s) is executed via %s.", decodersText(d.Decoders), orStr(d.Interpreter, d.Kind)),
+				Metadata: map[string]any{"kind": d.Kind, "decoders": d.Decoders}})
+		}
+		if d.Kind == "ctypes" {
+			e.Add(catalog.Finding{Rule: "PY_OBFUSCATED_EXEC", Evidence: d.Evidence, Pos: d.Pos, Key: "ctypes",
+				Message: "Code reaches libc through ctypes to run commands.", Metadata: map[string]any{"kind": d.Kind}})
+		}
+	}
+	for i := range e.Facts.Commands {
+		c := &e.Facts.Commands[i]
+		if c.Pos.Encoded {
+			e.Add(catalog.Finding{Rule: obfRule(e, ""), Evidence: c.Evidence, Pos: c.Pos, Key: "enc",
+				Message:  fmt.Sprintf("Decoded content runs command %s.", orStr(c.Name, "(dynamic)")),
+				Metadata: map[string]any{"command": c.Name}})
+			continue
+		}
+		runs := false
+		for _, n := range catalog.Names(c) {
+			if catalog.IsInterpreter(n) || n == "eval" || n == "source" || n == "." {
+				runs = true
+			}
+		}
+		if !runs {
+			continue
+		}
+		for _, s := range feeders(e.Facts, c) {
+			if dec, ok := isDecoder(s); ok {
+				e.Add(catalog.Finding{Rule: "BASH_OBFUSCATED_EXEC", Evidence: c.Evidence, Pos: c.Pos, Key: "enc",
+					Message:  fmt.Sprintf("Output of %s is executed by %s.", dec, c.Name),
+					Metadata: map[string]any{"decoder": dec, "interpreter": c.Name}})
+				break
+			}
+		}
+	}
+	for i := range e.Facts.Calls {
+		c := &e.Facts.Calls[i]
+		execish := catalog.IsPythonProcessAPI(c.Name) || c.Name == "exec" || c.Name == "eval" || c.Name == "compile" ||
+			c.Name == "builtins.exec" || c.Name == "builtins.eval"
+		if strings.HasPrefix(c.Name, "ctypes.") && (strings.HasSuffix(c.Name, ".system") || strings.Contains(c.Name, ".exec") || strings.HasSuffix(c.Name, ".popen")) {
+			e.Add(catalog.Finding{Rule: "PY_OBFUSCATED_EXEC", Evidence: c.Evidence, Pos: c.Pos, Key: "ctypes",
+				Message: fmt.Sprintf("Code runs commands through ctypes (%s).", c.Name), Metadata: map[string]any{"api": c.Name}})
+			continue
+		}
+		if !execish {
+			continue
+		}
+		enc := c.Pos.Encoded
+		for _, a := range c.Args {
+			if a.Encoded || anyEncoded(a.Items) {
+				enc = true
+			}
+		}
+		if enc {
+			e.Add(catalog.Finding{Rule: "PY_OBFUSCATED_EXEC", Evidence: c.Evidence, Pos: c.Pos, Key: "enc",
+				Message:  fmt.Sprintf("Decoded or transformed content is executed by %s.", c.Name),
+				Metadata: map[string]any{"api": c.Name}})
+		}
+	}
+}
+
+func anyEncoded(vs []sdk.Value) bool {
+	for _, v := range vs {
+		if v.Encoded || anyEncoded(v.Items) {
+			return true
+		}
+	}
+	return false
+}
+
+func decodersText(d []string) string {
+	if len(d) == 0 {
+		return "decoded"
+	}
+	return strings.Join(d, ", ")
+}
+
+func orStr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// ---- fork bombs ----
+
+func checkForkBomb(e *catalog.Env) {
+	for _, f := range e.Facts.Functions {
+		if f.Recursive && (f.SelfPipe || f.Background) {
+			e.Add(catalog.Finding{Rule: "BASH_FORK_BOMB", Evidence: f.Name + "() { … }", Pos: f.Pos, Key: f.Name,
+				Message:  fmt.Sprintf("Function %s spawns copies of itself (fork bomb).", f.Name),
+				Metadata: map[string]any{"function": f.Name}})
+		}
+	}
+	endless := false
+	for _, l := range e.Facts.Loops {
+		if !l.HasBreak {
+			endless = true
+		}
+	}
+	if !endless {
+		return
+	}
+	for i := range e.Facts.Calls {
+		c := &e.Facts.Calls[i]
+		if c.Name == "os.fork" || c.Name == "os.forkpty" {
+			e.Add(catalog.Finding{Rule: "BASH_FORK_BOMB", Evidence: c.Evidence, Pos: c.Pos, Key: c.Name,
+				Message: "Process forks inside an endless loop (fork bomb).", Metadata: map[string]any{"api": c.Name}})
+		}
+	}
+}
+
+// ---- Python process execution and injection ----
+
+func checkPythonProcess(e *catalog.Env) {
+	for i := range e.Facts.Calls {
+		c := &e.Facts.Calls[i]
+		if !catalog.IsPythonProcessAPI(c.Name) {
+			continue
+		}
+		if e.Policy.ReviewProcessExecution {
+			e.Add(catalog.Finding{Rule: "PY_PROCESS_EXECUTION_REVIEW", Evidence: c.Evidence, Pos: c.Pos, Key: c.Name,
+				Message:  fmt.Sprintf("Python process execution via %s requires review.", c.Name),
+				Metadata: map[string]any{"api": c.Name}})
+		}
+		shell := catalog.ShellAPIs[c.Name]
+		if v, ok := catalog.Kwarg(c, "shell"); ok && (catalog.ConstTrue(v) || !v.Const) {
+			shell = true
+		}
+		if !shell || len(c.Args) == 0 {
+			continue
+		}
+		if cmd := c.Args[0]; !constValue(cmd) {
+			e.Add(catalog.Finding{Rule: "PY_SHELL_INJECTION_RISK", Evidence: c.Evidence, Pos: c.Pos, Key: c.Name,
+				Message:  fmt.Sprintf("%s runs a shell command built from non-constant input (%s).", c.Name, catalog.Trim(cmd.Str)),
+				Metadata: map[string]any{"api": c.Name}})
+		}
+	}
+}
+
+func constValue(v sdk.Value) bool {
+	if !v.Const {
+		return false
+	}
+	for _, it := range v.Items {
+		if !constValue(it) {
+			return false
+		}
+	}
+	return true
+}
+
+// ---- dynamic code ----
+
+var pyDynamicKinds = map[string]bool{"py_exec": true, "py_eval": true, "py_compile": true, "py_import": true, "runpy": true}
+
+func checkDynamicCode(e *catalog.Env) {
+	for _, d := range e.Facts.DynamicExec {
+		if !pyDynamicKinds[d.Kind] {
+			continue
+		}
+		if d.Static && d.Kind != "py_import" {
+			continue
+		}
+		e.Add(catalog.Finding{Rule: "PY_DYNAMIC_CODE_EXECUTION", Evidence: d.Evidence, Pos: d.Pos, Key: "dyn",
+			Message:  fmt.Sprintf("Dynamic code execution (%s) with content that is not a literal requires review.", d.Kind),
+			Metadata: map[string]any{"kind": d.Kind}})
+	}
+	for i := range e.Facts.Calls {
+		c := &e.Facts.Calls[i]
+		switch c.Name {
+		case "eval", "exec", "compile", "builtins.eval", "builtins.exec", "builtins.compile":
+			if len(c.Args) > 0 && constValue(c.Args[0]) && (c.Args[0].Kind == "str" || c.Args[0].Kind == "bytes") {
+				continue
+			}
+		case "__import__", "builtins.__import__", "importlib.import_module", "importlib.__import__",
+			"runpy.run_path", "runpy.run_module", "imp.load_source", "importlib.util.spec_from_file_location",
+			"importlib.machinery.SourceFileLoader":
+		default:
+			continue
+		}
+		e.Add(catalog.Finding{Rule: "PY_DYNAMIC_CODE_EXECUTION", Evidence: c.Evidence, Pos: c.Pos, Key: "dyn",
+			Message:  fmt.Sprintf("%s executes or imports code chosen at run time; review it.", c.Name),
+			Metadata: map[string]any{"api": c.Name}})
+	}
+}
+
+// ---- inline interpreters ----
+
+var inlineKinds = map[string]bool{"shell_c": true, "python_c": true, "perl_e": true, "awk_system": true,
+	"pipe_interpreter": true, "heredoc_interpreter": true, "eval": true}
+
+// inlineFlags are the options that make an interpreter run a code string.
+var inlineFlags = map[string][]string{"-c": nil, "-e": nil, "--eval": nil, "-r": {"php"},
+	"-p": {"node"}, "--print": {"node"}, "--command": {"pwsh", "powershell"}, "-Command": {"pwsh", "powershell"}}
+
+func checkInline(e *catalog.Env) {
+	for _, d := range e.Facts.DynamicExec {
+		if !(inlineKinds[d.Kind] || d.Kind == "source" && !d.Static) {
+			continue
+		}
+		if d.Kind == "eval" && e.FactLang(d.Pos) == "python" {
+			continue
+		}
+		what := orStr(d.Interpreter, d.Kind)
+		msg := fmt.Sprintf("Inline %s code (%s) requires review.", what, d.Kind)
+		if !d.Static {
+			msg = fmt.Sprintf("Inline %s code whose content cannot be resolved statically (%s) requires review.", what, d.Kind)
+		}
+		e.Add(catalog.Finding{Rule: "BASH_INLINE_INTERPRETER_REVIEW", Evidence: d.Evidence, Pos: d.Pos, Key: "inline",
+			Message: msg, Metadata: map[string]any{"kind": d.Kind, "interpreter": d.Interpreter, "static": d.Static}})
+	}
+	for i := range e.Facts.Commands {
+		c := &e.Facts.Commands[i]
+		for _, n := range catalog.Names(c) {
+			if !catalog.IsInterpreter(n) && n != "eval" {
+				continue
+			}
+			inline := n == "eval"
+			for _, a := range c.Args {
+				if only, ok := inlineFlags[a]; ok && (only == nil || contains(only, n)) {
+					inline = true
+				}
+				if len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.HasSuffix(a, "c") && catalog.Shells[n] {
+					inline = true // bash -lc, sh -ec
+				}
+				if len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'e') && (n == "perl" || n == "ruby") {
+					inline = true // perl -ne, ruby -pe
+				}
+			}
+			if inline {
+				e.Add(catalog.Finding{Rule: "BASH_INLINE_INTERPRETER_REVIEW", Evidence: c.Evidence, Pos: c.Pos, Key: "inline",
+					Message:  fmt.Sprintf("Inline %s code requires review.", n),
+					Metadata: map[string]any{"interpreter": n}})
+			}
+			break
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ---- command allowlist ----
+
+// harmless are shell builtins and keywords that run nothing and reach
+// nothing by themselves; source, ., eval and exec are deliberately absent.
+var harmless = map[string]bool{"cd": true, "set": true, "true": true, "false": true, "test": true, "[": true,
+	"[[": true, "export": true, "local": true, "read": true, "shift": true, "return": true, "exit": true,
+	"unset": true, "declare": true, "typeset": true, "readonly": true, "break": true, "continue": true,
+	":": true, "echo": true, "printf": true, "pwd": true, "pushd": true, "popd": true, "dirs": true,
+	"wait": true, "getopts": true, "let": true, "shopt": true, "type": true, "hash": true, "umask": true,
+	"trap": true}
+
+func checkAllowlist(e *catalog.Env) {
+	if len(e.M.Commands) == 0 {
+		return
+	}
+	funcs := map[string]bool{}
+	for _, f := range e.Facts.Functions {
+		funcs[f.Name] = true
+	}
+	seen := map[string]bool{}
+	for i := range e.Facts.Commands {
+		c := &e.Facts.Commands[i]
+		if c.Dynamic || (c.Name == "" && len(c.Candidates) == 0) {
+			if seen["\x00dyn"] {
+				continue
+			}
+			seen["\x00dyn"] = true
+			e.Add(catalog.Finding{Rule: "BASH_COMMAND_REVIEW", Evidence: c.Evidence, Pos: c.Pos, Key: "\x00dyn",
+				Message:  "Command name cannot be resolved statically, so it cannot be checked against allowed_commands.",
+				Metadata: map[string]any{"command": c.Path, "dynamic": true}})
+			continue
+		}
+		for _, n := range catalog.Names(c) {
+			if seen[n] || harmless[n] || funcs[n] || e.M.Commands[n] || (c.Path != "" && e.M.Commands[c.Path]) {
+				continue
+			}
+			seen[n] = true
+			e.Add(catalog.Finding{Rule: "BASH_COMMAND_REVIEW", Evidence: c.Evidence, Pos: c.Pos, Key: n,
+				Message:        fmt.Sprintf("Command %s is not in allowed_commands.", n),
+				Metadata:       map[string]any{"command": n},
+				Recommendation: fmt.Sprintf("Add %s to allowed_commands if it is expected for this tool, or use an allowed alternative.", n)})
+		}
+	}
+}
+
+// ---- shell features ----
+
+// featureKinds are the shell features that chain or hide operations;
+// heredocs and plain subshell grouping are syntax, not chaining.
+var featureKinds = map[string]bool{"pipe": true, "and": true, "or": true, "semicolon": true, "redirect": true,
+	"substitution": true, "backtick": true, "background": true, "process_substitution": true}
+
+func checkShellFeatures(e *catalog.Env) {
+	if !e.Policy.ReviewShellFeatures {
+		return
+	}
+	kinds := map[string]bool{}
+	var first *sdk.ShellFeature
+	for i := range e.Facts.ShellFeatures {
+		f := &e.Facts.ShellFeatures[i]
+		if !featureKinds[f.Kind] {
+			continue
+		}
+		kinds[f.Kind] = true
+		if first == nil {
+			first = f
+		}
+	}
+	ev, pos := "", sdk.Pos{}
+	if first != nil {
+		ev, pos = first.Evidence, first.Pos
+	}
+	for i := range e.Facts.Commands {
+		c := &e.Facts.Commands[i]
+		var k []string
+		if c.Pipeline > 0 && c.Stage > 0 {
+			k = append(k, "pipe")
+		}
+		for _, r := range c.Redirects {
+			if r.Op != "<<" {
+				k = append(k, "redirect")
+			}
+		}
+		for _, r := range c.Reach {
+			switch r {
+			case "substitution", "process_substitution", "background":
+				k = append(k, r)
+			}
+		}
+		for _, x := range k {
+			kinds[x] = true
+		}
+		if len(k) > 0 && first == nil && ev == "" {
+			ev, pos = c.Evidence, c.Pos
+		}
+	}
+	if len(kinds) == 0 {
+		return
+	}
+	list := make([]string, 0, len(kinds))
+	for k := range kinds {
+		list = append(list, k)
+	}
+	sort.Strings(list)
+	e.Add(catalog.Finding{Rule: "BASH_SHELL_FEATURE_REVIEW", Evidence: ev, Pos: pos, Key: "features",
+		Message:  fmt.Sprintf("Shell features (%s) require review because they may hide chained operations.", strings.Join(list, ", ")),
+		Metadata: map[string]any{"features": list}})
+}
