@@ -1,0 +1,549 @@
+// Package bash is the bash analyzer: it parses shell content once with
+// mvdan.cc/sh and turns it into sdk facts (commands, files, network
+// destinations, dynamic execution, shell features …) after undoing the
+// quoting, encoding and indirection tricks that hide what would run.
+//
+// Rules judge these facts instead of the text, so everything here aims at
+// "what would the shell execute", never at "what words appear".
+package bash
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/toolwarden/toolwarden/engine/facts"
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// Language is the language name the analyzer registers under.
+const Language = "bash"
+
+var parserPool = sync.Pool{New: func() any {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false))
+}}
+
+// Analyze parses src as bash and appends its facts to b.Facts, placing
+// every fact through at. It never panics: content that does not parse, and
+// any internal failure, becomes an sdk.ParseError fact so the scan fails
+// closed instead of silently allowing.
+func Analyze(b *facts.Builder, src string, at facts.Frame) {
+	defer func() {
+		if r := recover(); r != nil {
+			b.Facts.ParseErrors = append(b.Facts.ParseErrors, sdk.ParseError{
+				Message:  fmt.Sprintf("bash analyzer failure: %v", r),
+				Language: Language,
+				Pos:      at.Pos(1, 1),
+			})
+		}
+	}()
+	p := parserPool.Get().(*syntax.Parser)
+	file, err := p.Parse(strings.NewReader(src), "")
+	parserPool.Put(p)
+	if err != nil {
+		line, col := 1, 1
+		if pe, ok := err.(syntax.ParseError); ok {
+			line, col = int(pe.Pos.Line()), int(pe.Pos.Col())
+		}
+		b.Facts.ParseErrors = append(b.Facts.ParseErrors, sdk.ParseError{
+			Message:  fmt.Sprintf("parse bash: %v", err),
+			Language: Language,
+			Pos:      at.Pos(line, col),
+		})
+		return
+	}
+	a := &analyzer{
+		b:        b,
+		src:      src,
+		at:       at,
+		vars:     map[string]varVal{},
+		assigned: map[string]bool{},
+	}
+	a.walkStmts(file.Stmts, ctx{})
+}
+
+// varVal is what the analyzer knows about a shell variable.
+type varVal struct {
+	val    string
+	static bool
+	// enc, decoders and downloaded carry the provenance of a value
+	// folded from a substitution (`x=$(echo … | base64 -d)`).
+	enc        bool
+	decoders   []string
+	downloaded bool
+}
+
+type analyzer struct {
+	b        *facts.Builder
+	src      string
+	at       facts.Frame
+	vars     map[string]varVal
+	assigned map[string]bool
+	aliases  map[string]string
+	// funcs maps a declared function name to its index in Facts.Functions.
+	funcs map[string]int
+	// effName is the innermost command name of the last emitted command.
+	effName string
+	// lineStarts caches line offsets for evidence.
+	lineStarts []int
+}
+
+// ctx is how the statement being walked is reached.
+type ctx struct {
+	reach  []string
+	pipe   int
+	stage  int
+	stdin  []int
+	inFunc string
+	bg     bool
+	// prevStage/nextStage are the neighbouring pipeline stages.
+	prevStage, nextStage *syntax.Stmt
+	// collect receives the IDs of commands emitted under this context.
+	collect *[]int
+	// targets replace placeholder arguments (find -exec {}, xargs input)
+	// with the paths they stand for.
+	targets []string
+}
+
+func (c ctx) with(r string) ctx {
+	n := make([]string, len(c.reach), len(c.reach)+1)
+	copy(n, c.reach)
+	c.reach = append(n, r)
+	return c
+}
+
+func (c ctx) has(r string) bool {
+	for _, x := range c.reach {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// text returns the source text of a node.
+func (a *analyzer) text(n syntax.Node) string {
+	s, e := int(n.Pos().Offset()), int(n.End().Offset())
+	if s < 0 || e > len(a.src) || s > e {
+		return ""
+	}
+	return a.src[s:e]
+}
+
+func (a *analyzer) lc(p syntax.Pos) (int, int) {
+	l, c := int(p.Line()), int(p.Col())
+	if l == 0 {
+		l = 1
+	}
+	if c == 0 {
+		c = 1
+	}
+	return l, c
+}
+
+func (a *analyzer) pos(p syntax.Pos) sdk.Pos { return a.at.Pos(a.lc(p)) }
+
+// maxEvidence bounds the evidence quoted from one line.
+const maxEvidence = 240
+
+// evidence is the trimmed source line holding p.
+func (a *analyzer) evidence(p syntax.Pos) string {
+	if a.lineStarts == nil {
+		a.lineStarts = []int{0}
+		for i := 0; i < len(a.src); i++ {
+			if a.src[i] == '\n' {
+				a.lineStarts = append(a.lineStarts, i+1)
+			}
+		}
+	}
+	l := int(p.Line())
+	if l < 1 || l > len(a.lineStarts) {
+		return ""
+	}
+	s := a.lineStarts[l-1]
+	e := len(a.src)
+	if l < len(a.lineStarts) {
+		e = a.lineStarts[l] - 1
+	}
+	line := strings.TrimSpace(a.src[s:e])
+	if len(line) > maxEvidence {
+		line = line[:maxEvidence]
+	}
+	return line
+}
+
+func (a *analyzer) feature(kind string, p syntax.Pos) {
+	a.b.Facts.ShellFeatures = append(a.b.Facts.ShellFeatures, sdk.ShellFeature{
+		Kind: kind, Evidence: a.evidence(p), Pos: a.pos(p),
+	})
+}
+
+func sdkEnvRead(name string, p sdk.Pos) sdk.EnvRead { return sdk.EnvRead{Name: name, Pos: p} }
+
+// walkNested walks statements of a substitution and returns the IDs of
+// the commands they emit.
+func (a *analyzer) walkNested(stmts []*syntax.Stmt, reach string) []int {
+	var ids []int
+	c := ctx{collect: &ids}
+	c = c.with(reach)
+	a.walkStmts(stmts, c)
+	return ids
+}
+
+func (a *analyzer) walkStmts(stmts []*syntax.Stmt, c ctx) {
+	for i, s := range stmts {
+		a.walkStmt(s, c)
+		if s.Semicolon.IsValid() && i+1 < len(stmts) && !s.Background {
+			off := int(s.Semicolon.Offset())
+			if off < len(a.src) && a.src[off] == ';' && stmts[i+1].Pos().Line() == s.Semicolon.Line() {
+				a.feature("semicolon", s.Semicolon)
+			}
+		}
+	}
+}
+
+func (a *analyzer) walkStmt(s *syntax.Stmt, c ctx) {
+	if s == nil {
+		return
+	}
+	if s.Background || s.Coprocess {
+		a.feature("background", s.Pos())
+		c = c.with("background")
+		c.bg = true
+	}
+	call, isCall := s.Cmd.(*syntax.CallExpr)
+	if !isCall {
+		// Redirects of compound commands apply to all they contain.
+		a.stmtRedirects(s, "", c)
+	}
+	switch cmd := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		a.walkCall(s, call, c)
+	case *syntax.BinaryCmd:
+		switch cmd.Op {
+		case syntax.Pipe, syntax.PipeAll:
+			a.walkPipeline(s, c)
+		case syntax.AndStmt, syntax.OrStmt:
+			kind := "and"
+			if cmd.Op == syntax.OrStmt {
+				kind = "or"
+			}
+			a.feature(kind, cmd.OpPos)
+			a.walkStmt(cmd.X, c)
+			a.walkStmt(cmd.Y, c)
+		}
+	case *syntax.Block:
+		a.walkStmts(cmd.Stmts, c)
+	case *syntax.Subshell:
+		a.feature("subshell", cmd.Pos())
+		a.walkStmts(cmd.Stmts, c.with("subshell"))
+	case *syntax.IfClause:
+		for ic := cmd; ic != nil; ic = ic.Else {
+			a.walkStmts(ic.Cond, c.with("condition"))
+			a.walkStmts(ic.Then, c)
+		}
+	case *syntax.WhileClause:
+		a.walkWhile(s, cmd, c)
+	case *syntax.ForClause:
+		a.walkFor(s, cmd, c)
+	case *syntax.CaseClause:
+		a.expandWord(cmd.Word, true)
+		for _, it := range cmd.Items {
+			a.walkStmts(it.Stmts, c)
+		}
+	case *syntax.FuncDecl:
+		a.walkFunc(cmd, c)
+	case *syntax.DeclClause:
+		a.walkDecl(cmd, c)
+	case *syntax.TimeClause:
+		if cmd.Stmt != nil {
+			a.walkStmt(cmd.Stmt, c.with("wrapper"))
+		}
+	case *syntax.CoprocClause:
+		if cmd.Stmt != nil {
+			a.walkStmt(cmd.Stmt, c.with("background"))
+		}
+	case *syntax.TestClause:
+		a.walkTest(cmd.X)
+	case *syntax.ArithmCmd, *syntax.LetClause:
+		// Arithmetic runs no commands; substitutions inside are rare
+		// enough to ignore.
+	}
+}
+
+// walkTest expands the words of a [[ … ]] test so substitutions inside it
+// are seen.
+func (a *analyzer) walkTest(x syntax.TestExpr) {
+	switch x := x.(type) {
+	case *syntax.Word:
+		a.expandWord(x, true)
+	case *syntax.BinaryTest:
+		a.walkTest(x.X)
+		a.walkTest(x.Y)
+	case *syntax.UnaryTest:
+		a.walkTest(x.X)
+	case *syntax.ParenTest:
+		a.walkTest(x.X)
+	}
+}
+
+// flattenPipe returns the stages of a pipeline and the operator positions.
+func flattenPipe(s *syntax.Stmt, out []*syntax.Stmt, ops []syntax.Pos) ([]*syntax.Stmt, []syntax.Pos) {
+	if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) &&
+		len(s.Redirs) == 0 && !s.Background && !s.Negated {
+		out, ops = flattenPipe(b.X, out, ops)
+		ops = append(ops, b.OpPos)
+		return flattenPipe(b.Y, out, ops)
+	}
+	return append(out, s), ops
+}
+
+func (a *analyzer) walkPipeline(s *syntax.Stmt, c ctx) {
+	b := s.Cmd.(*syntax.BinaryCmd)
+	stages, ops := flattenPipe(b.X, nil, nil)
+	ops = append(ops, b.OpPos)
+	stages, ops = flattenPipe(b.Y, stages, ops)
+	for _, op := range ops {
+		a.feature("pipe", op)
+	}
+	id := a.b.NextPipeline()
+	var prev []int
+	for i, st := range stages {
+		sc := c
+		sc.pipe, sc.stage = id, i
+		sc.stdin = prev
+		if i > 0 {
+			sc = sc.with("pipe")
+			sc.prevStage = stages[i-1]
+		} else {
+			sc.prevStage = nil
+		}
+		sc.nextStage = nil
+		if i+1 < len(stages) {
+			sc.nextStage = stages[i+1]
+		}
+		var ids []int
+		sc.collect = &ids
+		a.walkStmt(st, sc)
+		if c.collect != nil {
+			*c.collect = append(*c.collect, ids...)
+		}
+		prev = ids
+	}
+	a.pipeInterpreter(stages, c)
+}
+
+func (a *analyzer) walkWhile(s *syntax.Stmt, w *syntax.WhileClause, c ctx) {
+	if len(w.Cond) == 1 {
+		if call, ok := w.Cond[0].Cmd.(*syntax.CallExpr); ok && len(call.Args) >= 1 && len(call.Assigns) == 0 {
+			name, _ := a.staticWord(call.Args[0])
+			kind := ""
+			switch {
+			case !w.Until && (name == "true" || name == ":") && len(call.Args) == 1:
+				kind = "while_true"
+			case !w.Until && (name == "[" || name == "test") && len(call.Args) >= 2 && len(call.Args) <= 3:
+				// `while [ 1 ]` — a non-empty constant string is true.
+				if v, ok := a.staticWord(call.Args[1]); ok && v != "" && v != "]" {
+					kind = "while_true"
+				}
+			case w.Until && name == "false" && len(call.Args) == 1:
+				kind = "until_false"
+			}
+			if kind != "" {
+				a.b.Facts.Loops = append(a.b.Facts.Loops, sdk.Loop{
+					Kind: kind, HasBreak: hasBreak(w.Do, 0), Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos()),
+				})
+			}
+		}
+	}
+	a.walkStmts(w.Cond, c.with("condition"))
+	a.walkStmts(w.Do, c.with("loop"))
+}
+
+func (a *analyzer) walkFor(s *syntax.Stmt, f *syntax.ForClause, c ctx) {
+	switch l := f.Loop.(type) {
+	case *syntax.CStyleLoop:
+		if l.Cond == nil {
+			a.b.Facts.Loops = append(a.b.Facts.Loops, sdk.Loop{
+				Kind: "for_ever", HasBreak: hasBreak(f.Do, 0), Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos()),
+			})
+		}
+	case *syntax.WordIter:
+		for _, w := range l.Items {
+			a.expandWord(w, true)
+		}
+		if l.Name != nil {
+			a.setVar(l.Name.Value, "", false)
+		}
+	}
+	a.walkStmts(f.Do, c.with("loop"))
+}
+
+// hasBreak reports whether stmts contain a break/return/exit that leaves
+// the loop at nesting depth 0 (break inside an inner loop does not count).
+func hasBreak(stmts []*syntax.Stmt, depth int) bool {
+	found := false
+	for _, s := range stmts {
+		syntax.Walk(s, func(n syntax.Node) bool {
+			if found {
+				return false
+			}
+			switch n := n.(type) {
+			case *syntax.WhileClause, *syntax.ForClause:
+				inner := false
+				switch n := n.(type) {
+				case *syntax.WhileClause:
+					inner = hasExit(n.Do)
+				case *syntax.ForClause:
+					inner = hasExit(n.Do)
+				}
+				if inner {
+					found = true
+				}
+				return false
+			case *syntax.CallExpr:
+				if len(n.Args) > 0 {
+					switch n.Args[0].Lit() {
+					case "break", "return", "exit":
+						found = true
+					}
+				}
+			}
+			return true
+		})
+	}
+	return found
+}
+
+// hasExit reports an exit/return anywhere in stmts.
+func hasExit(stmts []*syntax.Stmt) bool {
+	found := false
+	for _, s := range stmts {
+		syntax.Walk(s, func(n syntax.Node) bool {
+			if call, ok := n.(*syntax.CallExpr); ok && len(call.Args) > 0 {
+				switch call.Args[0].Lit() {
+				case "return", "exit":
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+func (a *analyzer) walkFunc(f *syntax.FuncDecl, c ctx) {
+	name := ""
+	if f.Name != nil {
+		name = f.Name.Value
+	}
+	if a.funcs == nil {
+		a.funcs = map[string]int{}
+	}
+	a.funcs[name] = len(a.b.Facts.Functions)
+	a.b.Facts.Functions = append(a.b.Facts.Functions, sdk.Function{Name: name, Pos: a.pos(f.Pos())})
+	fc := c.with("function")
+	fc.inFunc = name
+	fc.bg = false
+	fc.pipe = 0
+	a.walkStmt(f.Body, fc)
+}
+
+func (a *analyzer) setVar(name, val string, static bool) {
+	a.vars[name] = varVal{val: val, static: static}
+	a.assigned[name] = true
+}
+
+func (a *analyzer) walkDecl(d *syntax.DeclClause, c ctx) {
+	op := "set"
+	variant := ""
+	if d.Variant != nil {
+		variant = d.Variant.Value
+	}
+	if variant == "export" {
+		op = "export"
+	}
+	for _, as := range d.Args {
+		if as.Name == nil {
+			if as.Value != nil {
+				a.expandWord(as.Value, true)
+			}
+			continue
+		}
+		if as.Naked {
+			a.b.Facts.Assignments = append(a.b.Facts.Assignments, sdk.Assignment{
+				Name: as.Name.Value, Op: op, Pos: a.pos(as.Pos()),
+			})
+			continue
+		}
+		a.assign(as, op)
+	}
+}
+
+// assign records one NAME=value and tracks its value.
+func (a *analyzer) assign(as *syntax.Assign, op string) {
+	if as.Name == nil {
+		return
+	}
+	fact := sdk.Assignment{Name: as.Name.Value, Op: op, Pos: a.pos(as.Pos())}
+	switch {
+	case as.Array != nil:
+		for _, e := range as.Array.Elems {
+			if e.Value != nil {
+				a.expandWord(e.Value, true)
+			}
+		}
+		fact.Dynamic = true
+		a.setVar(as.Name.Value, "", false)
+	case as.Index != nil:
+		if as.Value != nil {
+			a.expandOne(as.Value, true)
+		}
+		fact.Dynamic = true
+		a.setVar(as.Name.Value, "", false)
+	default:
+		f := field{}
+		if as.Value != nil {
+			f = a.expandOneNoSplit(as.Value)
+		}
+		val, static := f.s, !f.dyn
+		if as.Append {
+			if old, ok := a.vars[as.Name.Value]; ok {
+				val, static = old.val+val, static && old.static
+			} else {
+				static = false
+			}
+		}
+		if static {
+			fact.Value = val
+		} else {
+			fact.Dynamic = true
+		}
+		a.setVar(as.Name.Value, val, static)
+		if f.enc || f.downloaded {
+			v := a.vars[as.Name.Value]
+			v.enc, v.decoders, v.downloaded = f.enc, f.decoders, f.downloaded
+			a.vars[as.Name.Value] = v
+		}
+	}
+	a.b.Facts.Assignments = append(a.b.Facts.Assignments, fact)
+}
+
+// expandOneNoSplit expands an assignment value: no field splitting, no
+// globbing, substitutions walked.
+func (a *analyzer) expandOneNoSplit(w *syntax.Word) field {
+	alts := a.expandParts(w.Parts, true, assignCtx)
+	f := field{}
+	if len(alts) > 0 {
+		for i, g := range alts[0] {
+			if i > 0 {
+				f.merge(field{s: " "})
+			}
+			f.merge(g)
+		}
+	}
+	f.glob = false
+	return f
+}

@@ -1,0 +1,1074 @@
+package bash
+
+import (
+	"path"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// walkCall handles a simple command statement.
+func (a *analyzer) walkCall(s *syntax.Stmt, call *syntax.CallExpr, c ctx) {
+	if len(call.Args) == 0 {
+		for _, as := range call.Assigns {
+			a.assign(as, "set")
+		}
+		a.stmtRedirects(s, "", c)
+		return
+	}
+	for _, as := range call.Assigns {
+		// Prefix assignments only reach the command's environment.
+		if as.Name == nil {
+			continue
+		}
+		fact := sdk.Assignment{Name: as.Name.Value, Op: "set", Pos: a.pos(as.Pos())}
+		if as.Value != nil {
+			f := a.expandOneNoSplit(as.Value)
+			if f.dyn {
+				fact.Dynamic = true
+			} else {
+				fact.Value = f.s
+			}
+		}
+		a.b.Facts.Assignments = append(a.b.Facts.Assignments, fact)
+	}
+	var fields []field
+	for _, w := range call.Args {
+		fields = append(fields, a.expandWord(w, true)...)
+	}
+	fields = a.resolveAlias(fields)
+	if len(fields) == 0 {
+		a.stmtRedirects(s, "", c)
+		return
+	}
+	idx := len(a.b.Facts.Commands)
+	a.effName = ""
+	a.emitCommand(s, fields, c)
+	redirs, stdin := a.stmtRedirects(s, a.effName, c)
+	if idx < len(a.b.Facts.Commands) {
+		cmd := &a.b.Facts.Commands[idx]
+		cmd.Redirects = redirs
+		cmd.StdinSources = append(cmd.StdinSources, stdin...)
+	}
+}
+
+// resolveAlias replaces a leading alias name by its definition.
+func (a *analyzer) resolveAlias(fields []field) []field {
+	for depth := 0; depth < 4 && len(fields) > 0 && a.aliases != nil; depth++ {
+		f := fields[0]
+		def, ok := a.aliases[f.s]
+		if !ok || f.dyn || f.quoted {
+			break
+		}
+		var pre []field
+		p := parserPool.Get().(*syntax.Parser)
+		_ = p.Words(strings.NewReader(def), func(w *syntax.Word) bool {
+			pre = append(pre, a.expandWord(w, false)...)
+			return true
+		})
+		parserPool.Put(p)
+		if len(pre) == 0 {
+			break
+		}
+		fields = append(pre, fields[1:]...)
+		if pre[0].s == f.s {
+			break
+		}
+	}
+	return fields
+}
+
+// emitCommand records one Command built from fields and applies the
+// semantics of its name (files, network, wrappers, nested code). It returns
+// the command's ID.
+func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c ctx) int {
+	f0 := fields[0]
+	cmd := sdk.Command{
+		ID:           a.b.NextID(),
+		Reach:        append([]string(nil), c.reach...),
+		Pipeline:     c.pipe,
+		Stage:        c.stage,
+		StdinSources: append([]int(nil), c.stdin...),
+		Evidence:     a.evidence(s.Pos()),
+		Pos:          a.pos(s.Pos()),
+	}
+	if c.pipe == 0 {
+		cmd.Stage = 0
+	}
+	name := ""
+	if f0.dyn {
+		cmd.Dynamic = true
+		cmd.Path = f0.s
+	} else {
+		name = path.Base(f0.s)
+		if f0.s == "" {
+			name = ""
+		}
+		if strings.Contains(f0.s, "/") || f0.glob {
+			cmd.Path = f0.s
+		}
+		if f0.glob {
+			cmd.Candidates = globCandidates(name)
+			if len(cmd.Candidates) == 1 {
+				name = cmd.Candidates[0]
+			}
+		}
+		cmd.Name = name
+	}
+	for i, f := range fields {
+		cmd.ArgSources = append(cmd.ArgSources, f.ids...)
+		if i == 0 {
+			continue
+		}
+		cmd.Args = append(cmd.Args, f.s)
+		if f.dyn {
+			cmd.DynamicArgs = append(cmd.DynamicArgs, i-1)
+		}
+	}
+	a.b.Facts.Commands = append(a.b.Facts.Commands, cmd)
+	if c.collect != nil {
+		*c.collect = append(*c.collect, cmd.ID)
+	}
+	a.effName = name
+	if fi, ok := a.funcs[name]; ok && name != "" {
+		fn := &a.b.Facts.Functions[fi]
+		if c.inFunc == name {
+			fn.Recursive = true
+			if c.pipe != 0 {
+				fn.SelfPipe = true
+			}
+			if c.bg {
+				fn.Background = true
+			}
+		} else {
+			fn.CalledAtTop = true
+		}
+	}
+	if f0.dyn {
+		if f0.downloaded || f0.enc {
+			a.dynExec(s, "eval", "", field{}, f0, false)
+		}
+		return cmd.ID
+	}
+	a.semantics(s, name, fields[1:], c)
+	for _, cand := range cmd.Candidates {
+		if cand != name {
+			a.semantics(s, cand, fields[1:], c)
+		}
+	}
+	return cmd.ID
+}
+
+// shells run their argument or stdin as shell code.
+var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "ash": true,
+	"mksh": true, "busybox": false, "fish": true, "rbash": true}
+
+func isPython(name string) bool {
+	return name == "python" || strings.HasPrefix(name, "python2") || strings.HasPrefix(name, "python3") ||
+		name == "pypy" || name == "pypy3"
+}
+
+// semantics applies what the command named name does with its args.
+func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c ctx) {
+	if inner, reach, ok := a.unwrap(s, name, args, c); ok {
+		if inner >= 0 && inner < len(args) {
+			a.emitCommand(s, args[inner:], c.with(reach))
+		}
+		return
+	}
+	switch {
+	case name == "xargs":
+		a.xargs(s, args, c)
+		return
+	case name == "find":
+		a.find(s, args, c)
+		return
+	case shells[name]:
+		a.shell(s, name, args, c)
+		return
+	case isPython(name):
+		a.python(s, name, args, c)
+		return
+	case name == "perl":
+		a.perl(s, args, c)
+		return
+	case name == "awk" || name == "gawk" || name == "mawk" || name == "nawk":
+		a.awk(s, args, c)
+	case name == "eval":
+		a.eval(s, args, c)
+		return
+	case name == "su":
+		a.su(s, args, c)
+		return
+	case name == "source" || name == ".":
+		a.source(s, args, c)
+		return
+	case name == "alias":
+		a.alias(s, args)
+		return
+	case name == "unset":
+		for _, f := range args {
+			if strings.HasPrefix(f.s, "-") {
+				continue
+			}
+			a.b.Facts.Assignments = append(a.b.Facts.Assignments, sdk.Assignment{Name: f.s, Op: "unset", Pos: a.pos(s.Pos())})
+			delete(a.vars, f.s)
+		}
+		return
+	case name == "read" || name == "mapfile" || name == "readarray":
+		for _, f := range args {
+			if isIdent(f.s) {
+				a.setVar(f.s, "", false)
+			}
+		}
+		return
+	case name == "sleep":
+		a.sleep(s, args)
+		return
+	case name == "echo" || name == "printf":
+		a.output(s, args, c)
+		return
+	}
+	a.network(s, name, args, c)
+	a.files(s, name, args, c)
+	if name == "cat" {
+		a.output(s, nil, c)
+	}
+}
+
+// unwrap recognizes commands that run another command given in their
+// arguments. It returns the index of the inner command's name in args (-1
+// when there is none) and the Reach of the inner command.
+func (a *analyzer) unwrap(s *syntax.Stmt, name string, args []field, c ctx) (int, string, bool) {
+	switch name {
+	case "sudo":
+		return skipOpts(args, "ugCDhpRrtTU", []string{"--user", "--group", "--prompt", "--chdir", "--chroot",
+			"--role", "--type", "--close-from", "--host", "--other-user", "--command-timeout"}, 0), "wrapper", true
+	case "doas":
+		return skipOpts(args, "uC", nil, 0), "wrapper", true
+	case "pkexec":
+		return skipOpts(args, "", []string{"--user"}, 0), "wrapper", true
+	case "runuser":
+		return skipOpts(args, "ugGlcw", []string{"--user", "--group", "--supp-group", "--command",
+			"--shell", "--whitelist-environment"}, 0), "wrapper", true
+	case "nice":
+		return skipOpts(args, "n", []string{"--adjustment"}, 0), "wrapper", true
+	case "timeout":
+		return skipOpts(args, "sk", []string{"--signal", "--kill-after"}, 1), "wrapper", true
+	case "nohup", "builtin", "setsid", "unbuffer", "caffeinate", "proxychains", "proxychains4", "torsocks",
+		"unshare", "fakeroot", "catchsegv":
+		return skipOpts(args, "", nil, 0), "wrapper", true
+	case "command":
+		for _, f := range args {
+			if f.s == "-v" || f.s == "-V" {
+				return -1, "", true
+			}
+		}
+		return skipOpts(args, "", nil, 0), "wrapper", true
+	case "exec":
+		return skipOpts(args, "a", nil, 0), "wrapper", true
+	case "stdbuf":
+		return skipOpts(args, "ioe", []string{"--input", "--output", "--error"}, 0), "wrapper", true
+	case "ionice":
+		for _, f := range args {
+			if f.s == "-p" || f.s == "-P" || f.s == "-u" {
+				return -1, "", true
+			}
+		}
+		return skipOpts(args, "cnt", []string{"--class", "--classdata"}, 0), "wrapper", true
+	case "time":
+		return skipOpts(args, "fo", []string{"--format", "--output"}, 0), "wrapper", true
+	case "chroot":
+		return skipOpts(args, "", []string{"--userspec", "--groups"}, 1), "wrapper", true
+	case "watch":
+		return skipOpts(args, "nqd", []string{"--interval", "--differences"}, 0), "wrapper", true
+	case "flock":
+		for i, f := range args {
+			if f.s == "-c" || f.s == "--command" {
+				if i+1 < len(args) {
+					a.nestedShell(s, "flock", "flock -c", args[i+1], c)
+				}
+				return -1, "", true
+			}
+		}
+		return skipOpts(args, "wEo", []string{"--timeout", "--conflict-exit-code"}, 1), "wrapper", true
+	case "taskset":
+		return skipOpts(args, "", []string{"--cpu-list"}, 1), "wrapper", true
+	case "chrt":
+		return skipOpts(args, "T", nil, 1), "wrapper", true
+	case "env":
+		i := 0
+		for i < len(args) {
+			f := args[i]
+			switch {
+			case f.s == "--":
+				i++
+				continue
+			case f.s == "-S" || f.s == "--split-string":
+				if i+1 < len(args) {
+					a.nestedShell(s, "env", "env -S", args[i+1], c)
+				}
+				return -1, "", true
+			case f.s == "-u" || f.s == "-C" || f.s == "--unset" || f.s == "--chdir":
+				i += 2
+				continue
+			case strings.HasPrefix(f.s, "-") && !f.dyn:
+				i++
+				continue
+			case !f.dyn && strings.Contains(f.s, "=") && isIdent(f.s[:strings.IndexByte(f.s, '=')]):
+				i++
+				continue
+			}
+			break
+		}
+		return i, "wrapper", true
+	}
+	return 0, "", false
+}
+
+// skipOpts returns the index of the first operand after options; shortVal
+// and longVal name options that take a value; extra operands (a duration,
+// a new root) are skipped after the options.
+func skipOpts(args []field, shortVal string, longVal []string, extra int) int {
+	i := 0
+	for i < len(args) {
+		f := args[i]
+		if f.dyn || !strings.HasPrefix(f.s, "-") || f.s == "-" {
+			break
+		}
+		if f.s == "--" {
+			i++
+			break
+		}
+		if strings.HasPrefix(f.s, "--") {
+			if !strings.Contains(f.s, "=") && contains(longVal, f.s) {
+				i++
+			}
+			i++
+			continue
+		}
+		// Short cluster: a value option takes the rest or the next arg.
+		for j := 1; j < len(f.s); j++ {
+			if strings.IndexByte(shortVal, f.s[j]) >= 0 {
+				if j == len(f.s)-1 {
+					i++
+				}
+				break
+			}
+		}
+		i++
+	}
+	return i + extra
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// placeholder marks the argument that xargs / find -exec fill in.
+const placeholder = "{}"
+
+func (a *analyzer) xargs(s *syntax.Stmt, args []field, c ctx) {
+	repl := ""
+	i := 0
+	for i < len(args) {
+		f := args[i]
+		if f.dyn || !strings.HasPrefix(f.s, "-") || f.s == "-" {
+			break
+		}
+		switch {
+		case f.s == "--":
+			i++
+			goto done
+		case f.s == "-I" || f.s == "--replace":
+			if i+1 < len(args) {
+				repl = args[i+1].s
+			}
+			i += 2
+			continue
+		case strings.HasPrefix(f.s, "-I"):
+			repl = f.s[2:]
+		case strings.HasPrefix(f.s, "--replace="):
+			repl = strings.TrimPrefix(f.s, "--replace=")
+		case f.s == "-i":
+			repl = placeholder
+		case f.s == "-a" || f.s == "--arg-file":
+			if i+1 < len(args) {
+				a.fileAccess(s, args[i+1], "read", "xargs", c)
+			}
+			i += 2
+			continue
+		case len(f.s) == 2 && strings.IndexByte("dEeLlnPs", f.s[1]) >= 0:
+			i += 2
+			continue
+		}
+		i++
+	}
+done:
+	inner := []field{{s: "echo"}}
+	if i < len(args) {
+		inner = append([]field(nil), args[i:]...)
+	}
+	if repl != "" {
+		for k := 1; k < len(inner); k++ {
+			if strings.Contains(inner[k].s, repl) {
+				inner[k] = field{s: strings.ReplaceAll(inner[k].s, repl, placeholder), dyn: true}
+			}
+		}
+	} else {
+		inner = append(inner, field{s: placeholder, dyn: true})
+	}
+	ic := c.with("xargs")
+	ic.targets = a.upstreamPaths(c.prevStage)
+	a.emitCommand(s, inner, ic)
+}
+
+// upstreamPaths returns the start paths of a `find` (or the operands of
+// `ls`) feeding a pipe, which become the targets of xargs.
+func (a *analyzer) upstreamPaths(st *syntax.Stmt) []string {
+	if st == nil {
+		return nil
+	}
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return nil
+	}
+	var fs []field
+	for _, w := range call.Args {
+		fs = append(fs, a.expandWord(w, false)...)
+	}
+	if len(fs) == 0 || fs[0].dyn {
+		return nil
+	}
+	switch path.Base(fs[0].s) {
+	case "find":
+		return findStarts(fs[1:])
+	case "ls":
+		var out []string
+		for _, f := range fs[1:] {
+			if !strings.HasPrefix(f.s, "-") && !f.dyn {
+				out = append(out, f.s)
+			}
+		}
+		if len(out) == 0 {
+			out = []string{"."}
+		}
+		return out
+	}
+	return nil
+}
+
+func findStarts(args []field) []string {
+	var out []string
+	for _, f := range args {
+		if strings.HasPrefix(f.s, "-") && f.s != "-" || f.s == "(" || f.s == "!" || f.s == "\\(" {
+			break
+		}
+		if f.dyn {
+			continue
+		}
+		out = append(out, f.s)
+	}
+	if len(out) == 0 {
+		out = []string{"."}
+	}
+	return out
+}
+
+func (a *analyzer) find(s *syntax.Stmt, args []field, c ctx) {
+	i := 0
+	// Leading -H/-L/-P/-O options.
+	for i < len(args) && (args[i].s == "-H" || args[i].s == "-L" || args[i].s == "-P" || strings.HasPrefix(args[i].s, "-O")) {
+		i++
+	}
+	starts := findStarts(args[i:])
+	var startFields []field
+	for ; i < len(args); i++ {
+		f := args[i]
+		if strings.HasPrefix(f.s, "-") && f.s != "-" || f.s == "(" || f.s == "!" {
+			break
+		}
+		startFields = append(startFields, f)
+	}
+	if len(startFields) == 0 {
+		startFields = []field{{s: "."}}
+	}
+	for _, f := range startFields {
+		a.fileAccess(s, f, "list", "find", c)
+	}
+	for ; i < len(args); i++ {
+		switch args[i].s {
+		case "-delete":
+			for _, f := range startFields {
+				a.addFile(s, f, "delete", "find", c, func(fa *sdk.FileAccess) { fa.Recursive = true })
+			}
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i + 1
+			for j < len(args) && args[j].s != ";" && args[j].s != "+" {
+				j++
+			}
+			if j > i+1 {
+				inner := append([]field(nil), args[i+1:j]...)
+				for k := range inner {
+					if strings.Contains(inner[k].s, placeholder) {
+						inner[k].dyn = true
+					}
+				}
+				ic := c.with("find_exec")
+				ic.targets = starts
+				a.emitCommand(s, inner, ic)
+			}
+			i = j
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			if i+1 < len(args) {
+				a.fileAccess(s, args[i+1], "write", "find", c)
+				i++
+			}
+		}
+	}
+}
+
+// nestedShell analyzes f (a shell command string) as nested bash.
+func (a *analyzer) nestedShell(s *syntax.Stmt, interp, via string, f field, c ctx) {
+	a.dynExec(s, "shell_c", interp, f, f, true)
+	_ = c
+}
+
+// dynExec records a DynamicExec for content f and analyzes it nested when
+// static. src carries substitution provenance (encoded, downloaded).
+func (a *analyzer) dynExec(s *syntax.Stmt, kind, interp string, content, src field, analyze bool) {
+	d := sdk.DynamicExec{
+		Kind:        kind,
+		Interpreter: interp,
+		Encoded:     src.enc || content.enc,
+		Decoders:    dedup(append(append([]string(nil), src.decoders...), content.decoders...)),
+		Downloaded:  src.downloaded || content.downloaded,
+		Evidence:    a.evidence(s.Pos()),
+		Pos:         a.pos(s.Pos()),
+	}
+	if d.Downloaded {
+		d.Encoded = d.Encoded || len(d.Decoders) > 0
+	}
+	lang := "bash"
+	via := kind
+	switch kind {
+	case "shell_c":
+		via = interp + " -c"
+	case "python_c":
+		lang, via = "python", interp+" -c"
+	case "perl_e":
+		via = "perl -e"
+	case "awk_system":
+		via = "awk system"
+	case "heredoc_interpreter":
+		via = "heredoc:" + interp
+		if isPython(interp) {
+			lang = "python"
+		}
+	case "pipe_interpreter":
+		via = strings.Join(append(append([]string(nil), d.Decoders...), interp), ">")
+		if isPython(interp) {
+			lang = "python"
+		}
+	case "source":
+		via = "source"
+	}
+	idx := len(a.b.Facts.DynamicExec)
+	if analyze && !content.dyn && !d.Downloaded {
+		d.Static = true
+		d.Content = capContent(content.s)
+	}
+	a.b.Facts.DynamicExec = append(a.b.Facts.DynamicExec, d)
+	if d.Static {
+		l, col := a.lc(s.Pos())
+		if !a.b.Nested(lang, content.s, a.at, l, col, via, d.Encoded) {
+			a.b.Facts.DynamicExec[idx].Static = false
+		}
+	}
+}
+
+// maxContent caps DynamicExec.Content.
+const maxContent = 4096
+
+func capContent(s string) string {
+	if len(s) > maxContent {
+		return s[:maxContent]
+	}
+	return s
+}
+
+// shell handles sh/bash/zsh…: -c STRING, a script file, or stdin code.
+func (a *analyzer) shell(s *syntax.Stmt, name string, args []field, c ctx) {
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if f.dyn && !f.procSubst {
+			if i == 0 || !strings.HasPrefix(args[i-1].s, "-") {
+				return
+			}
+		}
+		if f.s == "--" {
+			i++
+			if i < len(args) {
+				a.scriptOperand(s, name, args[i], c)
+			}
+			return
+		}
+		if strings.HasPrefix(f.s, "-") && len(f.s) > 1 && !f.dyn {
+			if f.s == "-o" || f.s == "-O" || f.s == "+O" || f.s == "--rcfile" || f.s == "--init-file" {
+				i++
+				continue
+			}
+			if !strings.HasPrefix(f.s, "--") && strings.IndexByte(f.s, 'c') >= 0 {
+				if i+1 < len(args) {
+					a.dynExec(s, "shell_c", name, args[i+1], args[i+1], true)
+				} else {
+					a.dynExec(s, "shell_c", name, field{dyn: true}, field{}, false)
+				}
+				return
+			}
+			continue
+		}
+		if strings.HasPrefix(f.s, "+") {
+			continue
+		}
+		a.scriptOperand(s, name, f, c)
+		return
+	}
+	a.stdinCode(s, name, c)
+}
+
+// scriptOperand handles `bash FILE` / `sh <(curl …)`.
+func (a *analyzer) scriptOperand(s *syntax.Stmt, interp string, f field, c ctx) {
+	if f.procSubst {
+		a.dynExec(s, "pipe_interpreter", interp, field{dyn: true}, f, false)
+		return
+	}
+	a.fileAccess(s, f, "exec", interp, c)
+}
+
+// stdinCode handles an interpreter that reads its program from stdin: a
+// heredoc or here-string (heredoc_interpreter). Pipes are handled by
+// pipeInterpreter once the whole pipeline is known.
+func (a *analyzer) stdinCode(s *syntax.Stmt, interp string, c ctx) {
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			body := a.heredocBody(r, false)
+			a.dynExec(s, "heredoc_interpreter", interp, body, body, true)
+			return
+		case syntax.WordHdoc:
+			f := a.expandOne(r.Word, false)
+			f.s += "\n"
+			a.dynExec(s, "heredoc_interpreter", interp, f, f, true)
+			return
+		case syntax.RdrIn:
+			f := a.expandOne(r.Word, false)
+			if f.procSubst {
+				a.dynExec(s, "pipe_interpreter", interp, field{dyn: true}, f, false)
+			} else if f.s != "" {
+				a.fileAccess(s, f, "exec", interp, c)
+			}
+			return
+		}
+	}
+}
+
+// heredocBody expands a heredoc body (literal when the delimiter is quoted).
+func (a *analyzer) heredocBody(r *syntax.Redirect, emit bool) field {
+	if r.Hdoc == nil {
+		return field{}
+	}
+	alts := a.expandParts(r.Hdoc.Parts, emit, dquoted)
+	f := field{}
+	if len(alts) > 0 {
+		for _, g := range alts[0] {
+			f.merge(g)
+		}
+	}
+	return f
+}
+
+func (a *analyzer) python(s *syntax.Stmt, name string, args []field, c ctx) {
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if f.dyn && !f.procSubst {
+			return
+		}
+		switch {
+		case f.s == "-c":
+			if i+1 < len(args) {
+				a.dynExec(s, "python_c", name, args[i+1], args[i+1], true)
+			}
+			return
+		case strings.HasPrefix(f.s, "-c") && !strings.HasPrefix(f.s, "--"):
+			a.dynExec(s, "python_c", name, field{s: f.s[2:]}, f, true)
+			return
+		case f.s == "-m":
+			return
+		case f.s == "-":
+			a.stdinCode(s, name, c)
+			return
+		case f.s == "-W" || f.s == "-X" || f.s == "--check-hash-based-pycs":
+			i++
+		case strings.HasPrefix(f.s, "-"):
+		default:
+			a.scriptOperand(s, name, f, c)
+			return
+		}
+	}
+	a.stdinCode(s, name, c)
+}
+
+func (a *analyzer) perl(s *syntax.Stmt, args []field, c ctx) {
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if (f.s == "-e" || f.s == "-E") && i+1 < len(args) {
+			code := args[i+1]
+			cmds := extractCalls(code.s, []string{"system", "exec"}, true)
+			if code.dyn || len(cmds) == 0 {
+				a.b.Facts.DynamicExec = append(a.b.Facts.DynamicExec, sdk.DynamicExec{
+					Kind: "perl_e", Interpreter: "perl", Static: !code.dyn, Content: capContent(code.s),
+					Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos()),
+				})
+				return
+			}
+			for _, cmd := range cmds {
+				a.dynExec(s, "perl_e", "perl", field{s: cmd}, code, true)
+			}
+			return
+		}
+		if !strings.HasPrefix(f.s, "-") {
+			a.scriptOperand(s, "perl", f, c)
+			return
+		}
+	}
+}
+
+func (a *analyzer) awk(s *syntax.Stmt, args []field, c ctx) {
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if f.s == "-f" {
+			return
+		}
+		if f.s == "-F" || f.s == "-v" {
+			i++
+			continue
+		}
+		if strings.HasPrefix(f.s, "-") && len(f.s) > 1 {
+			continue
+		}
+		for _, cmd := range extractCalls(f.s, []string{"system"}, false) {
+			a.dynExec(s, "awk_system", "awk", field{s: cmd}, f, true)
+		}
+		if f.dyn && strings.Contains(f.s, "system") {
+			a.dynExec(s, "awk_system", "awk", field{dyn: true}, f, false)
+		}
+		return
+	}
+}
+
+// extractCalls finds string-literal arguments of fn("…") / fn '…' calls and,
+// with backticks, `…` / qx{…} in program text (perl, awk).
+func extractCalls(prog string, fns []string, backticks bool) []string {
+	var out []string
+	for _, fn := range fns {
+		for off := 0; ; {
+			k := strings.Index(prog[off:], fn)
+			if k < 0 {
+				break
+			}
+			j := off + k + len(fn)
+			off = j
+			for j < len(prog) && (prog[j] == ' ' || prog[j] == '(' || prog[j] == '\t') {
+				j++
+			}
+			if j >= len(prog) || (prog[j] != '"' && prog[j] != '\'') {
+				continue
+			}
+			q := prog[j]
+			e := strings.IndexByte(prog[j+1:], q)
+			if e < 0 {
+				continue
+			}
+			out = append(out, prog[j+1:j+1+e])
+			off = j + 1 + e
+		}
+	}
+	if backticks {
+		for off := 0; ; {
+			k := strings.IndexByte(prog[off:], '`')
+			if k < 0 {
+				break
+			}
+			e := strings.IndexByte(prog[off+k+1:], '`')
+			if e < 0 {
+				break
+			}
+			out = append(out, prog[off+k+1:off+k+1+e])
+			off += k + e + 2
+		}
+		for _, open := range []string{"qx{", "qx(", "qx/"} {
+			if k := strings.Index(prog, open); k >= 0 {
+				closer := map[byte]byte{'{': '}', '(': ')', '/': '/'}[open[2]]
+				if e := strings.IndexByte(prog[k+3:], closer); e >= 0 {
+					out = append(out, prog[k+3:k+3+e])
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (a *analyzer) eval(s *syntax.Stmt, args []field, c ctx) {
+	content := field{}
+	for i, f := range args {
+		if i > 0 {
+			content.merge(field{s: " "})
+		}
+		content.merge(f)
+	}
+	a.dynExec(s, "eval", "bash", content, content, true)
+}
+
+func (a *analyzer) su(s *syntax.Stmt, args []field, c ctx) {
+	for i, f := range args {
+		if (f.s == "-c" || f.s == "--command") && i+1 < len(args) {
+			a.dynExec(s, "shell_c", "su", args[i+1], args[i+1], true)
+			return
+		}
+	}
+}
+
+func (a *analyzer) source(s *syntax.Stmt, args []field, c ctx) {
+	if len(args) == 0 {
+		return
+	}
+	f := args[0]
+	if f.procSubst || f.dyn {
+		a.dynExec(s, "source", "bash", field{dyn: true}, f, false)
+		if f.procSubst {
+			return
+		}
+	}
+	a.fileAccess(s, f, "source", "source", c)
+}
+
+func (a *analyzer) alias(s *syntax.Stmt, args []field) {
+	for _, f := range args {
+		k := strings.IndexByte(f.s, '=')
+		if k <= 0 {
+			continue
+		}
+		name, val := f.s[:k], f.s[k+1:]
+		if a.aliases == nil {
+			a.aliases = map[string]string{}
+		}
+		fact := sdk.Assignment{Name: name, Op: "alias", Pos: a.pos(s.Pos())}
+		if f.dyn {
+			fact.Dynamic = true
+			delete(a.aliases, name)
+		} else {
+			fact.Value = val
+			a.aliases[name] = val
+		}
+		a.b.Facts.Assignments = append(a.b.Facts.Assignments, fact)
+	}
+}
+
+// sleep records a Sleep with the summed duration of its operands.
+func (a *analyzer) sleep(s *syntax.Stmt, args []field) {
+	sl := sdk.Sleep{Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())}
+	for _, f := range args {
+		if f.dyn {
+			sl.Dynamic = true
+			continue
+		}
+		if strings.HasPrefix(f.s, "-") {
+			continue
+		}
+		v, ok := parseDuration(f.s)
+		if !ok {
+			sl.Dynamic = true
+			continue
+		}
+		if v < 0 {
+			sl.Seconds = -1
+			break
+		}
+		sl.Seconds += v
+	}
+	a.b.Facts.Sleeps = append(a.b.Facts.Sleeps, sl)
+}
+
+// parseDuration parses sleep/timeout durations: 10, 1.5, 10m, 2h, 1d,
+// infinity (-1).
+func parseDuration(s string) (float64, bool) {
+	if s == "inf" || s == "infinity" {
+		return -1, true
+	}
+	mult := 1.0
+	switch s[len(s)-1] {
+	case 's':
+		s = s[:len(s)-1]
+	case 'm':
+		mult, s = 60, s[:len(s)-1]
+	case 'h':
+		mult, s = 3600, s[:len(s)-1]
+	case 'd':
+		mult, s = 86400, s[:len(s)-1]
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, false
+	}
+	return v * mult, true
+}
+
+// output records echo/printf/cat of variables whose values are unknown.
+func (a *analyzer) output(s *syntax.Stmt, args []field, c ctx) {
+	var vars []string
+	for _, f := range args {
+		vars = append(vars, f.vars...)
+	}
+	for _, r := range s.Redirs {
+		if r.Op == syntax.WordHdoc || r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc {
+			var f field
+			if r.Op == syntax.WordHdoc {
+				f = a.expandOne(r.Word, false)
+			} else {
+				f = a.heredocBody(r, false)
+			}
+			vars = append(vars, f.vars...)
+		}
+	}
+	if len(vars) == 0 {
+		return
+	}
+	sink := "stdout"
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.ClbOut:
+			t, _ := a.staticWord(r.Word)
+			if strings.HasPrefix(t, "/dev/tcp/") || strings.HasPrefix(t, "/dev/udp/") {
+				sink = "network"
+			} else if t != "/dev/stdout" && t != "/dev/stderr" && t != "/dev/null" {
+				sink = "file"
+			}
+		}
+	}
+	if c.nextStage != nil {
+		if call, ok := c.nextStage.Cmd.(*syntax.CallExpr); ok && len(call.Args) > 0 {
+			n, _ := a.staticWord(call.Args[0])
+			if netTools[path.Base(n)] {
+				sink = "network"
+			}
+		}
+	}
+	a.b.Facts.Outputs = append(a.b.Facts.Outputs, sdk.Output{
+		Sink: sink, Vars: dedup(vars), Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos()),
+	})
+}
+
+func dedup(in []string) []string {
+	var out []string
+	for _, s := range in {
+		if !contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// stmtRedirects records the statement's redirections: file accesses,
+// /dev/tcp network use, features. It returns the Redirect list for the
+// command and the IDs feeding its stdin through `< <(…)`.
+func (a *analyzer) stmtRedirects(s *syntax.Stmt, cmdName string, c ctx) ([]sdk.Redirect, []int) {
+	var out []sdk.Redirect
+	var stdin []int
+	for _, r := range s.Redirs {
+		rd := sdk.Redirect{Op: r.Op.String(), Fd: -1}
+		if r.N != nil {
+			if n, err := strconv.Atoi(r.N.Value); err == nil {
+				rd.Fd = n
+			}
+		}
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			a.feature("heredoc", r.Pos())
+			a.heredocBody(r, true)
+			out = append(out, rd)
+			continue
+		case syntax.WordHdoc:
+			a.feature("redirect", r.Pos())
+			f := a.expandOne(r.Word, true)
+			stdin = append(stdin, f.ids...)
+			out = append(out, rd)
+			continue
+		}
+		a.feature("redirect", r.Pos())
+		f := a.expandOne(r.Word, true)
+		rd.Target, rd.Dynamic = f.s, f.dyn
+		if f.procSubst {
+			if r.Op == syntax.RdrIn {
+				stdin = append(stdin, f.ids...)
+			}
+			out = append(out, rd)
+			continue
+		}
+		op := ""
+		switch r.Op {
+		case syntax.RdrOut, syntax.ClbOut, syntax.RdrAll, syntax.RdrInOut:
+			op = "write"
+		case syntax.AppOut, syntax.AppAll:
+			op = "append"
+		case syntax.RdrIn:
+			op = "read"
+		case syntax.DplOut, syntax.DplIn:
+			if isFdTarget(f.s) {
+				rd.Target = "&" + f.s
+				op = ""
+			} else if r.Op == syntax.DplOut {
+				op = "write"
+			} else {
+				op = "read"
+			}
+		}
+		out = append(out, rd)
+		if op == "" || f.s == "" {
+			continue
+		}
+		if strings.HasPrefix(f.s, "/dev/tcp/") || strings.HasPrefix(f.s, "/dev/udp/") {
+			a.devTCP(s, f, cmdName)
+			continue
+		}
+		if ignoredDevice(f.s) {
+			continue
+		}
+		a.addFile(s, f, op, "redirect", c, nil)
+	}
+	return out, stdin
+}
+
+func isFdTarget(t string) bool {
+	if t == "-" {
+		return true
+	}
+	_, err := strconv.Atoi(t)
+	return err == nil
+}
+
+func ignoredDevice(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero":
+		return true
+	}
+	return strings.HasPrefix(p, "/dev/fd/")
+}

@@ -1,0 +1,426 @@
+package bash
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// argSpec describes what a common command does with its operands, so that
+// patterns, scripts, messages and option values are never taken for paths.
+type argSpec struct {
+	// op is the FileAccess op of the operands.
+	op string
+	// shortVal / longVal are options that take a value.
+	shortVal string
+	longVal  []string
+	// skip is the number of leading operands that are not paths (a grep
+	// pattern, a sed script, a chmod mode); skipUnless names the options
+	// that move that operand into an option (grep -e, sed -e, awk -f).
+	skip       int
+	skipUnless []string
+	// last is the op of the last operand when there are two or more
+	// (cp/mv/ln destinations).
+	last string
+	// optFiles maps options whose value is a path to the op on it.
+	optFiles map[string]string
+	// recursive/force flags recorded on the accesses.
+	recursive bool
+	force     bool
+}
+
+var (
+	readSpec  = &argSpec{op: "read"}
+	listSpec  = &argSpec{op: "list", shortVal: "IwBdLPT", longVal: []string{"--hide", "--ignore", "--max-depth", "--block-size", "--exclude", "--sort", "--format", "--time-style"}}
+	grepSpec  = &argSpec{op: "read", shortVal: "efmABCdD", longVal: []string{"--regexp", "--file", "--max-count", "--context", "--after-context", "--before-context", "--include", "--exclude", "--exclude-dir", "--color", "--colour", "--label", "--devices", "--directories", "--binary-files", "--type", "-t", "--glob", "-g"}, skip: 1, skipUnless: []string{"-e", "-f", "--regexp", "--file"}, optFiles: map[string]string{"-f": "read", "--file": "read"}}
+	headSpec  = &argSpec{op: "read", shortVal: "ncsF", longVal: []string{"--lines", "--bytes", "--pid", "--sleep-interval", "--max-unchanged-stats"}}
+	sortSpec  = &argSpec{op: "read", shortVal: "ktoST", longVal: []string{"--key", "--field-separator", "--output", "--buffer-size", "--temporary-directory", "--parallel", "--files0-from"}, optFiles: map[string]string{"-o": "write", "--output": "write"}}
+	cutSpec   = &argSpec{op: "read", shortVal: "dfbc", longVal: []string{"--delimiter", "--fields", "--bytes", "--characters", "--output-delimiter"}}
+	uniqSpec  = &argSpec{op: "read", shortVal: "fsw", longVal: []string{"--skip-fields", "--skip-chars", "--check-chars"}}
+	diffSpec  = &argSpec{op: "read", shortVal: "UCxXIFLW", longVal: []string{"--unified", "--context", "--exclude", "--exclude-from", "--ignore-matching-lines", "--label", "--width", "--color"}}
+	hexSpec   = &argSpec{op: "read", shortVal: "cglsoCnAjNtw", longVal: []string{"--wrap", "--cols", "--len", "--seek"}}
+	sedSpec   = &argSpec{op: "read", shortVal: "eflS", longVal: []string{"--expression", "--file", "--line-length"}, skip: 1, skipUnless: []string{"-e", "-f", "--expression", "--file"}, optFiles: map[string]string{"-f": "read", "--file": "read"}}
+	awkSpec   = &argSpec{op: "read", shortVal: "Fvf", longVal: []string{"--field-separator", "--assign", "--file"}, skip: 1, skipUnless: []string{"-f", "--file"}, optFiles: map[string]string{"-f": "read", "--file": "read"}}
+	rmSpec    = &argSpec{op: "delete", shortVal: "", longVal: nil}
+	shredSpec = &argSpec{op: "delete", shortVal: "ns", longVal: []string{"--iterations", "--size", "--random-source"}}
+	writeSpec = &argSpec{op: "write", shortVal: "mdtrs", longVal: []string{"--mode", "--date", "--reference", "--size", "--context"}}
+	chmodSpec = &argSpec{op: "chmod", skip: 1, longVal: []string{"--reference"}}
+	chownSpec = &argSpec{op: "chown", skip: 1, longVal: []string{"--reference", "--from"}}
+	cpSpec    = &argSpec{op: "copy_from", last: "copy_to", shortVal: "tSmog", longVal: []string{"--target-directory", "--suffix", "--mode", "--owner", "--group", "--backup", "--reflink", "--sparse", "--preserve", "--no-preserve"}}
+	mvSpec    = &argSpec{op: "move", last: "copy_to", shortVal: "tS", longVal: []string{"--target-directory", "--suffix", "--backup"}}
+	lnSpec    = &argSpec{op: "link", last: "link", shortVal: "tS", longVal: []string{"--target-directory", "--suffix", "--backup"}}
+	teeSpec   = &argSpec{op: "write"}
+	cdSpec    = &argSpec{op: "cwd"}
+	zipSpec   = &argSpec{op: "read", shortVal: "xiPbnt", longVal: []string{"--exclude", "--include", "--password"}}
+	unzipSpec = &argSpec{op: "read", shortVal: "dxP", optFiles: map[string]string{"-d": "write"}}
+	sslSpec   = &argSpec{op: "ref", shortVal: "", longVal: []string{"-in", "-out", "-inkey", "-key", "-passin", "-passout", "-certfile", "-signkey", "-CAfile", "-config", "-pass", "-md", "-K", "-iv", "-connect", "-servername", "-subj", "-days", "-newkey", "-keyout", "-cert", "-CApath", "-digest", "-name"},
+		optFiles: map[string]string{"-in": "read", "-out": "write", "-inkey": "read", "-key": "read", "-keyout": "write", "-certfile": "read", "-signkey": "read", "-cert": "read"}}
+	installSpec = &argSpec{op: "copy_from", last: "copy_to", shortVal: "mogtSC", longVal: []string{"--mode", "--owner", "--group", "--target-directory", "--suffix"}}
+	truncSpec   = &argSpec{op: "write", shortVal: "sr", longVal: []string{"--size", "--reference"}}
+	ddSpec      = &argSpec{}
+	blockSpec   = &argSpec{op: "write", shortVal: "tLbcCgGIjJlmNoOrTUEF", longVal: []string{"--type", "--label"}}
+	noFiles     = &argSpec{}
+)
+
+// specs maps command names to their argument semantics. Commands absent
+// here get the generic treatment: path-looking operands become "ref".
+var specs = map[string]*argSpec{
+	"cat": readSpec, "tac": readSpec, "nl": readSpec, "less": readSpec, "more": readSpec, "most": readSpec,
+	"head": headSpec, "tail": headSpec, "wc": readSpec, "sort": sortSpec, "uniq": uniqSpec, "cut": cutSpec,
+	"paste": cutSpec, "comm": readSpec, "diff": diffSpec, "cmp": diffSpec, "sdiff": diffSpec, "strings": hexSpec,
+	"od": hexSpec, "hexdump": hexSpec, "xxd": hexSpec, "base64": hexSpec, "base32": hexSpec,
+	"md5sum": readSpec, "sha1sum": readSpec, "sha256sum": readSpec, "sha512sum": readSpec, "cksum": readSpec,
+	"file": readSpec, "stat": &argSpec{op: "read", shortVal: "cf", longVal: []string{"--format", "--printf"}},
+	"column": readSpec, "fold": readSpec, "fmt": readSpec, "iconv": &argSpec{op: "read", shortVal: "fto", optFiles: map[string]string{"-o": "write", "--output": "write"}},
+	"jq": &argSpec{op: "read", skip: 1, longVal: []string{"--arg", "--argjson", "--slurpfile", "--rawfile", "--indent"}},
+	"ls": listSpec, "dir": listSpec, "tree": listSpec, "du": listSpec, "df": listSpec,
+	"grep": grepSpec, "egrep": grepSpec, "fgrep": grepSpec, "rg": grepSpec, "ag": grepSpec, "ack": grepSpec, "zgrep": grepSpec,
+	"sed": sedSpec, "awk": awkSpec, "gawk": awkSpec, "mawk": awkSpec, "nawk": awkSpec,
+	"rm": rmSpec, "rmdir": rmSpec, "unlink": rmSpec, "shred": shredSpec,
+	"touch": writeSpec, "mkdir": writeSpec, "truncate": truncSpec, "tee": teeSpec, "mkfifo": writeSpec,
+	"chmod": chmodSpec, "chown": chownSpec, "chgrp": chownSpec, "chattr": chmodSpec, "setfacl": chmodSpec,
+	"cp": cpSpec, "mv": mvSpec, "ln": lnSpec, "install": installSpec, "rsync": noFiles,
+	"cd": cdSpec, "pushd": cdSpec,
+	"zip": zipSpec, "unzip": unzipSpec, "gzip": readSpec, "gunzip": readSpec, "zcat": readSpec, "bzip2": readSpec, "xz": readSpec,
+	"openssl": sslSpec, "dd": ddSpec, "crontab": &argSpec{op: "read", shortVal: "u"},
+	"vi": &argSpec{op: "write"}, "vim": &argSpec{op: "write"}, "nano": &argSpec{op: "write"}, "emacs": &argSpec{op: "write"},
+	// Commands whose arguments are text, not paths.
+	"echo": noFiles, "printf": noFiles, "true": noFiles, "false": noFiles, ":": noFiles, "set": noFiles,
+	"export": noFiles, "local": noFiles, "declare": noFiles, "typeset": noFiles, "readonly": noFiles,
+	"exit": noFiles, "return": noFiles, "break": noFiles, "continue": noFiles, "shift": noFiles, "trap": noFiles,
+	"wait": noFiles, "kill": noFiles, "pkill": noFiles, "killall": noFiles, "date": noFiles, "seq": noFiles,
+	"yes": noFiles, "expr": noFiles, "bc": noFiles, "history": noFiles, "type": noFiles, "hash": noFiles,
+	"umask": noFiles, "ulimit": noFiles, "getopts": noFiles, "logger": noFiles, "which": noFiles, "whereis": noFiles,
+	"test": noFiles, "[": noFiles, "basename": noFiles, "dirname": noFiles, "uname": noFiles, "id": noFiles,
+	"whoami": noFiles, "hostname": noFiles, "nproc": noFiles, "pwd": noFiles, "printenv": noFiles, "tr": noFiles,
+	"curl": noFiles, "wget": noFiles, "ssh": noFiles, "scp": noFiles, "sftp": noFiles, "nc": noFiles,
+	"ncat": noFiles, "netcat": noFiles, "socat": noFiles, "ping": noFiles, "dig": noFiles, "nslookup": noFiles,
+	"host": noFiles, "telnet": noFiles, "http": noFiles, "https": noFiles, "xh": noFiles,
+}
+
+// gitValueOpts are git options (global and of common subcommands) whose
+// value is a message, pattern, revision or number — never a path access.
+var gitValueOpts = []string{"-m", "-S", "-G", "-L", "-n", "-c", "-b", "-B", "-X", "-e", "-j", "-U",
+	"--message", "--author", "--committer", "--since", "--until", "--after", "--before", "--format", "--pretty",
+	"--grep", "--branch", "--depth", "--origin", "--template", "--reference", "--config", "--jobs", "--date",
+	"--max-count", "--skip", "--abbrev", "--upload-pack", "--exec", "--receive-pack", "--shallow-since", "--sort"}
+
+// files emits the file accesses of a command's operands.
+func (a *analyzer) files(s *syntax.Stmt, name string, args []field, c ctx) {
+	switch name {
+	case "dd":
+		a.dd(s, args, c)
+		return
+	case "tar", "bsdtar", "gtar":
+		a.tar(s, args, c)
+		return
+	case "git":
+		a.gitFiles(s, args, c)
+		return
+	case "curl", "wget", "scp", "rsync", "sftp":
+		// handled with their network use
+		return
+	}
+	spec := specs[name]
+	if spec == nil && (strings.HasPrefix(name, "mkfs") || strings.HasPrefix(name, "mke2fs") || name == "wipefs" ||
+		name == "fdisk" || name == "sfdisk" || name == "parted" || name == "mkswap" || name == "blkdiscard") {
+		spec = blockSpec
+	}
+	if spec == noFiles {
+		return
+	}
+	if spec == nil {
+		a.genericRefs(s, name, args, c)
+		return
+	}
+	var operands []field
+	recursive, force := false, false
+	appendMode, inPlace := false, false
+	skipMoved := false
+	mode := ""
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if f.dyn || !strings.HasPrefix(f.s, "-") || f.s == "-" || (spec.op == "chmod" && isModeArg(f.s) && len(operands) == 0 && !strings.HasPrefix(f.s, "--")) {
+			if spec.op == "chmod" && len(operands) == 0 && isModeArg(f.s) {
+				mode = f.s
+			}
+			operands = append(operands, f)
+			continue
+		}
+		if f.s == "--" {
+			operands = append(operands, args[i+1:]...)
+			break
+		}
+		if strings.HasPrefix(f.s, "--") || (strings.HasPrefix(f.s, "-") && len(f.s) > 2 && contains(spec.longVal, f.s)) {
+			opt, val, hasVal := strings.Cut(f.s, "=")
+			switch opt {
+			case "--recursive":
+				recursive = true
+			case "--force":
+				force = true
+			case "--append":
+				appendMode = true
+			case "--in-place":
+				inPlace = true
+			}
+			if contains(spec.skipUnless, opt) {
+				skipMoved = true
+			}
+			if !hasVal && contains(spec.longVal, opt) && i+1 < len(args) {
+				i++
+				val = args[i].s
+				if op, ok := spec.optFiles[opt]; ok {
+					a.addFile(s, args[i], op, name, c, nil)
+				}
+			} else if op, ok := spec.optFiles[opt]; ok && hasVal {
+				a.addFile(s, field{s: val}, op, name, c, nil)
+			}
+			continue
+		}
+		for j := 1; j < len(f.s); j++ {
+			ch := f.s[j]
+			switch ch {
+			case 'r', 'R':
+				if name != "sort" && name != "grep" && name != "ls" {
+					recursive = true
+				}
+			case 'f':
+				if spec.op == "delete" || name == "cp" || name == "mv" || name == "ln" {
+					force = true
+				}
+			case 'a':
+				appendMode = true
+			case 'i':
+				inPlace = true
+			}
+			if strings.IndexByte(spec.shortVal, ch) >= 0 {
+				opt := "-" + string(ch)
+				if contains(spec.skipUnless, opt) {
+					skipMoved = true
+				}
+				var vf field
+				if j+1 < len(f.s) {
+					vf = field{s: f.s[j+1:], dyn: f.dyn}
+				} else if i+1 < len(args) {
+					i++
+					vf = args[i]
+				}
+				if op, ok := spec.optFiles[opt]; ok {
+					a.addFile(s, vf, op, name, c, nil)
+				}
+				break
+			}
+		}
+	}
+	skip := spec.skip
+	if skipMoved {
+		skip = 0
+	}
+	var owner string
+	if skip > len(operands) {
+		skip = len(operands)
+	}
+	if spec.op == "chmod" && skip > 0 {
+		mode = operands[0].s
+	}
+	if spec.op == "chown" && skip > 0 {
+		owner = operands[0].s
+	}
+	operands = operands[skip:]
+	for i, f := range operands {
+		op := spec.op
+		if spec.last != "" && i == len(operands)-1 && len(operands) >= 2 {
+			op = spec.last
+		}
+		switch {
+		case name == "tee" && appendMode:
+			op = "append"
+		case name == "sed" && inPlace:
+			op = "write"
+		case name == "shred" && !force && false:
+		}
+		rec, frc := recursive, force
+		a.addFile(s, f, op, name, c, func(fa *sdk.FileAccess) {
+			if fa.Op == "delete" || fa.Op == "copy_from" || fa.Op == "copy_to" || fa.Op == "chmod" || fa.Op == "chown" || fa.Op == "move" {
+				fa.Recursive = fa.Recursive || rec
+				fa.Force = frc
+			}
+			fa.Mode = mode
+			fa.Owner = owner
+		})
+	}
+}
+
+func isModeArg(s string) bool {
+	if len(s) < 2 || s[0] != '-' {
+		return false
+	}
+	for _, c := range s[1:] {
+		if !strings.ContainsRune("rwxXst", c) {
+			return false
+		}
+	}
+	return true
+}
+
+// looksLikePath is the generic test for operands of unknown commands.
+func looksLikePath(s string) bool {
+	if s == "" || strings.HasPrefix(s, "-") || strings.Contains(s, "://") {
+		return false
+	}
+	return strings.Contains(s, "/") || strings.HasPrefix(s, ".") || strings.HasPrefix(s, "~")
+}
+
+func (a *analyzer) genericRefs(s *syntax.Stmt, name string, args []field, c ctx) {
+	for _, f := range args {
+		if f.s == placeholder && f.dyn && len(c.targets) > 0 {
+			a.addFile(s, f, "ref", name, c, nil)
+			continue
+		}
+		if f.dyn && !strings.HasPrefix(f.s, "~") && !strings.HasPrefix(f.s, "/") && !strings.HasPrefix(f.s, ".") {
+			continue
+		}
+		if looksLikePath(f.s) && !strings.ContainsAny(f.s, "=:") {
+			a.addFile(s, f, "ref", name, c, nil)
+		}
+	}
+}
+
+func (a *analyzer) gitFiles(s *syntax.Stmt, args []field, c ctx) {
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if strings.HasPrefix(f.s, "-") && !f.dyn {
+			if !strings.Contains(f.s, "=") && (contains(gitValueOpts, f.s) || f.s == "-C") {
+				i++
+			}
+			continue
+		}
+		if f.s == "--" {
+			continue
+		}
+		if looksLikePath(f.s) && !strings.Contains(f.s, "@") && !strings.ContainsAny(f.s, ":") {
+			a.addFile(s, f, "ref", "git", c, nil)
+		}
+	}
+}
+
+func (a *analyzer) dd(s *syntax.Stmt, args []field, c ctx) {
+	for _, f := range args {
+		if v, ok := strings.CutPrefix(f.s, "if="); ok {
+			a.addFile(s, field{s: v, dyn: f.dyn, glob: f.glob}, "read", "dd", c, nil)
+		} else if v, ok := strings.CutPrefix(f.s, "of="); ok {
+			a.addFile(s, field{s: v, dyn: f.dyn, glob: f.glob}, "write", "dd", c, nil)
+		}
+	}
+}
+
+func (a *analyzer) tar(s *syntax.Stmt, args []field, c ctx) {
+	create := false
+	var archive *field
+	var operands []field
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		switch {
+		case f.s == "-C" || f.s == "--directory":
+			i++
+			continue
+		case strings.HasPrefix(f.s, "--file="):
+			v := field{s: strings.TrimPrefix(f.s, "--file="), dyn: f.dyn}
+			archive = &v
+		case f.s == "--file":
+			if i+1 < len(args) {
+				archive = &args[i+1]
+				i++
+			}
+		case strings.HasPrefix(f.s, "--"):
+			if f.s == "--create" || f.s == "--append" {
+				create = true
+			}
+		case (strings.HasPrefix(f.s, "-") || (i == 0 && !f.dyn && !strings.Contains(f.s, "/") && !strings.Contains(f.s, "."))) && f.s != "-":
+			cluster := strings.TrimPrefix(f.s, "-")
+			if strings.ContainsAny(cluster, "cr") {
+				create = true
+			}
+			if k := strings.IndexByte(cluster, 'f'); k >= 0 {
+				if k+1 < len(cluster) {
+					v := field{s: cluster[k+1:]}
+					archive = &v
+				} else if i+1 < len(args) {
+					archive = &args[i+1]
+					i++
+				}
+			}
+		default:
+			operands = append(operands, f)
+		}
+	}
+	if archive != nil {
+		op := "read"
+		if create {
+			op = "write"
+		}
+		a.addFile(s, *archive, op, "tar", c, nil)
+	}
+	for _, f := range operands {
+		op := "ref"
+		if create {
+			op = "read"
+		}
+		a.addFile(s, f, op, "tar", c, func(fa *sdk.FileAccess) { fa.Recursive = create })
+	}
+}
+
+// fileAccess records a plain access.
+func (a *analyzer) fileAccess(s *syntax.Stmt, f field, op, by string, c ctx) {
+	a.addFile(s, f, op, by, c, nil)
+}
+
+// addFile records a FileAccess for path field f; placeholder arguments of
+// xargs/find -exec become the paths they stand for (recursively walked).
+func (a *analyzer) addFile(s *syntax.Stmt, f field, op, by string, c ctx, adjust func(*sdk.FileAccess)) {
+	if f.s == "" || f.s == "-" {
+		return
+	}
+	if f.dyn && strings.Contains(f.s, placeholder) && len(c.targets) > 0 {
+		for _, t := range c.targets {
+			fa := sdk.FileAccess{Path: normPath(t), Op: op, By: by, Recursive: true, Glob: hasGlobMeta(t),
+				Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())}
+			if adjust != nil {
+				adjust(&fa)
+				fa.Recursive = true
+			}
+			a.b.Facts.Files = append(a.b.Facts.Files, fa)
+		}
+		return
+	}
+	if ignoredDevice(f.s) || f.procSubst {
+		return
+	}
+	fa := sdk.FileAccess{Path: normPath(f.s), Op: op, By: by, Glob: f.glob, Dynamic: f.dyn,
+		Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())}
+	if adjust != nil {
+		adjust(&fa)
+	}
+	a.b.Facts.Files = append(a.b.Facts.Files, fa)
+}
+
+// normPath normalizes a path: "./" prefixes and duplicate slashes removed,
+// a trailing slash dropped (except for "/").
+func normPath(p string) string {
+	for strings.Contains(p, "//") {
+		p = strings.ReplaceAll(p, "//", "/")
+	}
+	for strings.HasPrefix(p, "./") && len(p) > 2 {
+		p = p[2:]
+	}
+	p = strings.ReplaceAll(p, "/./", "/")
+	if len(p) > 1 && strings.HasSuffix(p, "/") {
+		p = strings.TrimRight(p, "/")
+		if p == "" {
+			p = "/"
+		}
+	}
+	return p
+}

@@ -1,0 +1,552 @@
+package bash
+
+import (
+	"encoding/base32"
+	"encoding/base64"
+	"encoding/hex"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// foldResult is the statically computed stdout of a short producer
+// pipeline (echo/printf/cat of a heredoc, through decoders).
+type foldResult struct {
+	content    string
+	static     bool
+	encoded    bool
+	decoders   []string
+	downloaded bool
+}
+
+// maxFold bounds folded content.
+const maxFold = 1 << 16
+
+// foldStmts computes the output of stmts (a substitution body) when it is
+// static. It never records facts.
+func (a *analyzer) foldStmts(stmts []*syntax.Stmt) foldResult {
+	if len(stmts) == 0 {
+		return foldResult{static: true}
+	}
+	var out foldResult
+	out.static = true
+	for _, s := range stmts {
+		var r foldResult
+		if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) {
+			stages, _ := flattenPipe(b.X, nil, nil)
+			stages, _ = flattenPipe(b.Y, stages, nil)
+			r = a.foldStages(stages)
+		} else if _, ok := s.Cmd.(*syntax.CallExpr); ok {
+			r = a.foldStages([]*syntax.Stmt{s})
+		} else {
+			r.downloaded = a.mentionsDownloader(s)
+		}
+		out.content += r.content
+		out.static = out.static && r.static
+		out.encoded = out.encoded || r.encoded
+		out.decoders = append(out.decoders, r.decoders...)
+		out.downloaded = out.downloaded || r.downloaded
+		if len(out.content) > maxFold {
+			out.static = false
+		}
+	}
+	if out.downloaded {
+		out.static = false
+	}
+	return out
+}
+
+// mentionsDownloader reports whether a compound statement runs a
+// downloader anywhere inside.
+func (a *analyzer) mentionsDownloader(s *syntax.Stmt) bool {
+	found := false
+	syntax.Walk(s, func(n syntax.Node) bool {
+		if call, ok := n.(*syntax.CallExpr); ok && len(call.Args) > 0 {
+			if downloaders[path.Base(call.Args[0].Lit())] {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// decoderNames are pipeline stages that transform their input.
+var decoderNames = map[string]bool{"base64": true, "base32": true, "xxd": true, "rev": true, "tr": true,
+	"gunzip": true, "zcat": true, "gzip": true, "bunzip2": true, "bzcat": true, "xz": true, "unxz": true,
+	"xzcat": true, "openssl": true, "uudecode": true, "basenc": true, "zstd": true, "unzstd": true}
+
+// foldStages folds a pipeline stage by stage.
+func (a *analyzer) foldStages(stages []*syntax.Stmt) foldResult {
+	r := foldResult{static: true}
+	in, inKnown := "", true
+	for i, st := range stages {
+		call, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok || len(call.Args) == 0 {
+			r.static = false
+			r.downloaded = r.downloaded || a.mentionsDownloader(st)
+			inKnown = false
+			continue
+		}
+		var fs []field
+		for _, w := range call.Args {
+			fs = append(fs, a.expandWord(w, false)...)
+		}
+		if len(fs) == 0 || fs[0].dyn {
+			r.static = false
+			inKnown = false
+			continue
+		}
+		for _, f := range fs {
+			if f.downloaded {
+				r.downloaded = true
+			}
+			if f.enc {
+				r.encoded = true
+				r.decoders = append(r.decoders, f.decoders...)
+			}
+		}
+		// Input from a heredoc / here-string of this stage.
+		for _, rd := range st.Redirs {
+			switch rd.Op {
+			case syntax.Hdoc, syntax.DashHdoc:
+				f := a.heredocBody(rd, false)
+				in, inKnown = f.s, !f.dyn
+			case syntax.WordHdoc:
+				f := a.expandOne(rd.Word, false)
+				in, inKnown = f.s+"\n", !f.dyn
+			case syntax.RdrIn:
+				in, inKnown = "", false
+			}
+		}
+		if i == 0 && !stageHasInput(st) {
+			in, inKnown = "", false
+		}
+		name := path.Base(fs[0].s)
+		args := fs[1:]
+		dyn := false
+		for _, f := range args {
+			dyn = dyn || f.dyn
+		}
+		out, outKnown := "", false
+		switch {
+		case name == "echo":
+			s, coded := echoOut(args)
+			out, outKnown = s, !dyn
+			if coded {
+				r.encoded = true
+				r.decoders = append(r.decoders, "echo -e")
+			}
+		case name == "printf":
+			s, coded := printfOut(args)
+			out, outKnown = s, !dyn
+			if coded {
+				r.encoded = true
+				r.decoders = append(r.decoders, "printf")
+			}
+		case name == "cat" && len(nonOptions(args)) == 0:
+			out, outKnown = in, inKnown
+		case downloaders[name]:
+			r.downloaded = true
+		case decoderNames[name]:
+			dec, s, known, transforms := decode(name, args, in, inKnown && !dyn)
+			if transforms {
+				r.encoded = true
+				r.decoders = append(r.decoders, dec)
+			}
+			out, outKnown = s, known
+		}
+		in, inKnown = out, outKnown
+		if len(in) > maxFold {
+			inKnown = false
+		}
+	}
+	r.content = in
+	r.static = r.static && inKnown && !r.downloaded
+	if !r.static {
+		r.content = ""
+	}
+	return r
+}
+
+func stageHasInput(st *syntax.Stmt) bool {
+	for _, rd := range st.Redirs {
+		if rd.Op == syntax.Hdoc || rd.Op == syntax.DashHdoc || rd.Op == syntax.WordHdoc {
+			return true
+		}
+	}
+	return false
+}
+
+func nonOptions(args []field) []field {
+	var out []field
+	for _, f := range args {
+		if !strings.HasPrefix(f.s, "-") || f.s == "-" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// echoOut computes echo's output; it reports whether -e decoded character
+// codes.
+func echoOut(args []field) (string, bool) {
+	newline, esc := true, false
+	i := 0
+	for ; i < len(args); i++ {
+		s := args[i].s
+		if len(s) < 2 || s[0] != '-' || strings.Trim(s[1:], "neE") != "" {
+			break
+		}
+		for _, c := range s[1:] {
+			switch c {
+			case 'n':
+				newline = false
+			case 'e':
+				esc = true
+			case 'E':
+				esc = false
+			}
+		}
+	}
+	parts := make([]string, 0, len(args)-i)
+	for _, f := range args[i:] {
+		parts = append(parts, f.s)
+	}
+	out := strings.Join(parts, " ")
+	coded := false
+	if esc {
+		out, coded = decodeEscapes(out, false)
+	}
+	if newline {
+		out += "\n"
+	}
+	return out, coded
+}
+
+// printfOut computes printf's output for %s/%b/%d/%c/%% formats.
+func printfOut(args []field) (string, bool) {
+	if len(args) > 0 && args[0].s == "--" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return "", false
+	}
+	if args[0].s == "-v" {
+		return "", false
+	}
+	format, coded := decodeEscapes(args[0].s, false)
+	rest := args[1:]
+	var sb strings.Builder
+	ai := 0
+	for iter := 0; iter < 64; iter++ {
+		consumed := false
+		for i := 0; i < len(format); i++ {
+			c := format[i]
+			if c != '%' || i+1 >= len(format) {
+				sb.WriteByte(c)
+				continue
+			}
+			j := i + 1
+			for j < len(format) && strings.IndexByte("-+ #0123456789.", format[j]) >= 0 {
+				j++
+			}
+			if j >= len(format) {
+				sb.WriteString(format[i:])
+				break
+			}
+			verb := format[j]
+			i = j
+			if verb == '%' {
+				sb.WriteByte('%')
+				continue
+			}
+			arg := ""
+			if ai < len(rest) {
+				arg = rest[ai].s
+				ai++
+				consumed = true
+			}
+			switch verb {
+			case 'b':
+				d, c2 := decodeEscapes(arg, false)
+				coded = coded || c2
+				sb.WriteString(d)
+			case 'c':
+				if arg != "" {
+					sb.WriteByte(arg[0])
+				}
+			case 'd', 'i', 'u':
+				if arg == "" {
+					arg = "0"
+				}
+				sb.WriteString(arg)
+			default:
+				sb.WriteString(arg)
+			}
+		}
+		if !consumed || ai >= len(rest) {
+			break
+		}
+	}
+	return sb.String(), coded
+}
+
+// decode applies a decoder stage. It returns the decoder's name, the output
+// when known, and whether the stage transforms (hides) its input.
+func decode(name string, args []field, in string, known bool) (string, string, bool, bool) {
+	has := func(opts ...string) bool {
+		for _, f := range args {
+			for _, o := range opts {
+				if f.s == o {
+					return true
+				}
+				if len(o) == 2 && o[0] == '-' && len(f.s) > 1 && f.s[0] == '-' && f.s[1] != '-' && strings.IndexByte(f.s[1:], o[1]) >= 0 {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	switch name {
+	case "base64", "base32", "basenc":
+		if !has("-d", "--decode", "-D") {
+			return name, "", false, false
+		}
+		if !known {
+			return name, "", false, true
+		}
+		clean := strings.Map(func(r rune) rune {
+			if r == ' ' || r == '\n' || r == '\t' || r == '\r' {
+				return -1
+			}
+			return r
+		}, in)
+		if name == "base32" {
+			if b, err := base32.StdEncoding.DecodeString(clean); err == nil {
+				return name, string(b), true, true
+			}
+			return name, "", false, true
+		}
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+			if b, err := enc.DecodeString(clean); err == nil {
+				return "base64", string(b), true, true
+			}
+		}
+		return "base64", "", false, true
+	case "xxd":
+		if !has("-r") {
+			return name, "", false, false
+		}
+		if !known || !has("-p", "-ps", "-plain", "-postscript") {
+			return "hex", "", false, true
+		}
+		clean := strings.Map(func(r rune) rune {
+			if isHex(byte(r)) && r < utf8.RuneSelf {
+				return r
+			}
+			return -1
+		}, in)
+		if b, err := hex.DecodeString(clean); err == nil {
+			return "hex", string(b), true, true
+		}
+		return "hex", "", false, true
+	case "rev":
+		if !known {
+			return "rev", "", false, true
+		}
+		lines := strings.Split(in, "\n")
+		for i, l := range lines {
+			r := []rune(l)
+			for x, y := 0, len(r)-1; x < y; x, y = x+1, y-1 {
+				r[x], r[y] = r[y], r[x]
+			}
+			lines[i] = string(r)
+		}
+		return "rev", strings.Join(lines, "\n"), true, true
+	case "tr":
+		ops := nonOptions(args)
+		del := has("-d")
+		if del && len(ops) >= 1 {
+			if !known {
+				return "tr", "", false, true
+			}
+			set := expandTrSet(ops[0].s)
+			return "tr", strings.Map(func(r rune) rune {
+				if strings.ContainsRune(set, r) {
+					return -1
+				}
+				return r
+			}, in), true, true
+		}
+		if len(ops) < 2 || has("-s", "-c", "-C") {
+			return "tr", "", false, true
+		}
+		if !known {
+			return "tr", "", false, true
+		}
+		s1, s2 := []rune(expandTrSet(ops[0].s)), []rune(expandTrSet(ops[1].s))
+		if len(s2) == 0 {
+			return "tr", "", false, true
+		}
+		m := map[rune]rune{}
+		for i, r := range s1 {
+			j := i
+			if j >= len(s2) {
+				j = len(s2) - 1
+			}
+			m[r] = s2[j]
+		}
+		return "tr", strings.Map(func(r rune) rune {
+			if x, ok := m[r]; ok {
+				return x
+			}
+			return r
+		}, in), true, true
+	case "gzip", "xz", "zstd":
+		if !has("-d", "--decompress") {
+			return name, "", false, false
+		}
+		return name, "", false, true
+	case "openssl":
+		if has("-d", "base64", "enc") {
+			return "openssl", "", false, true
+		}
+		return name, "", false, false
+	}
+	return name, "", false, true
+}
+
+// expandTrSet expands tr ranges (a-z) and escapes.
+func expandTrSet(s string) string {
+	s, _ = decodeEscapes(s, false)
+	switch s {
+	case "[:lower:]":
+		s = "a-z"
+	case "[:upper:]":
+		s = "A-Z"
+	case "[:digit:]":
+		s = "0-9"
+	}
+	r := []rune(s)
+	var sb strings.Builder
+	for i := 0; i < len(r); i++ {
+		if i+2 < len(r) && r[i+1] == '-' && r[i] <= r[i+2] && r[i+2]-r[i] < 256 {
+			for c := r[i]; c <= r[i+2]; c++ {
+				sb.WriteRune(c)
+			}
+			i += 2
+			continue
+		}
+		sb.WriteRune(r[i])
+	}
+	return sb.String()
+}
+
+// stdinInterpreters maps interpreters that run code read from stdin to
+// the language of that code ("" when no analyzer exists for it).
+func interpreterLang(name string) (string, bool) {
+	switch {
+	case shells[name]:
+		return "bash", true
+	case isPython(name):
+		return "python", true
+	case name == "perl" || name == "ruby" || name == "node" || name == "php" || name == "lua" || name == "Rscript":
+		return "", true
+	}
+	return "", false
+}
+
+// readsStdinCode reports whether an interpreter invocation takes its
+// program from stdin (no -c/-e code, no script operand).
+func readsStdinCode(name string, args []field) bool {
+	for i, f := range args {
+		if f.dyn {
+			return false
+		}
+		if f.s == "-" {
+			return true
+		}
+		if f.s == "-s" && shells[name] {
+			return true
+		}
+		if strings.HasPrefix(f.s, "-") {
+			if f.s == "-c" || f.s == "-e" && !shells[name] || f.s == "-m" || f.s == "-E" && name == "perl" {
+				return false
+			}
+			if shells[name] && !strings.HasPrefix(f.s, "--") && strings.IndexByte(f.s, 'c') >= 0 {
+				return false
+			}
+			if f.s == "-o" && i+1 < len(args) {
+				continue
+			}
+			continue
+		}
+		if i > 0 && args[i-1].s == "-o" {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// pipeInterpreter detects `producer | [decoders |] interpreter` and
+// analyzes the folded content nested.
+func (a *analyzer) pipeInterpreter(stages []*syntax.Stmt, c ctx) {
+	last := stages[len(stages)-1]
+	call, ok := last.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return
+	}
+	var fs []field
+	for _, w := range call.Args {
+		fs = append(fs, a.expandWord(w, false)...)
+	}
+	// Skip privilege and environment wrappers in front of the interpreter.
+	for len(fs) > 0 && !fs[0].dyn {
+		switch path.Base(fs[0].s) {
+		case "sudo", "doas", "env", "nohup", "nice", "command", "exec", "time", "stdbuf", "setsid":
+			fs = fs[1:]
+			for len(fs) > 0 && (strings.HasPrefix(fs[0].s, "-") || strings.Contains(fs[0].s, "=")) {
+				fs = fs[1:]
+			}
+			continue
+		}
+		break
+	}
+	if len(fs) == 0 || fs[0].dyn {
+		return
+	}
+	name := path.Base(fs[0].s)
+	if _, ok := interpreterLang(name); !ok || !readsStdinCode(name, fs[1:]) {
+		return
+	}
+	r := a.foldStages(stages[:len(stages)-1])
+	content := field{s: r.content, dyn: !r.static, enc: r.encoded, decoders: r.decoders, downloaded: r.downloaded}
+	a.dynExec(stages[0], "pipe_interpreter", name, content, field{}, r.static)
+}
+
+// knownCommands are the names a glob command word is matched against.
+var knownCommands = []string{"rm", "sh", "bash", "dash", "zsh", "ksh", "curl", "wget", "nc", "ncat", "netcat",
+	"python", "python3", "perl", "ruby", "node", "php", "sudo", "su", "doas", "chmod", "chown", "chattr", "dd",
+	"mkfs", "cat", "cp", "mv", "ls", "echo", "base64", "xxd", "kill", "pkill", "killall", "shred", "find",
+	"xargs", "ssh", "scp", "sftp", "rsync", "socat", "telnet", "crontab", "systemctl", "service", "iptables",
+	"ufw", "setenforce", "useradd", "usermod", "passwd", "mount", "umount", "tar", "git", "apt", "apt-get",
+	"yum", "dnf", "apk", "pip", "pip3", "npm", "awk", "sed", "grep", "head", "tail", "less", "more", "touch",
+	"mkdir", "rmdir", "ln", "env", "nohup", "id", "whoami", "uname", "ps", "printf", "tee", "dig", "nslookup",
+	"host", "ping", "openssl", "gzip", "gunzip", "zcat", "rev", "tr", "shutdown", "reboot", "halt",
+	"poweroff", "history", "unlink", "truncate", "wipefs", "fdisk", "parted", "eval", "exec", "source",
+	"timeout", "nice", "strings", "od", "hexdump", "install", "chgrp", "visudo", "pkexec", "unshare"}
+
+// globCandidates returns the known command names matching a glob pattern.
+func globCandidates(pattern string) []string {
+	var out []string
+	for _, n := range knownCommands {
+		if ok, err := path.Match(pattern, n); err == nil && ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}

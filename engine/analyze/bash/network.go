@@ -1,0 +1,659 @@
+package bash
+
+import (
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// netTools are commands that move data over the network; output piped into
+// them leaves the machine, and their output piped into an interpreter is
+// downloaded code.
+var netTools = map[string]bool{"curl": true, "wget": true, "nc": true, "ncat": true, "netcat": true,
+	"socat": true, "telnet": true, "ssh": true, "scp": true, "sftp": true, "rsync": true, "ftp": true,
+	"http": true, "https": true, "xh": true, "aria2c": true, "fetch": true, "lwp-request": true, "openssl": true}
+
+// downloaders produce remote content on stdout.
+var downloaders = map[string]bool{"curl": true, "wget": true, "nc": true, "ncat": true, "netcat": true,
+	"socat": true, "http": true, "https": true, "xh": true, "fetch": true, "aria2c": true, "lwp-request": true,
+	"lynx": true, "telnet": true}
+
+// dest is a parsed network destination.
+type dest struct {
+	url, host, scheme string
+	port              int
+	dynamic, dataIn   bool
+}
+
+// parseDest parses a URL or host[:port] from field f. Dynamic parts of the
+// host make it Dynamic and keep only the static suffix after them.
+func parseDest(f field, defScheme string) dest {
+	s := f.s
+	d := dest{}
+	hostStart := 0
+	rest := s
+	if k := strings.Index(s, "://"); k > 0 && isScheme(s[:k]) {
+		d.scheme = strings.ToLower(s[:k])
+		d.url = s
+		hostStart = k + 3
+		rest = s[hostStart:]
+	} else if defScheme != "" {
+		d.scheme = defScheme
+		if strings.ContainsAny(s, "/") || defScheme == "http" {
+			d.url = s
+		}
+	}
+	end := len(rest)
+	if k := strings.IndexAny(rest, "/?#"); k >= 0 {
+		end = k
+	}
+	auth := rest[:end]
+	if k := strings.LastIndexByte(auth, '@'); k >= 0 {
+		hostStart += k + 1
+		auth = auth[k+1:]
+	}
+	hostEnd := hostStart + len(auth)
+	host := auth
+	if strings.HasPrefix(host, "[") {
+		if k := strings.IndexByte(host, ']'); k > 0 {
+			if p, err := strconv.Atoi(strings.TrimPrefix(host[k+1:], ":")); err == nil {
+				d.port = p
+			}
+			host = host[1:k]
+		}
+	} else if k := strings.LastIndexByte(host, ':'); k >= 0 {
+		if p, err := strconv.Atoi(host[k+1:]); err == nil {
+			d.port = p
+		}
+		host = host[:k]
+		hostEnd = hostStart + k
+	}
+	// Dynamic parts inside the host.
+	lastDyn := -1
+	for _, r := range f.dynRanges {
+		if r[0] < hostEnd && r[1] > hostStart {
+			if r[1] > lastDyn {
+				lastDyn = r[1]
+			}
+		}
+	}
+	if lastDyn >= 0 {
+		d.dynamic = true
+		suffix := ""
+		if lastDyn < hostEnd {
+			suffix = s[lastDyn:hostEnd]
+		}
+		suffix = strings.TrimLeft(suffix, ".")
+		if k := strings.LastIndexByte(suffix, ':'); k >= 0 {
+			suffix = suffix[:k]
+		}
+		if strings.Contains(suffix, ".") || (suffix != "" && lastDyn < hostEnd && s[lastDyn] == '.') {
+			d.dataIn = true
+			d.host = strings.ToLower(suffix)
+		}
+	} else if f.dyn && hostStart == 0 && len(f.dynRanges) == 0 {
+		d.dynamic = true
+	} else {
+		d.host = strings.ToLower(host)
+	}
+	if d.url == "" && (d.scheme == "" || defScheme == "") {
+		d.url = ""
+	}
+	return d
+}
+
+func isScheme(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// addNet records a NetworkUse for destination f.
+func (a *analyzer) addNet(s *syntax.Stmt, f field, defScheme, via string, adjust func(*sdk.NetworkUse)) {
+	d := parseDest(f, defScheme)
+	n := sdk.NetworkUse{URL: d.url, Host: d.host, Port: d.port, Scheme: d.scheme, Via: via,
+		Dynamic: d.dynamic, DataInHost: d.dataIn, Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())}
+	if adjust != nil {
+		adjust(&n)
+	}
+	a.b.Facts.Network = append(a.b.Facts.Network, n)
+}
+
+// devTCP records bash's /dev/tcp/host/port redirection.
+func (a *analyzer) devTCP(s *syntax.Stmt, f field, cmdName string) {
+	rest := strings.TrimPrefix(strings.TrimPrefix(f.s, "/dev/tcp/"), "/dev/udp/")
+	scheme := "tcp"
+	if strings.HasPrefix(f.s, "/dev/udp/") {
+		scheme = "udp"
+	}
+	host, port, _ := strings.Cut(rest, "/")
+	hf := field{s: host}
+	off := len(f.s) - len(rest)
+	for _, r := range f.dynRanges {
+		hf.dynRanges = append(hf.dynRanges, [2]int{r[0] - off, r[1] - off})
+	}
+	d := parseDest(hf, "")
+	n := sdk.NetworkUse{Host: d.host, Scheme: scheme, Via: "dev_tcp", Dynamic: d.dynamic, DataInHost: d.dataIn,
+		ExecShell: shells[cmdName], Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())}
+	if p, err := strconv.Atoi(port); err == nil {
+		n.Port = p
+	}
+	a.b.Facts.Network = append(a.b.Facts.Network, n)
+}
+
+// optScan walks options of a network tool; onOpt sees every option with
+// its value (nil for flags) and returns whether it consumed a value.
+type optHandler func(opt string, val *field)
+
+func scanOpts(args []field, shortVal string, longVal []string, onOpt optHandler) []field {
+	var operands []field
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if f.dyn || !strings.HasPrefix(f.s, "-") || f.s == "-" {
+			operands = append(operands, f)
+			continue
+		}
+		if f.s == "--" {
+			operands = append(operands, args[i+1:]...)
+			break
+		}
+		if strings.HasPrefix(f.s, "--") {
+			opt, val, has := strings.Cut(f.s, "=")
+			if has {
+				v := field{s: val, vars: f.vars, dyn: f.dyn, dynRanges: shiftRanges(f.dynRanges, len(opt)+1)}
+				onOpt(opt, &v)
+			} else if contains(longVal, opt) && i+1 < len(args) {
+				i++
+				onOpt(opt, &args[i])
+			} else {
+				onOpt(opt, nil)
+			}
+			continue
+		}
+		for j := 1; j < len(f.s); j++ {
+			ch := f.s[j]
+			opt := "-" + string(ch)
+			if strings.IndexByte(shortVal, ch) >= 0 {
+				if j+1 < len(f.s) {
+					v := field{s: f.s[j+1:], vars: f.vars, dyn: f.dyn, dynRanges: shiftRanges(f.dynRanges, j+1)}
+					onOpt(opt, &v)
+				} else if i+1 < len(args) {
+					i++
+					onOpt(opt, &args[i])
+				}
+				break
+			}
+			onOpt(opt, nil)
+		}
+	}
+	return operands
+}
+
+func shiftRanges(rs [][2]int, off int) [][2]int {
+	var out [][2]int
+	for _, r := range rs {
+		if r[1]-off > 0 {
+			out = append(out, [2]int{max(r[0]-off, 0), r[1] - off})
+		}
+	}
+	return out
+}
+
+// remoteSpec splits scp/rsync operands "[user@]host:path".
+func remoteSpec(s string) (host string, ok bool) {
+	if strings.Contains(s, "://") {
+		return "", true
+	}
+	k := strings.IndexByte(s, ':')
+	if k <= 0 {
+		return "", false
+	}
+	if sl := strings.IndexByte(s, '/'); sl >= 0 && sl < k {
+		return "", false
+	}
+	return s[:k], true
+}
+
+// network records the network destinations of common clients.
+func (a *analyzer) network(s *syntax.Stmt, name string, args []field, c ctx) {
+	switch name {
+	case "curl":
+		a.curl(s, args, c)
+	case "wget":
+		a.wget(s, args, c)
+	case "nc", "ncat", "netcat":
+		a.netcat(s, name, args)
+	case "socat":
+		a.socat(s, args)
+	case "ssh":
+		ops := scanOpts(args, "bcDEeFIiJLlmOopQRSWw", nil, func(opt string, v *field) {
+			if (opt == "-i" || opt == "-F") && v != nil {
+				a.fileAccess(s, *v, "read", "ssh", c)
+			}
+		})
+		if len(ops) > 0 {
+			a.addNet(s, ops[0], "ssh", "ssh", func(n *sdk.NetworkUse) {
+				if n.URL == "" {
+					n.Scheme = "ssh"
+				}
+			})
+		}
+	case "scp", "sftp", "rsync":
+		a.copyRemote(s, name, args, c)
+	case "telnet", "ftp":
+		ops := scanOpts(args, "bels", nil, func(string, *field) {})
+		if len(ops) > 0 {
+			a.addNet(s, ops[0], "", name, func(n *sdk.NetworkUse) {
+				if len(ops) > 1 {
+					n.Port, _ = strconv.Atoi(ops[1].s)
+				}
+			})
+		}
+	case "git":
+		a.gitNet(s, args)
+	case "nslookup", "dig", "host", "drill", "ping", "ping6", "traceroute", "mtr", "whois":
+		a.dns(s, name, args)
+	case "http", "https", "xh", "xhs", "httpie":
+		ops := scanOpts(args, "aAv", []string{"--auth", "--session", "--output", "--verify"}, func(string, *field) {})
+		for i, f := range ops {
+			if i == 0 && isUpperWord(f.s) {
+				continue
+			}
+			scheme := "http"
+			if name == "https" || name == "xhs" {
+				scheme = "https"
+			}
+			upload := false
+			for _, it := range ops[i+1:] {
+				if strings.Contains(it.s, "=") || strings.Contains(it.s, "@") {
+					upload = true
+				}
+			}
+			a.addNet(s, f, scheme, name, func(n *sdk.NetworkUse) { n.Upload = upload })
+			break
+		}
+	case "openssl":
+		for i, f := range args {
+			if f.s == "-connect" && i+1 < len(args) {
+				a.addNet(s, args[i+1], "", "openssl", nil)
+			}
+		}
+	case "aria2c", "fetch":
+		for _, f := range args {
+			if strings.Contains(f.s, "://") {
+				a.addNet(s, f, "", name, nil)
+			}
+		}
+	}
+}
+
+func isUpperWord(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *analyzer) curl(s *syntax.Stmt, args []field, c ctx) {
+	upload := false
+	from := ""
+	var vars []string
+	var urls []field
+	ops := scanOpts(args, "dFTouHXAexKbcDEmrwyYzCUQtP", []string{"--data", "--data-raw", "--data-binary",
+		"--data-urlencode", "--data-ascii", "--json", "--form", "--form-string", "--upload-file", "--output",
+		"--user", "--header", "--request", "--user-agent", "--referer", "--proxy", "--config", "--cookie",
+		"--cookie-jar", "--dump-header", "--cert", "--key", "--cacert", "--max-time", "--connect-timeout",
+		"--retry", "--url", "--output-dir", "--resolve", "--connect-to", "--write-out", "--limit-rate", "--range",
+		"--interface", "--local-port", "--unix-socket", "--socks5", "--socks5-hostname", "--proxy-user",
+		"--max-filesize", "--retry-delay", "--retry-max-time", "--variable", "--trace", "--trace-ascii", "--stderr"},
+		func(opt string, v *field) {
+			if v == nil {
+				return
+			}
+			switch opt {
+			case "-d", "--data", "--data-binary", "--data-urlencode", "--data-ascii", "--json", "--data-raw":
+				upload = true
+				vars = append(vars, v.vars...)
+				if opt != "--data-raw" {
+					val := v.s
+					if k := strings.IndexByte(val, '@'); k >= 0 && (k == 0 || opt == "--data-urlencode") {
+						p := val[k+1:]
+						if from == "" {
+							from = p
+						}
+						if p != "-" {
+							a.fileAccess(s, field{s: p, dyn: v.dyn}, "read", "curl", c)
+						}
+					}
+				}
+			case "-F", "--form":
+				upload = true
+				vars = append(vars, v.vars...)
+				if _, val, ok := strings.Cut(v.s, "="); ok && (strings.HasPrefix(val, "@") || strings.HasPrefix(val, "<")) {
+					p := val[1:]
+					if k := strings.IndexByte(p, ';'); k >= 0 {
+						p = p[:k]
+					}
+					if from == "" {
+						from = p
+					}
+					if p != "-" {
+						a.fileAccess(s, field{s: p, dyn: v.dyn}, "read", "curl", c)
+					}
+				}
+			case "--form-string":
+				upload = true
+				vars = append(vars, v.vars...)
+			case "-T", "--upload-file":
+				upload = true
+				if from == "" {
+					from = v.s
+				}
+				a.fileAccess(s, *v, "read", "curl", c)
+			case "-o", "--output", "-c", "--cookie-jar", "-D", "--dump-header", "--trace", "--trace-ascii", "--stderr":
+				a.fileAccess(s, *v, "write", "curl", c)
+			case "-K", "--config", "-b", "--cookie", "--cert", "-E", "--key", "--cacert":
+				if opt == "-b" || opt == "--cookie" {
+					if !strings.Contains(v.s, "=") {
+						a.fileAccess(s, *v, "read", "curl", c)
+					}
+					return
+				}
+				a.fileAccess(s, *v, "read", "curl", c)
+			case "-H", "--header", "-u", "--user":
+				vars = append(vars, v.vars...)
+			case "--url":
+				urls = append(urls, *v)
+			}
+		})
+	urls = append(urls, ops...)
+	for _, u := range urls {
+		a.addNet(s, u, "http", "curl", func(n *sdk.NetworkUse) {
+			n.Upload = upload
+			n.UploadFrom = from
+		})
+	}
+	if len(vars) > 0 {
+		a.b.Facts.Outputs = append(a.b.Facts.Outputs, sdk.Output{Sink: "network", Vars: dedup(vars),
+			Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
+	}
+}
+
+func (a *analyzer) wget(s *syntax.Stmt, args []field, c ctx) {
+	upload := false
+	from := ""
+	var vars []string
+	ops := scanOpts(args, "OoaiPUetTwQlD", []string{"--output-document", "--post-data", "--post-file",
+		"--body-data", "--body-file", "--header", "--user-agent", "--user", "--password", "--directory-prefix",
+		"--input-file", "--method", "--tries", "--timeout", "--referer", "--load-cookies", "--save-cookies",
+		"--output-file", "--append-output"},
+		func(opt string, v *field) {
+			if v == nil {
+				return
+			}
+			switch opt {
+			case "--post-data", "--body-data":
+				upload = true
+				vars = append(vars, v.vars...)
+			case "--post-file", "--body-file":
+				upload = true
+				from = v.s
+				a.fileAccess(s, *v, "read", "wget", c)
+			case "-O", "--output-document":
+				if v.s != "-" {
+					a.fileAccess(s, *v, "write", "wget", c)
+				}
+			case "-o", "--output-file", "-a", "--append-output", "--save-cookies":
+				a.fileAccess(s, *v, "write", "wget", c)
+			case "-P", "--directory-prefix":
+				a.fileAccess(s, *v, "write", "wget", c)
+			case "-i", "--input-file", "--load-cookies":
+				a.fileAccess(s, *v, "read", "wget", c)
+			case "--header", "--user", "--password":
+				vars = append(vars, v.vars...)
+			}
+		})
+	for _, u := range ops {
+		a.addNet(s, u, "http", "wget", func(n *sdk.NetworkUse) {
+			n.Upload = upload
+			n.UploadFrom = from
+		})
+	}
+	if len(vars) > 0 {
+		a.b.Facts.Outputs = append(a.b.Facts.Outputs, sdk.Output{Sink: "network", Vars: dedup(vars),
+			Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
+	}
+}
+
+func (a *analyzer) netcat(s *syntax.Stmt, name string, args []field) {
+	listen, execShell := false, false
+	port := 0
+	ops := scanOpts(args, "ecpswqixXOIWTgGm", []string{"--exec", "--sh-exec", "--lua-exec", "--source-port",
+		"--source", "--wait", "--idle-timeout", "--proxy", "--proxy-type", "--max-conns", "--output", "--hex-dump"},
+		func(opt string, v *field) {
+			switch opt {
+			case "-l", "--listen":
+				listen = true
+			case "-e", "-c", "--exec", "--sh-exec", "--lua-exec":
+				execShell = true
+			case "-p", "--source-port":
+				if v != nil {
+					port, _ = strconv.Atoi(v.s)
+				}
+			}
+		})
+	if len(ops) == 0 {
+		if listen {
+			a.b.Facts.Network = append(a.b.Facts.Network, sdk.NetworkUse{Via: name, Port: port, Listen: true,
+				ExecShell: execShell, Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
+		}
+		return
+	}
+	a.addNet(s, ops[0], "", name, func(n *sdk.NetworkUse) {
+		n.Listen, n.ExecShell = listen, execShell
+		if len(ops) > 1 {
+			if p, err := strconv.Atoi(ops[1].s); err == nil {
+				n.Port = p
+			}
+		}
+		if n.Port == 0 {
+			n.Port = port
+		}
+	})
+}
+
+func (a *analyzer) socat(s *syntax.Stmt, args []field) {
+	var addrs []field
+	for _, f := range args {
+		if strings.HasPrefix(f.s, "-") && f.s != "-" {
+			continue
+		}
+		addrs = append(addrs, f)
+	}
+	execShell := false
+	for _, f := range addrs {
+		t := strings.ToLower(f.s)
+		if strings.HasPrefix(t, "exec:") || strings.HasPrefix(t, "system:") {
+			execShell = true
+		}
+	}
+	for _, f := range addrs {
+		typ, rest, ok := strings.Cut(f.s, ":")
+		if !ok {
+			continue
+		}
+		typ = strings.ToLower(typ)
+		switch {
+		case strings.HasSuffix(typ, "-listen") || strings.HasSuffix(typ, "-l"):
+			p, _, _ := strings.Cut(rest, ",")
+			port, _ := strconv.Atoi(p)
+			a.b.Facts.Network = append(a.b.Facts.Network, sdk.NetworkUse{Via: "socat", Port: port, Listen: true,
+				ExecShell: execShell, Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
+		case strings.HasPrefix(typ, "tcp") || strings.HasPrefix(typ, "udp") || strings.HasPrefix(typ, "openssl") ||
+			strings.HasPrefix(typ, "ssl") || strings.HasPrefix(typ, "sctp"):
+			hp, _, _ := strings.Cut(rest, ",")
+			hf := field{s: hp, dyn: f.dyn, dynRanges: shiftRanges(f.dynRanges, len(typ)+1)}
+			a.addNet(s, hf, "", "socat", func(n *sdk.NetworkUse) {
+				n.Scheme = strings.TrimRight(typ, "46")
+				n.ExecShell = execShell
+			})
+		}
+	}
+}
+
+func (a *analyzer) copyRemote(s *syntax.Stmt, name string, args []field, c ctx) {
+	shortVal := "cFiJloPS"
+	if name == "rsync" {
+		shortVal = "eBfT"
+	}
+	ops := scanOpts(args, shortVal, []string{"--exclude", "--include", "--rsh", "--filter", "--exclude-from",
+		"--include-from", "--files-from", "--port", "--password-file", "--chmod", "--chown", "--backup-dir",
+		"--suffix", "--temp-dir", "--timeout", "--bwlimit", "--log-file", "--partial-dir", "--compare-dest"},
+		func(opt string, v *field) {
+			if v != nil && opt == "-i" && name != "rsync" {
+				a.fileAccess(s, *v, "read", name, c)
+			}
+		})
+	if len(ops) == 0 {
+		return
+	}
+	remoteLast := false
+	if _, ok := remoteSpec(ops[len(ops)-1].s); ok && len(ops) > 1 {
+		remoteLast = true
+	}
+	from := ""
+	for i, f := range ops {
+		host, remote := remoteSpec(f.s)
+		last := i == len(ops)-1 && len(ops) > 1
+		if remote {
+			hf := f
+			if host != "" {
+				hf = field{s: host, dyn: f.dyn, dynRanges: f.dynRanges}
+			}
+			scheme := "ssh"
+			if name == "rsync" && strings.HasPrefix(f.s, "rsync://") {
+				scheme = ""
+			}
+			a.addNet(s, hf, scheme, name, func(n *sdk.NetworkUse) {
+				if last && remoteLast {
+					n.Upload = true
+				}
+			})
+			continue
+		}
+		if name == "sftp" {
+			a.addNet(s, f, "ssh", name, nil)
+			continue
+		}
+		if last {
+			a.addFile(s, f, "copy_to", name, c, nil)
+		} else {
+			if from == "" {
+				from = f.s
+			}
+			a.addFile(s, f, "copy_from", name, c, func(fa *sdk.FileAccess) { fa.Recursive = name == "rsync" })
+		}
+	}
+	if remoteLast && from != "" {
+		for i := range a.b.Facts.Network {
+			n := &a.b.Facts.Network[i]
+			if n.Upload && n.UploadFrom == "" && n.Via == name {
+				n.UploadFrom = normPath(from)
+			}
+		}
+	}
+}
+
+func (a *analyzer) gitNet(s *syntax.Stmt, args []field) {
+	sub := ""
+	i := 0
+	for ; i < len(args); i++ {
+		f := args[i]
+		if f.s == "-C" || f.s == "-c" || f.s == "--git-dir" || f.s == "--work-tree" || f.s == "--namespace" {
+			i++
+			continue
+		}
+		if strings.HasPrefix(f.s, "-") {
+			continue
+		}
+		sub = f.s
+		break
+	}
+	switch sub {
+	case "clone", "fetch", "pull", "push", "ls-remote", "submodule", "remote", "archive":
+	default:
+		return
+	}
+	first := true
+	for j := i + 1; j < len(args); j++ {
+		f := args[j]
+		if strings.HasPrefix(f.s, "-") && !f.dyn {
+			if !strings.Contains(f.s, "=") && contains(gitValueOpts, f.s) {
+				j++
+			}
+			continue
+		}
+		if f.s == "add" && (sub == "remote" || sub == "submodule") {
+			continue
+		}
+		isURL := strings.Contains(f.s, "://")
+		host, scp := remoteSpec(f.s)
+		switch {
+		case isURL:
+			a.addNet(s, f, "", "git", nil)
+		case scp && host != "" && !f.dyn:
+			h := host
+			if k := strings.LastIndexByte(h, '@'); k >= 0 {
+				h = h[k+1:]
+			}
+			a.b.Facts.Network = append(a.b.Facts.Network, sdk.NetworkUse{URL: f.s, Host: strings.ToLower(h),
+				Scheme: "ssh", Via: "git", Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
+		case f.dyn && (first || sub == "clone"):
+			if first {
+				a.addNet(s, f, "", "git", func(n *sdk.NetworkUse) { n.Dynamic = true })
+			}
+		}
+		if sub == "clone" && first {
+			first = false
+			continue
+		}
+		first = false
+	}
+}
+
+func (a *analyzer) dns(s *syntax.Stmt, name string, args []field) {
+	via := "dns"
+	if strings.HasPrefix(name, "ping") || name == "traceroute" || name == "mtr" || name == "whois" {
+		via = name
+	}
+	shortVal := "tcpqfkbyWNRm"
+	if via != "dns" {
+		shortVal = "ciWwstIlpQMSFm"
+	}
+	ops := scanOpts(args, shortVal, nil, func(string, *field) {})
+	for _, f := range ops {
+		if strings.HasPrefix(f.s, "+") {
+			continue
+		}
+		if strings.HasPrefix(f.s, "@") {
+			continue
+		}
+		if isUpperWord(f.s) && len(f.s) <= 5 {
+			continue
+		}
+		a.addNet(s, f, "", via, nil)
+		return
+	}
+}

@@ -1,0 +1,726 @@
+package bash
+
+import (
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// field is one argument word after expansion: quotes removed, escapes
+// decoded, static variables and substitutions substituted, braces expanded
+// and unquoted expansions re-split. Parts that cannot be known keep their
+// source text and mark the field dynamic.
+type field struct {
+	s      string
+	dyn    bool
+	glob   bool
+	quoted bool
+	// subst is set when a command or process substitution contributed.
+	subst bool
+	// procSubst is set when a process substitution contributed.
+	procSubst bool
+	// vars are names of variables whose unknown value is part of s.
+	vars []string
+	// dynRanges are byte ranges of s that came from dynamic parts.
+	dynRanges [][2]int
+	// ids are the command IDs of substitutions inside the word.
+	ids []int
+	// enc, decoders and downloaded describe content folded from a
+	// substitution (`$(echo … | base64 -d)`, `$(curl …)`).
+	enc        bool
+	decoders   []string
+	downloaded bool
+	// netSubst is set when a substitution ran a downloader.
+}
+
+// qmode is the quoting context of a word part.
+type qmode uint8
+
+const (
+	unquoted qmode = iota
+	dquoted
+	// assignCtx is the value of an assignment: unquoted escapes, no
+	// field splitting.
+	assignCtx
+)
+
+// maxAlternatives bounds brace expansion so `{a,b}{c,d}…` cannot explode.
+const maxAlternatives = 64
+
+func (f *field) appendStatic(s string) { f.s += s }
+
+func (f *field) appendDyn(s string) {
+	start := len(f.s)
+	f.s += s
+	f.dyn = true
+	f.dynRanges = append(f.dynRanges, [2]int{start, len(f.s)})
+}
+
+// merge appends g to f (g continues the same word).
+func (f *field) merge(g field) {
+	off := len(f.s)
+	f.s += g.s
+	f.dyn = f.dyn || g.dyn
+	f.glob = f.glob || g.glob
+	f.quoted = f.quoted || g.quoted
+	f.subst = f.subst || g.subst
+	f.procSubst = f.procSubst || g.procSubst
+	f.vars = append(f.vars, g.vars...)
+	for _, r := range g.dynRanges {
+		f.dynRanges = append(f.dynRanges, [2]int{r[0] + off, r[1] + off})
+	}
+	f.ids = append(f.ids, g.ids...)
+	f.enc = f.enc || g.enc
+	f.decoders = append(f.decoders, g.decoders...)
+	f.downloaded = f.downloaded || g.downloaded
+}
+
+// joinFields appends the fields b to the open word a: the last field of a
+// and the first of b are the same word.
+func joinFields(a, b []field) []field {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 {
+		return append([]field(nil), b...)
+	}
+	out := make([]field, len(a), len(a)+len(b)-1)
+	copy(out, a)
+	out[len(out)-1].merge(b[0])
+	return append(out, b[1:]...)
+}
+
+// expandWord expands one shell word into its fields. With emit set the
+// substitutions inside it are walked and their facts recorded; without it
+// the expansion is pure (used for folding and look-ahead).
+func (a *analyzer) expandWord(w *syntax.Word, emit bool) []field {
+	if w == nil || len(w.Parts) == 0 {
+		return nil
+	}
+	parts := w.Parts
+	if hasBraceLit(parts) {
+		w2 := &syntax.Word{Parts: append([]syntax.WordPart(nil), parts...)}
+		if syntax.SplitBraces(w2) {
+			parts = w2.Parts
+		}
+	}
+	alts := a.expandParts(parts, emit, unquoted)
+	var out []field
+	for _, alt := range alts {
+		for _, f := range alt {
+			if f.s == "" && !f.quoted && !f.dyn {
+				continue
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// expandOne expands a word that is used as a single value (a redirect
+// target, an assignment value): fields are joined with spaces.
+func (a *analyzer) expandOne(w *syntax.Word, emit bool) field {
+	fs := a.expandWord(w, emit)
+	if len(fs) == 0 {
+		return field{}
+	}
+	f := fs[0]
+	for _, g := range fs[1:] {
+		f.merge(field{s: " "})
+		f.merge(g)
+	}
+	return f
+}
+
+func hasBraceLit(parts []syntax.WordPart) bool {
+	for _, p := range parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.IndexByte(l.Value, '{') >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// expandParts returns the alternatives (from brace expansion) of a word,
+// each a list of fields.
+func (a *analyzer) expandParts(parts []syntax.WordPart, emit bool, q qmode) [][]field {
+	quoted := q != unquoted
+	alts := [][]field{nil}
+	add := func(fs []field) {
+		for i := range alts {
+			alts[i] = joinFields(alts[i], fs)
+		}
+	}
+	for _, p := range parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			var f field
+			if q == dquoted {
+				f.s = unescapeDouble(p.Value)
+				f.quoted = true
+			} else if q == assignCtx {
+				f.s, _ = unescapeUnquoted(p.Value)
+			} else {
+				f.s, f.glob = unescapeUnquoted(p.Value)
+			}
+			add([]field{f})
+		case *syntax.SglQuoted:
+			f := field{quoted: true}
+			if p.Dollar {
+				f.s = decodeANSIC(p.Value)
+			} else {
+				f.s = p.Value
+			}
+			add([]field{f})
+		case *syntax.DblQuoted:
+			inner := a.expandParts(p.Parts, emit, dquoted)
+			f := field{quoted: true}
+			if len(inner) > 0 {
+				for i, g := range inner[0] {
+					if i > 0 {
+						f.merge(field{s: " "})
+					}
+					f.merge(g)
+				}
+			}
+			f.quoted = true
+			add([]field{f})
+		case *syntax.ParamExp:
+			add(a.expandParam(p, emit, quoted))
+		case *syntax.CmdSubst:
+			add(a.expandCmdSubst(p, emit, quoted))
+		case *syntax.ProcSubst:
+			f := field{subst: true, procSubst: true}
+			if emit {
+				reach := "process_substitution"
+				f.ids = a.walkNested(p.Stmts, reach)
+				a.feature("process_substitution", p.Pos())
+			}
+			fr := a.foldStmts(p.Stmts)
+			f.downloaded = fr.downloaded
+			f.appendDyn(a.text(p))
+			add([]field{f})
+		case *syntax.ArithmExp:
+			f := field{}
+			if v, ok := a.arith(p.X); ok {
+				f.s = strconv.Itoa(v)
+			} else {
+				f.appendDyn(a.text(p))
+			}
+			add([]field{f})
+		case *syntax.ExtGlob:
+			add([]field{{s: a.text(p), glob: true}})
+		case *syntax.BraceExp:
+			var choices [][]field
+			if p.Sequence {
+				for _, s := range braceSeq(p) {
+					choices = append(choices, []field{{s: s}})
+				}
+			} else {
+				for _, e := range p.Elems {
+					for _, alt := range a.expandParts(e.Parts, emit, q) {
+						choices = append(choices, alt)
+					}
+				}
+			}
+			if len(choices) == 0 {
+				continue
+			}
+			var next [][]field
+			for _, base := range alts {
+				for _, c := range choices {
+					if len(next) >= maxAlternatives {
+						break
+					}
+					next = append(next, joinFields(base, c))
+				}
+			}
+			alts = next
+		default:
+			add([]field{{s: a.text(p), dyn: true}})
+		}
+	}
+	return alts
+}
+
+func braceSeq(b *syntax.BraceExp) []string {
+	if len(b.Elems) < 2 {
+		return nil
+	}
+	from, to := b.Elems[0].Lit(), b.Elems[1].Lit()
+	if x, err1 := strconv.Atoi(from); err1 == nil {
+		y, err2 := strconv.Atoi(to)
+		if err2 != nil {
+			return nil
+		}
+		step := 1
+		if x > y {
+			step = -1
+		}
+		var out []string
+		for i := x; len(out) < maxAlternatives; i += step {
+			out = append(out, strconv.Itoa(i))
+			if i == y {
+				break
+			}
+		}
+		return out
+	}
+	if len(from) == 1 && len(to) == 1 {
+		x, y := from[0], to[0]
+		var out []string
+		for c := int(x); len(out) < maxAlternatives; {
+			out = append(out, string(rune(c)))
+			if c == int(y) {
+				break
+			}
+			if x < y {
+				c++
+			} else {
+				c--
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// splitIFS splits an unquoted expansion on default IFS whitespace. Leading
+// and trailing separators yield empty boundary fields so that joinFields
+// starts a new word.
+func splitIFS(s string) []string {
+	if strings.IndexAny(s, " \t\n") < 0 {
+		return []string{s}
+	}
+	var out []string
+	if isIFS(s[0]) {
+		out = append(out, "")
+	}
+	out = append(out, strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' })...)
+	if isIFS(s[len(s)-1]) {
+		out = append(out, "")
+	}
+	return out
+}
+
+func isIFS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
+
+func staticFields(s string, quoted bool) []field {
+	if quoted {
+		return []field{{s: s, quoted: true}}
+	}
+	parts := splitIFS(s)
+	out := make([]field, len(parts))
+	for i, p := range parts {
+		out[i] = field{s: p}
+		if hasGlobMeta(p) {
+			out[i].glob = true
+		}
+	}
+	return out
+}
+
+// expandParam resolves $X / ${X…}.
+func (a *analyzer) expandParam(p *syntax.ParamExp, emit, quoted bool) []field {
+	name := ""
+	if p.Param != nil {
+		name = p.Param.Value
+	}
+	if emit && isIdent(name) && !a.assigned[name] && name != "IFS" {
+		a.b.Facts.EnvReads = append(a.b.Facts.EnvReads, sdkEnvRead(name, a.at.Pos(a.lc(p.Pos()))))
+	}
+	prov, hasProv := a.vars[name]
+	if v, ok := a.paramValue(p, name); ok {
+		fs := staticFields(v, quoted)
+		if hasProv && (prov.enc || prov.downloaded) {
+			for i := range fs {
+				fs[i].enc, fs[i].decoders, fs[i].downloaded = prov.enc, prov.decoders, prov.downloaded
+			}
+		}
+		return fs
+	}
+	f := field{}
+	if hasProv {
+		f.enc, f.decoders, f.downloaded = prov.enc, prov.decoders, prov.downloaded
+	}
+	f.appendDyn(a.text(p))
+	if isIdent(name) {
+		f.vars = append(f.vars, name)
+	}
+	return []field{f}
+}
+
+// wellKnownSlice holds plausible values of variables whose value is not
+// known but whose shape is: slicing them (`${PATH:0:1}`) is static.
+var wellKnownSlice = map[string]string{
+	"PATH":  "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+	"HOME":  "/home/user",
+	"SHELL": "/bin/bash",
+	"PWD":   "/",
+}
+
+func (a *analyzer) paramValue(p *syntax.ParamExp, name string) (string, bool) {
+	if name == "" || p.Excl || p.Length || p.Names != 0 || p.Index != nil || p.NestedParam != nil {
+		return "", false
+	}
+	val, known := "", false
+	if v, ok := a.vars[name]; ok {
+		val, known = v.val, v.static
+	} else if name == "HOME" {
+		val, known = "~", true
+	} else if name == "IFS" {
+		val, known = " ", true
+	}
+	switch {
+	case p.Slice != nil:
+		base := val
+		if wk, ok := wellKnownSlice[name]; ok && (!known || name == "HOME") {
+			base, known = wk, true
+		}
+		if !known {
+			return "", false
+		}
+		off, ok := a.arith(p.Slice.Offset)
+		if !ok {
+			return "", false
+		}
+		if off < 0 {
+			off += len(base)
+		}
+		if off < 0 || off > len(base) {
+			return "", true
+		}
+		rest := base[off:]
+		if p.Slice.Length != nil {
+			n, ok := a.arith(p.Slice.Length)
+			if !ok {
+				return "", false
+			}
+			if n < 0 {
+				n += len(rest)
+			}
+			if n < 0 {
+				return "", false
+			}
+			if n < len(rest) {
+				rest = rest[:n]
+			}
+		}
+		return rest, true
+	case p.Repl != nil:
+		if !known {
+			return "", false
+		}
+		orig, ok1 := a.staticWord(p.Repl.Orig)
+		with, ok2 := a.staticWord(p.Repl.With)
+		if !ok1 || !ok2 || hasGlobMeta(orig) || orig == "" {
+			return "", false
+		}
+		if p.Repl.All {
+			return strings.ReplaceAll(val, orig, with), true
+		}
+		return strings.Replace(val, orig, with, 1), true
+	case p.Exp != nil:
+		arg, argOK := a.staticWord(p.Exp.Word)
+		switch p.Exp.Op {
+		case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
+			if known && (val != "" || p.Exp.Op == syntax.DefaultUnset || p.Exp.Op == syntax.AssignUnset) {
+				return val, true
+			}
+			return "", false
+		case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+			if known && val != "" && argOK {
+				return arg, true
+			}
+			return "", false
+		case syntax.RemSmallPrefix, syntax.RemLargePrefix:
+			if known && argOK && !hasGlobMeta(arg) {
+				return strings.TrimPrefix(val, arg), true
+			}
+		case syntax.RemSmallSuffix, syntax.RemLargeSuffix:
+			if known && argOK && !hasGlobMeta(arg) {
+				return strings.TrimSuffix(val, arg), true
+			}
+		case syntax.UpperAll:
+			if known {
+				return strings.ToUpper(val), true
+			}
+		case syntax.LowerAll:
+			if known {
+				return strings.ToLower(val), true
+			}
+		case syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+			if known {
+				return val, true
+			}
+		}
+		return "", false
+	}
+	return val, known
+}
+
+// staticWord returns the value of w when it is fully static (nil → "").
+func (a *analyzer) staticWord(w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", true
+	}
+	f := a.expandOne(w, false)
+	return f.s, !f.dyn
+}
+
+// arith evaluates simple constant arithmetic (literals, + - * /, unary -).
+func (a *analyzer) arith(x syntax.ArithmExpr) (int, bool) {
+	switch x := x.(type) {
+	case nil:
+		return 0, true
+	case *syntax.Word:
+		s, ok := a.staticWord(x)
+		if !ok {
+			return 0, false
+		}
+		s = strings.TrimSpace(s)
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			if v, ok := a.vars[s]; ok && v.static {
+				n, err = strconv.Atoi(v.val)
+				return n, err == nil
+			}
+			return 0, false
+		}
+		return n, true
+	case *syntax.ParenArithm:
+		return a.arith(x.X)
+	case *syntax.UnaryArithm:
+		v, ok := a.arith(x.X)
+		if !ok {
+			return 0, false
+		}
+		switch x.Op {
+		case syntax.Minus:
+			return -v, true
+		case syntax.Plus:
+			return v, true
+		}
+		return 0, false
+	case *syntax.BinaryArithm:
+		l, ok1 := a.arith(x.X)
+		r, ok2 := a.arith(x.Y)
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		switch x.Op {
+		case syntax.Add:
+			return l + r, true
+		case syntax.Sub:
+			return l - r, true
+		case syntax.Mul:
+			return l * r, true
+		case syntax.Quo:
+			if r == 0 {
+				return 0, false
+			}
+			return l / r, true
+		}
+	}
+	return 0, false
+}
+
+// expandCmdSubst walks $(…)/`…` and resolves its output when it folds
+// statically (echo/printf, optionally through decoders).
+func (a *analyzer) expandCmdSubst(p *syntax.CmdSubst, emit, quoted bool) []field {
+	var ids []int
+	if emit {
+		kind := "substitution"
+		if p.Backquotes {
+			kind = "backtick"
+		}
+		a.feature(kind, p.Pos())
+		ids = a.walkNested(p.Stmts, "substitution")
+	}
+	fr := a.foldStmts(p.Stmts)
+	if fr.static {
+		out := strings.TrimRight(fr.content, "\n")
+		fs := staticFields(out, quoted)
+		if len(fs) == 0 {
+			fs = []field{{}}
+		}
+		for i := range fs {
+			fs[i].subst = true
+			fs[i].enc = fr.encoded
+			fs[i].decoders = fr.decoders
+		}
+		fs[0].ids = ids
+		return fs
+	}
+	f := field{subst: true, ids: ids, enc: fr.encoded, decoders: fr.decoders, downloaded: fr.downloaded}
+	f.appendDyn(a.text(p))
+	return []field{f}
+}
+
+// unescapeUnquoted removes backslash escapes from an unquoted literal and
+// reports whether it holds unescaped glob metacharacters.
+func unescapeUnquoted(s string) (string, bool) {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s, hasGlobMeta(s)
+	}
+	var sb strings.Builder
+	glob := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+			sb.WriteByte(s[i])
+			continue
+		}
+		if c == '*' || c == '?' || c == '[' {
+			glob = true
+		}
+		sb.WriteByte(c)
+	}
+	return sb.String(), glob
+}
+
+// unescapeDouble removes the escapes that are special inside double quotes.
+func unescapeDouble(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '$', '`', '"', '\\':
+				sb.WriteByte(s[i+1])
+				i++
+				continue
+			case '\n':
+				i++
+				continue
+			}
+		}
+		sb.WriteByte(c)
+	}
+	return sb.String()
+}
+
+func hasGlobMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// decodeANSIC decodes the body of $'…'.
+func decodeANSIC(s string) string {
+	out, _ := decodeEscapes(s, true)
+	return out
+}
+
+// decodeEscapes decodes backslash escapes as in $'…' (ansi) or printf/echo -e
+// (!ansi: `\0NNN` octal as well). It reports whether a character-code escape
+// (\x, \u, octal) was decoded, which hides text from a reader.
+func decodeEscapes(s string, ansi bool) (string, bool) {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s, false
+	}
+	var sb strings.Builder
+	coded := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			sb.WriteByte(c)
+			continue
+		}
+		i++
+		switch e := s[i]; e {
+		case 'n':
+			sb.WriteByte('\n')
+		case 't':
+			sb.WriteByte('\t')
+		case 'r':
+			sb.WriteByte('\r')
+		case 'a':
+			sb.WriteByte(7)
+		case 'b':
+			sb.WriteByte(8)
+		case 'e', 'E':
+			sb.WriteByte(27)
+		case 'f':
+			sb.WriteByte('\f')
+		case 'v':
+			sb.WriteByte('\v')
+		case '\\':
+			sb.WriteByte('\\')
+		case '\'':
+			sb.WriteByte('\'')
+		case '"':
+			sb.WriteByte('"')
+		case 'x':
+			j := i + 1
+			for j < len(s) && j < i+3 && isHex(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				sb.WriteString("\\x")
+				continue
+			}
+			v, _ := strconv.ParseUint(s[i+1:j], 16, 8)
+			sb.WriteByte(byte(v))
+			coded = true
+			i = j - 1
+		case 'u', 'U':
+			max := 4
+			if e == 'U' {
+				max = 8
+			}
+			j := i + 1
+			for j < len(s) && j < i+1+max && isHex(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				sb.WriteByte('\\')
+				sb.WriteByte(e)
+				continue
+			}
+			v, _ := strconv.ParseUint(s[i+1:j], 16, 32)
+			sb.WriteRune(rune(v))
+			coded = true
+			i = j - 1
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i
+			limit := i + 3
+			if !ansi && e == '0' {
+				limit = i + 4
+			}
+			for j < len(s) && j < limit && s[j] >= '0' && s[j] <= '7' {
+				j++
+			}
+			v, _ := strconv.ParseUint(s[i:j], 8, 16)
+			sb.WriteByte(byte(v))
+			coded = true
+			i = j - 1
+		default:
+			sb.WriteByte('\\')
+			sb.WriteByte(e)
+		}
+	}
+	return sb.String(), coded
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9') {
+			continue
+		}
+		return false
+	}
+	return true
+}
