@@ -146,7 +146,8 @@ type Result struct {
 	Backend string   `json:"backend"`
 	Layers  []string `json:"layers,omitempty"`
 	Cleanup string   `json:"cleanup,omitempty"`
-	// Error is a failure of the run machinery itself (waiting failed).
+	// Error is a failure of the run machinery itself (waiting failed, the
+	// partial-output callback panicked).
 	Error string `json:"error,omitempty"`
 	// Started and Ended bracket the run.
 	Started time.Time `json:"started"`
@@ -177,6 +178,7 @@ type Handle struct {
 	mu        sync.Mutex
 	reason    string   // first kill reason
 	cleanup   []string // kill and teardown errors
+	errs      []string // machinery errors (Result.Error)
 	done      chan struct{}
 	result    *Result
 	runCtxErr func() error
@@ -547,10 +549,27 @@ func (h *Handle) reportPartial(exited <-chan struct{}, done chan<- struct{}) {
 			p := h.out.Partial(reduction.DefaultPartialBytes)
 			if p.TotalBytes != last {
 				last = p.TotalBytes
-				h.opts.OnPartial(p)
+				if !h.callOnPartial(p) {
+					return
+				}
 			}
 		}
 	}
+}
+
+// callOnPartial calls OnPartial; a panicking callback is recorded in
+// Result.Error and not called again, instead of taking the daemon down.
+func (h *Handle) callOnPartial(p reduction.PartialOutput) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			h.mu.Lock()
+			h.errs = append(h.errs, fmt.Sprintf("partial output callback panicked: %v", r))
+			h.mu.Unlock()
+			ok = false
+		}
+	}()
+	h.opts.OnPartial(p)
+	return true
 }
 
 // wait collects the exit and builds the Result once the tree is gone and
@@ -588,6 +607,7 @@ func (h *Handle) wait(exited chan struct{}, supervised, reported <-chan struct{}
 	h.mu.Lock()
 	reason := h.reason
 	cleanup := h.cleanup
+	errs := h.errs
 	h.mu.Unlock()
 	if reason == "" && h.runCtxErr() != nil {
 		// The backend saw the cancelled context first.
@@ -603,7 +623,7 @@ func (h *Handle) wait(exited chan struct{}, supervised, reported <-chan struct{}
 		res.NoOutputTimeout = true
 	case werr != nil:
 		res.Status = StatusFailed
-		res.Error = fmt.Sprintf("wait: %v", werr)
+		errs = append([]string{fmt.Sprintf("wait: %v", werr)}, errs...)
 	case exit.Code == 0 && exit.Signal == "":
 		res.Status = StatusCompleted
 	default:
@@ -616,6 +636,7 @@ func (h *Handle) wait(exited chan struct{}, supervised, reported <-chan struct{}
 		cleanup = append(cleanup, fmt.Sprintf("wait after kill: %v", werr))
 	}
 	res.Cleanup = strings.Join(cleanup, "; ")
+	res.Error = strings.Join(errs, "; ")
 
 	h.mu.Lock()
 	h.result = res

@@ -377,3 +377,13 @@ func TestOnPartialReportsProgress(t *testing.T) {
 		}
 	}
 }
+
+func TestPanickingOnPartialIsRecorded(t *testing.T) {
+	o := opts(t, "for i in 1 2 3 4 5; do echo $i; sleep 0.1; done")
+	o.PartialInterval = 20 * time.Millisecond
+	o.OnPartial = func(reduction.PartialOutput) { panic("boom") }
+	res := run(t, o)
+	if res.Status != StatusCompleted || !strings.Contains(res.Error, "boom") {
+		t.Fatalf("status %s error %q", res.Status, res.Error)
+	}
+}
