@@ -89,7 +89,7 @@ func Redact(s string) (string, bool) {
 }
 
 // scan finds all secrets, resolves overlaps in favour of the more specific
-// kind, and returns them sorted by position.
+// kind, and returns them sorted by position. It is linear in len(s).
 func scan(s string) []match {
 	var ms []match
 	if strings.Contains(s, "PRIVATE KEY") {
@@ -102,26 +102,24 @@ func scan(s string) []match {
 	if len(ms) == 0 {
 		return nil
 	}
-	sort.SliceStable(ms, func(i, j int) bool {
-		if ms[i].prio != ms[j].prio {
-			return ms[i].prio < ms[j].prio
+	sort.Slice(ms, func(i, j int) bool {
+		if ms[i].start != ms[j].start {
+			return ms[i].start < ms[j].start
 		}
-		return ms[i].start < ms[j].start
+		return ms[i].prio < ms[j].prio
 	})
+	// One sweep: kept spans are disjoint and sorted, so a new span can only
+	// overlap the last kept one; the more specific kind (lower prio) wins.
 	kept := ms[:0:0]
 	for _, m := range ms {
-		overlap := false
-		for _, k := range kept {
-			if m.start < k.end && k.start < m.end {
-				overlap = true
-				break
+		if n := len(kept); n > 0 && kept[n-1].end > m.start {
+			if kept[n-1].prio <= m.prio {
+				continue
 			}
+			kept = kept[:n-1]
 		}
-		if !overlap {
-			kept = append(kept, m)
-		}
+		kept = append(kept, m)
 	}
-	sort.Slice(kept, func(i, j int) bool { return kept[i].start < kept[j].start })
 	return kept
 }
 
