@@ -188,3 +188,11 @@ func ExampleRedact() {
 	fmt.Println(out, changed)
 	// Output: psql "postgres://app@db/prod" -c 'select 1' && DB_PASSWORD=[REDACTED:password_assignment] ./migrate true
 }
+
+func ExampleFind() {
+	content := "echo deploying\nexport DB_PASSWORD=hunter22\ngrep -c \"BEGIN OPENSSH PRIVATE KEY\" docs/x.md\n"
+	for _, s := range Find(content) {
+		fmt.Printf("%d:%d %s %s\n", s.Pos.Line, s.Pos.Col, s.Kind, s.Redacted)
+	}
+	// Output: 2:8 password_assignment DB_PASSWORD=****
+}
