@@ -4,6 +4,7 @@ package isolation
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,6 +15,10 @@ import (
 func TestMain(m *testing.M) {
 	if IsShim() {
 		ShimMain()
+	}
+	if os.Getenv("TW_TEST_HELPER") == "daemon" {
+		helperDaemon()
+		return
 	}
 	os.Exit(m.Run())
 }
@@ -81,4 +86,23 @@ func openTest(t testing.TB, cfg Config) Backend {
 		}
 	})
 	return b
+}
+
+// helperDaemon plays a daemon for the watchdog test: it opens a backend on
+// TW_TEST_ROOT, starts one long run, prints "<run cgroup> <pid>
+// <watchdog pid>" and blocks until it is SIGKILLed.
+func helperDaemon() {
+	b, err := Open(context.Background(), Config{Mode: ModeRequired, CgroupRoot: os.Getenv("TW_TEST_ROOT")})
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	p, err := b.Start(context.Background(), Spec{Path: "/bin/sleep", Args: []string{"sleep", "1000"}, Hardening: Hardening{UID: nobodyID, GID: nobodyID}})
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	cb := b.(*cgroupBackend)
+	fmt.Println(p.(*cgProcess).v2, p.Pid(), cb.wd.pid())
+	select {}
 }

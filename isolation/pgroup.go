@@ -276,7 +276,7 @@ func runSupervisor() error {
 	all = append(all, layers...)
 	all = append(all, fmt.Sprintf("pid:%d", cmd.Process.Pid))
 	reportStatus(statusMsg{Layers: all})
-	os.NewFile(fdStatus, "status").Close()
+	statusFile().Close()
 
 	killReq := make(chan struct{})
 	go func() {

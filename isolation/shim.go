@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -55,8 +57,9 @@ type shimConfig struct {
 	Landlock   bool `json:"landlock"`
 	Seccomp    bool `json:"seccomp"`
 	Rlimits    bool `json:"rlimits"`
-	// NProc and AddressSpace are per-process rlimits used by the
-	// process_group backend, which has no cgroup limits (0 = unset).
+	// NProc (RLIMIT_NPROC) and AddressSpace (RLIMIT_DATA: private writable
+	// memory) are the process_group backend's stand-ins for cgroup limits
+	// (0 = unset).
 	NProc        uint64 `json:"nproc,omitempty"`
 	AddressSpace uint64 `json:"address_space,omitempty"`
 	// Cloneflags is used by the supervisor when it starts the shim.
@@ -67,8 +70,8 @@ type shimConfig struct {
 type statusMsg struct {
 	Layers []string `json:"layers,omitempty"`
 	// Pid is the workload's pid, sent by the process_group supervisor.
-	Pid    int      `json:"pid,omitempty"`
-	Error  string   `json:"error,omitempty"`
+	Pid   int    `json:"pid,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 func init() {
@@ -118,10 +121,13 @@ func ShimMain() {
 	os.Exit(0)
 }
 
+// statusFile is the one *os.File for fdStatus; a second one would close
+// the descriptor again from its finalizer, possibly after reuse.
+var statusFile = sync.OnceValue(func() *os.File { return os.NewFile(fdStatus, "status") })
+
 func reportStatus(m statusMsg) {
 	b, _ := json.Marshal(m)
-	f := os.NewFile(fdStatus, "status")
-	_, _ = f.Write(append(b, '\n'))
+	_, _ = statusFile().Write(append(b, '\n'))
 }
 
 func readShimConfig() (shimConfig, error) {
@@ -208,8 +214,54 @@ func runShim() error {
 	if len(argv) == 0 {
 		argv = []string{cfg.Path}
 	}
-	err = syscall.Exec(path, argv, cfg.Env)
-	return fmt.Errorf("execve %s: %w", path, err)
+	return execFinal(path, argv, cfg.Env, lateRlimits(cfg))
+}
+
+// lateRlimit is a limit that would break the shim's own Go runtime (thread
+// creation, heap growth), so it is set by execFinal just before execve.
+type lateRlimit struct {
+	res int
+	lim unix.Rlimit
+}
+
+func lateRlimits(cfg shimConfig) []lateRlimit {
+	var out []lateRlimit
+	if !cfg.Rlimits {
+		return nil
+	}
+	if cfg.NProc > 0 {
+		out = append(out, lateRlimit{unix.RLIMIT_NPROC, unix.Rlimit{Cur: cfg.NProc, Max: cfg.NProc}})
+	}
+	if cfg.AddressSpace > 0 {
+		out = append(out, lateRlimit{unix.RLIMIT_DATA, unix.Rlimit{Cur: cfg.AddressSpace, Max: cfg.AddressSpace}})
+	}
+	return out
+}
+
+// execFinal sets the late rlimits and executes the workload using only
+// raw system calls on pre-built buffers, so no allocation or thread
+// creation can happen after the limits apply.
+func execFinal(path string, argv, env []string, late []lateRlimit) error {
+	p0, err := unix.BytePtrFromString(path)
+	if err != nil {
+		return fmt.Errorf("execve %s: %w", path, err)
+	}
+	av, err := syscall.SlicePtrFromStrings(argv)
+	if err != nil {
+		return fmt.Errorf("execve %s: argv: %w", path, err)
+	}
+	ev, err := syscall.SlicePtrFromStrings(env)
+	if err != nil {
+		return fmt.Errorf("execve %s: env: %w", path, err)
+	}
+	for i := range late {
+		_, _, e := unix.RawSyscall6(unix.SYS_PRLIMIT64, 0, uintptr(late[i].res), uintptr(unsafe.Pointer(&late[i].lim)), 0, 0, 0)
+		if e != 0 {
+			return fmt.Errorf("set rlimit %d: %w", late[i].res, e)
+		}
+	}
+	_, _, e := unix.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(p0)), uintptr(unsafe.Pointer(&av[0])), uintptr(unsafe.Pointer(&ev[0])))
+	return fmt.Errorf("execve %s: %w", path, e)
 }
 
 // setupMounts runs in a fresh mount namespace: it stops propagation to the
@@ -261,8 +313,9 @@ func setupMounts(cfg shimConfig) ([]string, error) {
 }
 
 // applyRlimits sets per-process limits that no workload needs above: no
-// core dumps (they can leak secrets), a bounded fd table, and for the
-// process_group backend a process count and address-space cap.
+// core dumps (they can leak secrets) and a bounded fd table. The
+// process_group backend's process and data-size caps are set later, by
+// execFinal.
 func applyRlimits(cfg shimConfig) error {
 	set := func(res int, v uint64, name string) error {
 		lim := unix.Rlimit{Cur: v, Max: v}
@@ -276,16 +329,6 @@ func applyRlimits(cfg shimConfig) error {
 	}
 	if err := set(unix.RLIMIT_NOFILE, 4096, "nofile"); err != nil {
 		return err
-	}
-	if cfg.NProc > 0 {
-		if err := set(unix.RLIMIT_NPROC, cfg.NProc, "nproc"); err != nil {
-			return err
-		}
-	}
-	if cfg.AddressSpace > 0 {
-		if err := set(unix.RLIMIT_AS, cfg.AddressSpace, "as"); err != nil {
-			return err
-		}
 	}
 	return nil
 }
