@@ -99,6 +99,9 @@ func scan(s string) []match {
 	if strings.ContainsAny(s, "=:") {
 		ms = findAssignments(s, ms)
 	}
+	if strings.Contains(s, "://") {
+		ms = findURLPasswords(s, ms)
+	}
 	if len(ms) == 0 {
 		return nil
 	}
@@ -419,6 +422,46 @@ func hasSecretSuffix(key string) bool {
 		}
 	}
 	return false
+}
+
+// findURLPasswords finds passwords in URL user info
+// ("postgres://app:s3cret@db/prod"); only the password is redacted.
+func findURLPasswords(s string, ms []match) []match {
+	from := 0
+	for {
+		k := strings.Index(s[from:], "://")
+		if k < 0 {
+			return ms
+		}
+		begin := from + k + 3
+		from = begin
+		// The authority ends at the first byte that cannot be in it.
+		end := begin
+		for end < len(s) && !strings.ContainsRune(" \t\r\n/?#\"'`<>()[]{}\\", rune(s[end])) {
+			end++
+		}
+		at := strings.LastIndexByte(s[begin:end], '@')
+		if at < 0 {
+			continue
+		}
+		userinfo := s[begin : begin+at]
+		colon := strings.IndexByte(userinfo, ':')
+		if colon < 0 {
+			continue
+		}
+		pw := userinfo[colon+1:]
+		if len(pw) < 3 || isDynamic(pw) || isPlaceholder(pw) || strings.HasPrefix(pw, "[REDACTED") {
+			continue
+		}
+		vs := begin + colon + 1
+		scheme := from - 3
+		for scheme > 0 && (isAlnum(s[scheme-1]) || s[scheme-1] == '+' || s[scheme-1] == '.' || s[scheme-1] == '-') {
+			scheme--
+		}
+		ms = append(ms, match{start: vs, end: vs + len(pw), at: scheme, kind: KindPassword,
+			shape: s[scheme:begin] + userinfo[:colon] + ":****@", prio: 3})
+		from = begin + at + 1
+	}
 }
 
 // lineStartBefore reports whether only spaces, tabs, "-", "#" or "export"

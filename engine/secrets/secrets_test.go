@@ -53,6 +53,7 @@ func TestFindKinds(t *testing.T) {
 		{"kwarg literal", `connect(host="db", password="hunter22")`, []string{KindPassword}},
 		{"aws secret key", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", nil},
 		{"aws secret key quoted", `aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"`, []string{KindPassword}},
+		{"url password", "psql postgres://app:s3cr3t@db.internal/prod", []string{KindPassword}},
 		{"two secrets", "A=" + awsKey + "\nB=" + ghToken + "\n", []string{KindAWSKey, KindGitHub}},
 	}
 	for _, tc := range cases {
@@ -93,6 +94,9 @@ func TestFindIgnoresNonSecrets(t *testing.T) {
 		"basic internationalization support",
 		"secret: the value is stored elsewhere",
 		`print("shlex: token=EOF")`,
+		"git clone https://github.com/o/r && curl https://user@example.com/x",
+		`curl "https://$USER:$PASS@example.com/x"`,
+		"see http://localhost:8080/path?a=b",
 		"x = \"password=[REDACTED:password_assignment]\"",
 	} {
 		if got := Find(content); len(got) != 0 {
@@ -139,6 +143,7 @@ func TestRedact(t *testing.T) {
 		{"curl -H 'Authorization: Bearer abcdef0123456789abcdef' x", "curl -H 'Authorization: Bearer [REDACTED:generic_token]' x"},
 		{"id=" + awsKey + " tok=" + jwt, "id=[REDACTED:aws_access_key] tok=[REDACTED:jwt]"},
 		{"GITHUB_TOKEN=" + ghToken, "GITHUB_TOKEN=[REDACTED:github_token]"},
+		{"DATABASE_URL=postgres://app:s3cr3t@db/prod ./run", "DATABASE_URL=postgres://app:[REDACTED:password_assignment]@db/prod ./run"},
 	}
 	for _, tc := range cases {
 		got, changed := Redact(tc.in)
