@@ -60,6 +60,7 @@ func Analyze(b *facts.Builder, src string, at facts.Frame) {
 	}
 	stmts, perr := parseModule(toks, src)
 	a := newAnalyzer(b, src, at)
+	a.hoistImports(stmts)
 	a.block(stmts, a.mod)
 	a.finish()
 	if perr != nil {
@@ -178,6 +179,25 @@ func (a *analyzer) text(e *expr) string {
 }
 
 // ---- statements ----
+
+// hoistImports binds the module-level imports before the walk, so a
+// function defined above an import still resolves the names it uses (its
+// body runs later, when the import has happened).
+func (a *analyzer) hoistImports(stmts []*stmt) {
+	for _, s := range stmts {
+		switch s.kind {
+		case sImport, sFrom:
+			a.stmt(s, a.mod)
+		case sIf, sTry, sWith:
+			a.hoistImports(s.body)
+			a.hoistImports(s.orelse)
+			a.hoistImports(s.final)
+			for _, h := range s.handlers {
+				a.hoistImports(h.body)
+			}
+		}
+	}
+}
 
 func (a *analyzer) block(stmts []*stmt, sc *scope) {
 	for _, s := range stmts {
@@ -752,11 +772,11 @@ func (a *analyzer) attr(base *sym, name string) *sym {
 	switch {
 	case base.qual != "":
 		q := base.qual
-		if q == "builtins" || q == "builtins.__dict__" {
-			return &sym{qual: name, indirect: true, src: name}
-		}
 		if name == "__dict__" {
 			return &sym{qual: q + ".__dict__", indirect: base.indirect}
+		}
+		if q == "builtins" || q == "builtins.__dict__" {
+			return &sym{qual: name, indirect: true, src: name}
 		}
 		if base.localFn != "" {
 			return &sym{kind: "expr"}

@@ -47,7 +47,7 @@ func (a *analyzer) dispatch(c *callCtx) *sym {
 			r := strSym(string(rune(int(arg0.num))))
 			r.chr = true
 			r.taint(arg0)
-			return r
+			return r.decoded("chr")
 		}
 		return nil
 	case "str":
@@ -163,10 +163,10 @@ func (a *analyzer) dispatch(c *callCtx) *sym {
 				}
 				s := strSym(string(rune(int(it.num))))
 				s.chr = true
-				r.items = append(r.items, s)
+				r.items = append(r.items, s.decoded("chr"))
 			}
 			r.chr = true
-			return r
+			return r.decoded("chr")
 		}
 		if len(c.args) == 2 {
 			return (&sym{kind: "call"}).taint(c.args[1])

@@ -71,7 +71,9 @@ func floatSym(f float64) *sym {
 
 func (v *sym) isStr() bool { return v != nil && v.cnst && (v.kind == "str" || v.kind == "bytes") }
 
-func (v *sym) isNum() bool { return v != nil && v.cnst && (v.kind == "int" || v.kind == "float" || v.kind == "bool") }
+func (v *sym) isNum() bool {
+	return v != nil && v.cnst && (v.kind == "int" || v.kind == "float" || v.kind == "bool")
+}
 
 func (v *sym) isSeq() bool { return v != nil && v.cnst && (v.kind == "list" || v.kind == "tuple") }
 
