@@ -333,6 +333,7 @@ func (a *analyzer) walkPipeline(s *syntax.Stmt, c ctx) {
 		prev = ids
 	}
 	a.pipeInterpreter(stages, c)
+	a.crontabPipe(stages)
 }
 
 func (a *analyzer) walkWhile(s *syntax.Stmt, w *syntax.WhileClause, c ctx) {

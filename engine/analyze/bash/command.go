@@ -53,6 +53,9 @@ func (a *analyzer) walkCall(s *syntax.Stmt, call *syntax.CallExpr, c ctx) {
 		cmd.Redirects = redirs
 		cmd.StdinSources = append(cmd.StdinSources, stdin...)
 	}
+	if len(s.Redirs) > 0 {
+		a.startupWrite(s, a.effName)
+	}
 }
 
 // resolveAlias replaces a leading alias name by its definition.

@@ -550,3 +550,138 @@ func globCandidates(pattern string) []string {
 	}
 	return out
 }
+
+// producedText collects the static output of every echo/printf inside st
+// (a pipeline stage that may be a subshell or group), skipping what cannot
+// be known. It serves content that is installed to run later (crontab,
+// shell startup files), where the known part is what matters.
+func (a *analyzer) producedText(st *syntax.Stmt) string {
+	var sb strings.Builder
+	syntax.Walk(st, func(n syntax.Node) bool {
+		call, ok := n.(*syntax.CallExpr)
+		if !ok || len(call.Args) == 0 {
+			return true
+		}
+		var fs []field
+		for _, w := range call.Args {
+			fs = append(fs, a.expandWord(w, false)...)
+		}
+		if len(fs) == 0 || fs[0].dyn {
+			return false
+		}
+		switch path.Base(fs[0].s) {
+		case "echo":
+			out, _ := echoOut(fs[1:])
+			sb.WriteString(out)
+		case "printf":
+			out, _ := printfOut(fs[1:])
+			sb.WriteString(out)
+		}
+		return false
+	})
+	return sb.String()
+}
+
+// installedCode analyzes content that is written somewhere to be run
+// later: lines piped into `crontab -` (schedule fields removed) and text
+// echoed into shell startup files.
+func (a *analyzer) installedCode(s *syntax.Stmt, text, via string, cron bool) {
+	var code strings.Builder
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if cron {
+			fields := strings.Fields(line)
+			skip := 5
+			if strings.HasPrefix(fields[0], "@") {
+				skip = 1
+			} else if strings.Contains(fields[0], "=") {
+				continue // environment line
+			}
+			if len(fields) <= skip {
+				continue
+			}
+			// Keep the command text as written after the schedule.
+			rest := line
+			for i := 0; i < skip; i++ {
+				rest = strings.TrimLeft(rest, " \t")
+				k := strings.IndexAny(rest, " \t")
+				if k < 0 {
+					rest = ""
+					break
+				}
+				rest = rest[k:]
+			}
+			line = strings.TrimSpace(rest)
+		}
+		code.WriteString(line)
+		code.WriteByte('\n')
+	}
+	if code.Len() == 0 {
+		return
+	}
+	l, col := a.lc(s.Pos())
+	a.b.Nested("bash", code.String(), a.at, l, col, via, false)
+}
+
+// crontabPipe handles `… | crontab [-]`: the upstream text is installed as
+// cron jobs.
+func (a *analyzer) crontabPipe(stages []*syntax.Stmt) {
+	last := stages[len(stages)-1]
+	call, ok := last.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return
+	}
+	var fs []field
+	for _, w := range call.Args {
+		fs = append(fs, a.expandWord(w, false)...)
+	}
+	if len(fs) == 0 || path.Base(fs[0].s) != "crontab" {
+		return
+	}
+	for _, f := range fs[1:] {
+		if f.s == "-l" || f.s == "-r" || f.s == "-e" || (f.s != "-" && !strings.HasPrefix(f.s, "-")) {
+			return
+		}
+	}
+	var text strings.Builder
+	for _, st := range stages[:len(stages)-1] {
+		text.WriteString(a.producedText(st))
+	}
+	a.installedCode(stages[0], text.String(), "crontab", true)
+}
+
+// startupFiles are files whose content a shell runs at login or start.
+var startupFiles = []string{"~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.profile", "~/.zshrc",
+	"~/.zprofile", "~/.zshenv", "~/.zlogin", "/etc/profile", "/etc/bash.bashrc", "/etc/zshrc", "/etc/rc.local",
+	"/etc/environment"}
+
+func isStartupFile(p string) bool {
+	p = normPath(p)
+	for _, s := range startupFiles {
+		if p == s || strings.HasPrefix(p, "/etc/profile.d/") || strings.HasSuffix(p, "/"+strings.TrimPrefix(s, "~/")) && strings.HasPrefix(s, "~/") {
+			return true
+		}
+	}
+	return false
+}
+
+// startupWrite analyzes echo/printf text redirected into a startup file.
+func (a *analyzer) startupWrite(s *syntax.Stmt, name string) {
+	if name != "echo" && name != "printf" {
+		return
+	}
+	for _, r := range s.Redirs {
+		if r.Op != syntax.AppOut && r.Op != syntax.RdrOut && r.Op != syntax.ClbOut {
+			continue
+		}
+		t, ok := a.staticWord(r.Word)
+		if !ok || !isStartupFile(t) {
+			continue
+		}
+		a.installedCode(s, a.producedText(&syntax.Stmt{Cmd: s.Cmd, Position: s.Position}), "startup_file", false)
+		return
+	}
+}
