@@ -469,7 +469,7 @@ func checkExfiltration(e *catalog.Env, uses []sdk.NetworkUse) {
 		}
 	}
 	for _, o := range e.Facts.Outputs {
-		if o.Sink != "network" {
+		if o.Sink != "network" || catalog.SentToAllowed(e, o.Pos, uses) {
 			continue
 		}
 		for _, v := range o.Vars {
@@ -505,16 +505,11 @@ func checkExfiltration(e *catalog.Env, uses []sdk.NetworkUse) {
 	}
 }
 
-var socketVias = []string{"socket", "socket.socket", "socket.create_connection", "socket.connect",
-	"socket.socket.connect", "socket.sendto", "socket.socket.sendto", "socket.socket.connect_ex"}
-
+// isSocketVia reports whether a network use is a raw socket (connect,
+// sendto, bind) rather than a name lookup.
 func isSocketVia(v string) bool {
-	for _, s := range socketVias {
-		if v == s {
-			return true
-		}
-	}
-	return false
+	return strings.HasPrefix(v, "socket") && !strings.Contains(v, "gethostby") &&
+		!strings.Contains(v, "getaddrinfo") && !strings.Contains(v, "getfqdn") && !strings.Contains(v, "getnameinfo")
 }
 
 func checkSockets(e *catalog.Env, uses []sdk.NetworkUse) {

@@ -183,3 +183,17 @@ func TestIsSystemTree(t *testing.T) {
 		}
 	}
 }
+
+func TestPathMatcherBroadGlobs(t *testing.T) {
+	m := NewPathMatcher(evalDenied)
+	for _, p := range []string{"*", "docs/*", "**", "?", "build/*/*", "*.*"} {
+		if pat, ok := m.Match(p, true); ok {
+			t.Errorf("Match(%q) = %q: a catch-all glob does not target a denied name", p, pat)
+		}
+	}
+	for _, p := range []string{"certs/*.pem", "*.key", "/root/*", "~/.ssh/*", ".e*"} {
+		if _, ok := m.Match(p, true); !ok {
+			t.Errorf("Match(%q) = false, want a denied match", p)
+		}
+	}
+}

@@ -270,8 +270,14 @@ func compMatch(pat, comp string, glob bool) bool {
 		ok, _ := path.Match(pat, comp)
 		return ok
 	case !patGlob && compGlob:
+		if !specificGlob(comp, pat) {
+			return false
+		}
 		ok, _ := path.Match(comp, pat)
 		return ok
+	}
+	if !specificGlob(comp, witness(pat)) {
+		return false
 	}
 	// Both are globs: try a witness of each against the other.
 	if ok, _ := path.Match(comp, witness(pat)); ok {
@@ -279,6 +285,17 @@ func compMatch(pat, comp string, glob bool) bool {
 	}
 	ok, _ := path.Match(pat, witness(comp))
 	return ok
+}
+
+// specificGlob reports whether a glob in an accessed path aims at name
+// rather than at everything: it must contain a literal character ("*" and
+// "docs/*" do not single out ".env"), and, as in the shell, a name starting
+// with "." is only reached by a glob that starts with a literal ".".
+func specificGlob(g, name string) bool {
+	if strings.HasPrefix(name, ".") && !strings.HasPrefix(g, ".") {
+		return false
+	}
+	return strings.Trim(witness(g), ".") != ""
 }
 
 // witness returns one concrete name a glob accepts: "*" → "", "?" → "x",
