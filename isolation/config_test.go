@@ -1,0 +1,70 @@
+package isolation
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseConfigSeedExample(t *testing.T) {
+	cfg, err := ParseConfig([]byte(`
+security:
+  process_isolation:
+    mode: required
+    cgroup_root: auto
+    max_processes: 256
+    memory_max_bytes: 2147483648
+    cpu_quota_micros: 200000
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{Mode: "required", CgroupRoot: "auto", Limits: Limits{MaxProcesses: 256, MemoryMaxBytes: 2147483648, CPUQuotaMicros: 200000}}
+	if cfg != want {
+		t.Fatalf("got %+v, want %+v", cfg, want)
+	}
+}
+
+func TestParseConfigHardeningStartsFromDefaults(t *testing.T) {
+	cfg, err := ParseConfig([]byte("security:\n  process_isolation:\n    hardening:\n      seccomp: false\n      no_network: true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := DefaultHardening()
+	want.Seccomp = false
+	want.NoNetwork = true
+	if cfg.Hardening != want {
+		t.Fatalf("hardening %+v, want %+v", cfg.Hardening, want)
+	}
+}
+
+func TestParseConfigRejects(t *testing.T) {
+	cases := map[string]string{
+		"unknown key": "security:\n  process_isolation:\n    max_procs: 3\n",
+		"negative":    "security:\n  process_isolation:\n    max_processes: -1\n",
+		"wrong type":  "security:\n  process_isolation:\n    memory_max_bytes: lots\n",
+		"bad mode":    "security:\n  process_isolation:\n    mode: sometimes\n",
+		"bool as str": "security:\n  process_isolation:\n    hardening:\n      landlock: \"no\"\n",
+		"fractional":  "security:\n  process_isolation:\n    cpu_quota_micros: 1.5\n",
+	}
+	for name, doc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := ParseConfig([]byte(doc))
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if !strings.Contains(err.Error(), ConfigPrefix) {
+				t.Errorf("error does not name the key: %v", err)
+			}
+		})
+	}
+}
+
+func TestParseConfigEmptyIsAuto(t *testing.T) {
+	cfg, err := ParseConfig([]byte("server:\n  port: 1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg != (Config{}) {
+		t.Fatalf("got %+v, want zero Config (auto, defaults)", cfg)
+	}
+}
