@@ -201,3 +201,27 @@ func ExampleFind() {
 	}
 	// Output: 2:8 password_assignment DB_PASSWORD=****
 }
+
+// FuzzRedact checks that Find and Redact never panic, that positions lie in
+// the content, and that redaction is idempotent.
+func FuzzRedact(f *testing.F) {
+	for _, s := range []string{
+		pemBlock, "export GITHUB_TOKEN=" + ghToken, `password = "hunter22"`, "postgres://a:bcdef@h/db",
+		"Authorization: Bearer abcdef0123456789abcdef", `{"api_key": "abc123"}`, "token: value\n", "x=\"",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		lines := strings.Count(s, "\n") + 1
+		for _, sec := range Find(s) {
+			if sec.Pos.Line < 1 || sec.Pos.Line > lines || sec.Pos.Col < 1 {
+				t.Fatalf("position %+v out of range for %q", sec.Pos, s)
+			}
+		}
+		once, _ := Redact(s)
+		twice, changed := Redact(once)
+		if twice != once || changed {
+			t.Fatalf("not idempotent: %q → %q → %q", s, once, twice)
+		}
+	})
+}
