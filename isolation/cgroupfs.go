@@ -3,7 +3,6 @@
 package isolation
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -48,16 +47,27 @@ func (l hostLayout) pureV2() bool {
 
 // detectLayout reads the cgroup mounts and this process's membership.
 func detectLayout() (hostLayout, error) {
-	l := hostLayout{V1Mounts: map[string]string{}, V1Self: map[string]string{}}
-	f, err := os.Open("/proc/self/mountinfo")
+	mi, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
-		return l, fmt.Errorf("detect cgroups: %w", err)
+		return hostLayout{}, fmt.Errorf("detect cgroups: %w", err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		line := sc.Text()
+	cg, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return hostLayout{}, fmt.Errorf("detect cgroups: %w", err)
+	}
+	l := parseLayout(string(mi), string(cg))
+	if l.V2Mount != "" {
+		if b, err := os.ReadFile(filepath.Join(l.V2Mount, "cgroup.controllers")); err == nil {
+			l.V2Controllers = strings.Fields(string(b))
+		}
+	}
+	return l, nil
+}
+
+// parseLayout interprets /proc/self/mountinfo and /proc/self/cgroup.
+func parseLayout(mountinfo, procCgroup string) hostLayout {
+	l := hostLayout{V1Mounts: map[string]string{}, V1Self: map[string]string{}}
+	for _, line := range strings.Split(mountinfo, "\n") {
 		pre, post, ok := strings.Cut(line, " - ")
 		if !ok {
 			continue
@@ -76,23 +86,14 @@ func detectLayout() (hostLayout, error) {
 		case "cgroup":
 			for _, opt := range strings.Split(qf[2], ",") {
 				for _, c := range v1Controllers {
-					if opt == c {
-						if _, dup := l.V1Mounts[c]; !dup {
-							l.V1Mounts[c] = mnt
-						}
+					if _, dup := l.V1Mounts[c]; opt == c && !dup {
+						l.V1Mounts[c] = mnt
 					}
 				}
 			}
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return l, fmt.Errorf("detect cgroups: read mountinfo: %w", err)
-	}
-	cg, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		return l, fmt.Errorf("detect cgroups: %w", err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(cg)), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(procCgroup), "\n") {
 		parts := strings.SplitN(line, ":", 3)
 		if len(parts) != 3 {
 			continue
@@ -109,12 +110,7 @@ func detectLayout() (hostLayout, error) {
 			}
 		}
 	}
-	if l.V2Mount != "" {
-		if b, err := os.ReadFile(filepath.Join(l.V2Mount, "cgroup.controllers")); err == nil {
-			l.V2Controllers = strings.Fields(string(b))
-		}
-	}
-	return l, nil
+	return l
 }
 
 // unescapeMount decodes the octal escapes (\040 for space) of mountinfo.
