@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Records are listed newest first by the key (created_at in microseconds,
@@ -49,6 +48,3 @@ func After(us int64, id string, cus int64, cid string) bool {
 	}
 	return id < cid
 }
-
-// microTime converts a listing key back to a time (used by tests and stores).
-func microTime(us int64) time.Time { return time.UnixMicro(us).UTC() }
