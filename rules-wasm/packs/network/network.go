@@ -439,8 +439,33 @@ var netSenders = []string{"curl", "wget", "nc", "ncat", "netcat", "socat", "teln
 	"sftp", "ftp", "mail", "sendmail", "mutt", "openssl", "http", "xh", "aws", "gsutil", "rclone"}
 
 func checkExfiltration(e *catalog.Env, uses []sdk.NetworkUse) {
-	add := func(ev string, pos sdk.Pos, key, msg string, meta map[string]any) {
-		e.Add(catalog.Finding{Rule: "DATA_EXFILTRATION", Evidence: ev, Pos: pos, Key: key, Message: msg, Metadata: meta})
+	// One finding per line: the most specific explanation is added first.
+	add := func(ev string, pos sdk.Pos, _ string, msg string, meta map[string]any) {
+		e.Add(catalog.Finding{Rule: "DATA_EXFILTRATION", Evidence: ev, Pos: pos, Key: "exfil", Message: msg, Metadata: meta})
+	}
+	// Pipelines and substitutions that feed a denied file into a sender.
+	for i := range e.Facts.Commands {
+		c := &e.Facts.Commands[i]
+		if !catalog.Is(c, netSenders...) {
+			continue
+		}
+		for _, s := range feeders(e.Facts, c) {
+			ops, _ := catalog.Operands(s)
+			for _, o := range ops {
+				if pat, ok := e.M.Paths.Match(o, match.HasGlob(o)); ok {
+					add(c.Evidence, c.Pos, o, fmt.Sprintf("Denied path %s is read and sent out by %s.", o, c.Name),
+						map[string]any{"path": o, "pattern": pat, "command": c.Name})
+				}
+			}
+			for _, r := range s.Redirects {
+				if r.Op == "<" {
+					if pat, ok := e.M.Paths.Match(r.Target, false); ok {
+						add(c.Evidence, c.Pos, r.Target, fmt.Sprintf("Denied path %s is read and sent out by %s.", r.Target, c.Name),
+							map[string]any{"path": r.Target, "pattern": pat, "command": c.Name})
+					}
+				}
+			}
+		}
 	}
 	deniedRead := false
 	for _, fa := range e.Facts.Files {
@@ -476,30 +501,6 @@ func checkExfiltration(e *catalog.Env, uses []sdk.NetworkUse) {
 			if match.IsSecretName(v) {
 				add(o.Evidence, o.Pos, v, fmt.Sprintf("Secret variable %s is sent over the network.", v),
 					map[string]any{"variable": v})
-			}
-		}
-	}
-	// Pipelines and substitutions that feed a denied file into a sender.
-	for i := range e.Facts.Commands {
-		c := &e.Facts.Commands[i]
-		if !catalog.Is(c, netSenders...) {
-			continue
-		}
-		for _, s := range feeders(e.Facts, c) {
-			ops, _ := catalog.Operands(s)
-			for _, o := range ops {
-				if pat, ok := e.M.Paths.Match(o, match.HasGlob(o)); ok {
-					add(c.Evidence, c.Pos, o, fmt.Sprintf("Denied path %s is read and sent out by %s.", o, c.Name),
-						map[string]any{"path": o, "pattern": pat, "command": c.Name})
-				}
-			}
-			for _, r := range s.Redirects {
-				if r.Op == "<" {
-					if pat, ok := e.M.Paths.Match(r.Target, false); ok {
-						add(c.Evidence, c.Pos, r.Target, fmt.Sprintf("Denied path %s is read and sent out by %s.", r.Target, c.Name),
-							map[string]any{"path": r.Target, "pattern": pat, "command": c.Name})
-					}
-				}
 			}
 		}
 	}

@@ -1,0 +1,139 @@
+package filesystem
+
+import (
+	"testing"
+
+	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/packtest"
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+type C = packtest.Case
+
+var (
+	deny   = sdk.Deny
+	review = sdk.NeedsHumanReview
+)
+
+func file(path, op, by string) sdk.FileAccess {
+	return sdk.FileAccess{Path: path, Op: op, By: by, Evidence: by + " " + path, Pos: sdk.Pos{Line: 1, Col: 1}}
+}
+
+func del(path string, rec, force bool, by string) sdk.FileAccess {
+	f := file(path, "delete", by)
+	f.Recursive, f.Force = rec, force
+	return f
+}
+
+func cmds(c ...sdk.Command) sdk.Facts { return sdk.Facts{Commands: c} }
+
+func TestDeletes(t *testing.T) {
+	find := packtest.Cmd(1, "find", "/", "-maxdepth", "0")
+	rmExec := packtest.Cmd(2, "rm", "-rf", "{}")
+	rmExec.Reach = []string{"find_exec"}
+	pyDyn := del("os.path.join(root, name)", false, false, "os.remove")
+	pyDyn.Dynamic = true
+	dynRoot := del("/$X", true, true, "rm")
+	dynRoot.Dynamic = true
+	dynRel := del("$OUT", true, true, "rm")
+	dynRel.Dynamic = true
+	packtest.Run(t, Scan, []C{
+		{Name: "rm -rf / fact", Facts: sdk.Facts{Files: []sdk.FileAccess{del("/", true, true, "rm")}}, Rule: "BASH_RECURSIVE_DELETE", Want: deny},
+		{Name: "rm -rf ~ from command only", Facts: cmds(packtest.Cmd(1, "rm", "-rf", "~")), Rule: "BASH_RECURSIVE_DELETE", Want: deny},
+		{Name: "rm --recursive --force /var", Facts: cmds(packtest.Cmd(1, "rm", "--recursive", "--force", "/var")), Rule: "BASH_RECURSIVE_DELETE", Want: deny},
+		{Name: "glob command word resolves to rm", Facts: cmds(sdk.Command{ID: 1, Path: "/bin/r?", Candidates: []string{"rm"}, Args: []string{"-rf", "/"}}), Rule: "BASH_RECURSIVE_DELETE", Want: deny},
+		{Name: "rm -rf /*", Facts: cmds(packtest.Cmd(1, "rm", "-rf", "/*")), Rule: "BASH_RECURSIVE_DELETE", Want: deny},
+		{Name: "rm -rf denied path", Facts: cmds(packtest.Cmd(1, "rm", "-rf", "~/.ssh")), Rule: "BASH_RECURSIVE_DELETE", Want: deny},
+		{Name: "find / -exec rm -rf", Facts: cmds(find, rmExec), Rule: "BASH_RECURSIVE_DELETE", Want: deny},
+		{Name: "find /etc -delete", Facts: cmds(packtest.Cmd(1, "find", "/etc", "-type", "f", "-delete")), Rule: "BASH_RECURSIVE_DELETE", Want: deny},
+		{Name: "rm -rf /$X (empty var deletes root)", Facts: sdk.Facts{Files: []sdk.FileAccess{dynRoot}}, Rule: "BASH_RECURSIVE_DELETE", Want: deny},
+		{Name: "nested rm -rf / counts like top level", Facts: sdk.Facts{Files: []sdk.FileAccess{{Path: "/", Op: "delete", Recursive: true, Force: true, By: "rm", Pos: sdk.Pos{Line: 3, Col: 1, Depth: 1, Via: "os.system"}}}}, Lang: "python", Rule: "BASH_RECURSIVE_DELETE", Want: deny},
+		{Name: "rm -rf build is workspace review", Facts: cmds(packtest.Cmd(1, "rm", "-rf", "build/")), Rule: "WORKSPACE_RECURSIVE_DELETE_REVIEW", Want: review},
+		{Name: "rm -rf build is not a system delete", Facts: cmds(packtest.Cmd(1, "rm", "-rf", "build/")), Rule: "BASH_RECURSIVE_DELETE"},
+		{Name: "rm -rf dynamic relative is review", Facts: sdk.Facts{Files: []sdk.FileAccess{dynRel}}, Rule: "WORKSPACE_RECURSIVE_DELETE_REVIEW", Want: review},
+		{Name: "rm -rf dynamic relative is not deny", Facts: sdk.Facts{Files: []sdk.FileAccess{dynRel}}, Rule: "BASH_RECURSIVE_DELETE"},
+		{Name: "rm file.txt is nothing", Facts: cmds(packtest.Cmd(1, "rm", "file.txt")), Rule: "WORKSPACE_RECURSIVE_DELETE_REVIEW"},
+		{Name: "find . -exec rm -f is not recursive", Facts: cmds(packtest.Cmd(1, "find", ".", "-name", "*.pyc"), func() sdk.Command { c := packtest.Cmd(2, "rm", "-f", "{}"); c.Reach = []string{"find_exec"}; return c }()), Rule: "WORKSPACE_RECURSIVE_DELETE_REVIEW"},
+		{Name: "shutil.rmtree('/home')", Lang: "python", Facts: sdk.Facts{Files: []sdk.FileAccess{del("/home", true, false, "shutil.rmtree")}}, Rule: "FILE_DANGEROUS_DELETE", Want: deny},
+		{Name: "shutil.rmtree call only", Lang: "python", Facts: sdk.Facts{Calls: []sdk.Call{{Name: "shutil.rmtree", Args: []sdk.Value{packtest.Str("/usr")}, Pos: sdk.Pos{Line: 2}}}}, Rule: "FILE_DANGEROUS_DELETE", Want: deny},
+		{Name: "os.remove of history file is not a tree delete", Lang: "python", Facts: sdk.Facts{Files: []sdk.FileAccess{del("~/.bash_history", false, false, "os.remove")}}, Rule: "FILE_DANGEROUS_DELETE"},
+		{Name: "os.walk('/usr') deleting", Lang: "python", Facts: sdk.Facts{Files: []sdk.FileAccess{pyDyn}, Calls: []sdk.Call{
+			{Name: "os.walk", Args: []sdk.Value{packtest.Str("/usr")}, Pos: sdk.Pos{Line: 3}},
+			{Name: "os.remove", Args: []sdk.Value{{Kind: "call", Str: "os.path.join(root, name)"}}, Pos: sdk.Pos{Line: 5}}}}, Rule: "FILE_DANGEROUS_DELETE", Want: deny},
+		{Name: "shutil.rmtree('build') is review", Lang: "python", Facts: sdk.Facts{Files: []sdk.FileAccess{del("build", true, false, "shutil.rmtree")}}, Rule: "WORKSPACE_RECURSIVE_DELETE_REVIEW", Want: review},
+	})
+}
+
+func TestSecretPaths(t *testing.T) {
+	glob := file("~/.ssh/id_*", "read", "cat")
+	glob.Glob = true
+	packtest.Run(t, Scan, []C{
+		{Name: "cat .env", Facts: sdk.Facts{Files: []sdk.FileAccess{file(".env", "read", "cat")}}, Rule: "FILE_SECRET_PATH_ACCESS", Want: deny},
+		{Name: "aws credentials", Facts: sdk.Facts{Files: []sdk.FileAccess{file("~/.aws/credentials", "read", "cat")}}, Rule: "FILE_SECRET_PATH_ACCESS", Want: deny},
+		{Name: "glob into ssh", Facts: sdk.Facts{Files: []sdk.FileAccess{glob}}, Rule: "FILE_SECRET_PATH_ACCESS", Want: deny},
+		{Name: "glob shadow", Facts: sdk.Facts{Files: []sdk.FileAccess{{Path: "/etc/sh*dow", Op: "read", By: "cat", Glob: true}}}, Rule: "FILE_SECRET_PATH_ACCESS", Want: deny},
+		{Name: "link to key", Facts: sdk.Facts{Files: []sdk.FileAccess{file("~/.ssh/id_rsa", "link", "ln")}}, Rule: "FILE_SECRET_PATH_ACCESS", Want: deny},
+		{Name: "other home ssh", Facts: sdk.Facts{Files: []sdk.FileAccess{file("/home/bob/.ssh/id_ed25519", "copy_from", "cp")}}, Rule: "FILE_SECRET_PATH_ACCESS", Want: deny},
+		{Name: "~user home", Facts: sdk.Facts{Files: []sdk.FileAccess{file("~bob/notes.txt", "read", "cat")}}, Rule: "FILE_SECRET_PATH_ACCESS", Want: deny},
+		{Name: "redirect write to .env", Facts: cmds(sdk.Command{ID: 1, Name: "echo", Args: []string{"X=1"}, Redirects: []sdk.Redirect{{Op: ">>", Fd: -1, Target: "config/.env"}}}), Rule: "FILE_SECRET_PATH_ACCESS", Want: deny},
+		{Name: "tar of whole home", Facts: sdk.Facts{Files: []sdk.FileAccess{{Path: "~", Op: "read", By: "tar", Recursive: true}}}, Rule: "FILE_SECRET_PATH_ACCESS", Want: deny},
+		{Name: "upload of key", Facts: sdk.Facts{Network: []sdk.NetworkUse{{Host: "transfer.sh", Via: "curl", Upload: true, UploadFrom: "~/.aws/credentials"}}}, Rule: "FILE_SECRET_PATH_ACCESS", Want: deny},
+		{Name: "python dotenv call", Lang: "python", Facts: sdk.Facts{Calls: []sdk.Call{{Name: "dotenv.dotenv_values", Args: []sdk.Value{packtest.Str(".env")}}}}, Rule: "FILE_SECRET_PATH_ACCESS", Want: deny},
+		{Name: "echo names a path only", Facts: sdk.Facts{Files: []sdk.FileAccess{file(".env", "ref", "echo")}}, Rule: "FILE_SECRET_PATH_ACCESS"},
+		{Name: ".env.example is fine", Facts: sdk.Facts{Files: []sdk.FileAccess{file(".env.example", "read", "cat")}}, Rule: "FILE_SECRET_PATH_ACCESS"},
+		{Name: "catch-all glob is fine", Facts: sdk.Facts{Files: []sdk.FileAccess{{Path: "docs/*", Op: "copy_from", By: "cp", Glob: true}}}, Rule: "FILE_SECRET_PATH_ACCESS"},
+		{Name: "empty denied list", Facts: sdk.Facts{Files: []sdk.FileAccess{file(".env", "read", "cat")}}, Policy: func(p *sdk.Policy) { p.DeniedPaths = nil }, Rule: "FILE_SECRET_PATH_ACCESS"},
+	})
+}
+
+func TestCwdAndDevices(t *testing.T) {
+	packtest.Run(t, Scan, []C{
+		{Name: "cwd in ssh", Ctx: sdk.RequestContext{Cwd: "~/.ssh"}, Rule: "EXECUTION_DENIED_CWD", Want: deny},
+		{Name: "cwd root home", Ctx: sdk.RequestContext{Cwd: "/root"}, Rule: "EXECUTION_DENIED_CWD", Want: deny},
+		{Name: "cwd workspace", Ctx: sdk.RequestContext{Cwd: "/workspace/project"}, Rule: "EXECUTION_DENIED_CWD"},
+		{Name: "dd of=/dev/nvme0n1", Facts: cmds(packtest.Cmd(1, "dd", "if=/dev/urandom", "of=/dev/nvme0n1")), Rule: "BLOCK_DEVICE_WRITE", Want: deny},
+		{Name: "dd to image file", Facts: cmds(packtest.Cmd(1, "dd", "if=/dev/zero", "of=disk.img")), Rule: "BLOCK_DEVICE_WRITE"},
+		{Name: "mkfs.ext4", Facts: cmds(packtest.Cmd(1, "mkfs.ext4", "/dev/sdb1")), Rule: "BLOCK_DEVICE_WRITE", Want: deny},
+		{Name: "redirect to /dev/sda", Facts: cmds(sdk.Command{ID: 1, Name: "cat", Args: []string{"x"}, Redirects: []sdk.Redirect{{Op: ">", Fd: -1, Target: "/dev/sda"}}}), Rule: "BLOCK_DEVICE_WRITE", Want: deny},
+		{Name: "redirect to /dev/null", Facts: cmds(sdk.Command{ID: 1, Name: "cat", Args: []string{"x"}, Redirects: []sdk.Redirect{{Op: ">", Fd: -1, Target: "/dev/null"}}}), Rule: "BLOCK_DEVICE_WRITE"},
+	})
+}
+
+func TestPersistenceAndEvasion(t *testing.T) {
+	packtest.Run(t, Scan, []C{
+		{Name: "append to bashrc", Facts: sdk.Facts{Files: []sdk.FileAccess{file("~/.bashrc", "append", "redirect")}}, Rule: "PERSISTENCE", Want: deny},
+		{Name: "authorized_keys anywhere", Facts: sdk.Facts{Files: []sdk.FileAccess{file("/home/u/.ssh/authorized_keys", "write", "tee")}}, Rule: "PERSISTENCE", Want: deny},
+		{Name: "systemd unit", Facts: sdk.Facts{Files: []sdk.FileAccess{file("/etc/systemd/system/x.service", "write", "cp")}}, Rule: "PERSISTENCE", Want: deny},
+		{Name: "reading bashrc is fine", Facts: sdk.Facts{Files: []sdk.FileAccess{file("~/.bashrc", "read", "cat")}}, Rule: "PERSISTENCE"},
+		{Name: "crontab -", Facts: cmds(packtest.Cmd(1, "crontab", "-")), Rule: "PERSISTENCE", Want: deny},
+		{Name: "crontab file", Facts: cmds(packtest.Cmd(1, "crontab", "jobs.txt")), Rule: "PERSISTENCE", Want: deny},
+		{Name: "crontab -l", Facts: cmds(packtest.Cmd(1, "crontab", "-l")), Rule: "PERSISTENCE"},
+		{Name: "crontab -u bob -l", Facts: cmds(packtest.Cmd(1, "crontab", "-u", "bob", "-l")), Rule: "PERSISTENCE"},
+		{Name: "systemctl enable", Facts: cmds(packtest.Cmd(1, "systemctl", "enable", "--now", "x")), Rule: "PERSISTENCE", Want: deny},
+		{Name: "systemctl status", Facts: cmds(packtest.Cmd(1, "systemctl", "status", "x")), Rule: "PERSISTENCE"},
+		{Name: "history -c", Facts: cmds(packtest.Cmd(1, "history", "-c")), Rule: "DEFENSE_EVASION", Want: deny},
+		{Name: "unset HISTFILE", Facts: sdk.Facts{Assignments: []sdk.Assignment{{Name: "HISTFILE", Op: "unset"}}}, Rule: "DEFENSE_EVASION", Want: deny},
+		{Name: "HISTSIZE=0", Facts: sdk.Facts{Assignments: []sdk.Assignment{{Name: "HISTSIZE", Op: "export", Value: "0"}}}, Rule: "DEFENSE_EVASION", Want: deny},
+		{Name: "HISTSIZE=1000", Facts: sdk.Facts{Assignments: []sdk.Assignment{{Name: "HISTSIZE", Op: "export", Value: "1000"}}}, Rule: "DEFENSE_EVASION"},
+		{Name: "truncate history by redirect", Facts: cmds(sdk.Command{ID: 1, Name: "cat", Args: []string{"/dev/null"}, Redirects: []sdk.Redirect{{Op: ">", Fd: -1, Target: "~/.bash_history"}}}), Rule: "DEFENSE_EVASION", Want: deny},
+		{Name: "python removes history", Lang: "python", Facts: sdk.Facts{Files: []sdk.FileAccess{del("~/.bash_history", false, false, "os.remove")}}, Rule: "DEFENSE_EVASION", Want: deny},
+		{Name: "setenforce 0", Facts: cmds(packtest.Cmd(1, "setenforce", "0")), Rule: "DEFENSE_EVASION", Want: deny},
+		{Name: "ufw disable", Facts: cmds(packtest.Cmd(1, "ufw", "disable")), Rule: "DEFENSE_EVASION", Want: deny},
+		{Name: "ufw status", Facts: cmds(packtest.Cmd(1, "ufw", "status")), Rule: "DEFENSE_EVASION"},
+		{Name: "iptables -F", Facts: cmds(packtest.Cmd(1, "iptables", "-F")), Rule: "DEFENSE_EVASION", Want: deny},
+		{Name: "iptables -L", Facts: cmds(packtest.Cmd(1, "iptables", "-L")), Rule: "DEFENSE_EVASION"},
+		{Name: "systemctl stop auditd", Facts: cmds(packtest.Cmd(1, "systemctl", "stop", "auditd")), Rule: "DEFENSE_EVASION", Want: deny},
+	})
+}
+
+func TestScanRequiresFacts(t *testing.T) {
+	if _, err := Scan(&sdk.ScanInput{}); err == nil {
+		t.Fatal("a scan without facts must fail (closed), not allow")
+	}
+}
+
+func TestInfoDeclaresEveryReportedRule(t *testing.T) {
+	info := Info()
+	if info.Name != "toolwarden-filesystem" || info.Version == "" || len(info.Rules) != len(ruleIDs) {
+		t.Fatalf("bad info: %+v", info)
+	}
+}
