@@ -61,7 +61,25 @@ func Analyze(b *facts.Builder, src string, at facts.Frame) {
 		vars:     map[string]varVal{},
 		assigned: map[string]bool{},
 	}
+	if at.Depth == 0 && b.Facts.Commands == nil {
+		presize(b.Facts, file)
+	}
 	a.walkStmts(file.Stmts, ctx{})
+}
+
+// presize reserves room for the facts of a top-level script so appending
+// them does not copy large structs over and over.
+func presize(f *sdk.Facts, file *syntax.File) {
+	calls := 0
+	syntax.Walk(file, func(n syntax.Node) bool {
+		if _, ok := n.(*syntax.CallExpr); ok {
+			calls++
+		}
+		return true
+	})
+	f.Commands = make([]sdk.Command, 0, calls+calls/4)
+	f.Files = make([]sdk.FileAccess, 0, calls/2+1)
+	f.ShellFeatures = make([]sdk.ShellFeature, 0, calls/2+1)
 }
 
 // varVal is what the analyzer knows about a shell variable.
@@ -230,8 +248,8 @@ func (a *analyzer) walkStmt(s *syntax.Stmt, c ctx) {
 			if cmd.Op == syntax.OrStmt {
 				kind = "or"
 			}
-			a.feature(kind, cmd.OpPos)
 			a.walkStmt(cmd.X, c)
+			a.feature(kind, cmd.OpPos)
 			a.walkStmt(cmd.Y, c)
 		}
 	case *syntax.Block:

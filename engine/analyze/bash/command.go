@@ -35,9 +35,9 @@ func (a *analyzer) walkCall(s *syntax.Stmt, call *syntax.CallExpr, c ctx) {
 		}
 		a.b.Facts.Assignments = append(a.b.Facts.Assignments, fact)
 	}
-	var fields []field
+	fields := make([]field, 0, len(call.Args))
 	for _, w := range call.Args {
-		fields = append(fields, a.expandWord(w, true)...)
+		fields = a.appendWord(fields, w, true)
 	}
 	fields = a.resolveAlias(fields)
 	if len(fields) == 0 {
@@ -69,7 +69,7 @@ func (a *analyzer) resolveAlias(fields []field) []field {
 		var pre []field
 		p := parserPool.Get().(*syntax.Parser)
 		_ = p.Words(strings.NewReader(def), func(w *syntax.Word) bool {
-			pre = append(pre, a.expandWord(w, false)...)
+			pre = a.appendWord(pre, w, false)
 			return true
 		})
 		parserPool.Put(p)
@@ -446,7 +446,7 @@ func (a *analyzer) upstreamPaths(st *syntax.Stmt) []string {
 	}
 	var fs []field
 	for _, w := range call.Args {
-		fs = append(fs, a.expandWord(w, false)...)
+		fs = a.appendWord(fs, w, false)
 	}
 	if len(fs) == 0 || fs[0].dyn {
 		return nil

@@ -92,7 +92,7 @@ func (a *analyzer) foldStages(stages []*syntax.Stmt) foldResult {
 		}
 		var fs []field
 		for _, w := range call.Args {
-			fs = append(fs, a.expandWord(w, false)...)
+			fs = a.appendWord(fs, w, false)
 		}
 		if len(fs) == 0 || fs[0].dyn {
 			r.static = false
@@ -313,6 +313,9 @@ func decode(name string, args []field, in string, known bool) (string, string, b
 	switch name {
 	case "base64", "base32", "basenc":
 		if !has("-d", "--decode", "-D") {
+			if known && name == "base64" {
+				return name, base64.StdEncoding.EncodeToString([]byte(in)) + "\n", true, false
+			}
 			return name, "", false, false
 		}
 		if !known {
@@ -497,12 +500,12 @@ func readsStdinCode(name string, args []field) bool {
 func (a *analyzer) pipeInterpreter(stages []*syntax.Stmt, c ctx) {
 	last := stages[len(stages)-1]
 	call, ok := last.Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) == 0 {
+	if !ok || len(call.Args) == 0 || !mayBe(call, interpreterOrWrapper) {
 		return
 	}
 	var fs []field
 	for _, w := range call.Args {
-		fs = append(fs, a.expandWord(w, false)...)
+		fs = a.appendWord(fs, w, false)
 	}
 	// Skip privilege and environment wrappers in front of the interpreter.
 	for len(fs) > 0 && !fs[0].dyn {
@@ -564,7 +567,7 @@ func (a *analyzer) producedText(st *syntax.Stmt) string {
 		}
 		var fs []field
 		for _, w := range call.Args {
-			fs = append(fs, a.expandWord(w, false)...)
+			fs = a.appendWord(fs, w, false)
 		}
 		if len(fs) == 0 || fs[0].dyn {
 			return false
@@ -631,12 +634,12 @@ func (a *analyzer) installedCode(s *syntax.Stmt, text, via string, cron bool) {
 func (a *analyzer) crontabPipe(stages []*syntax.Stmt) {
 	last := stages[len(stages)-1]
 	call, ok := last.Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) == 0 {
+	if !ok || len(call.Args) == 0 || !mayBe(call, func(n string) bool { return n == "crontab" }) {
 		return
 	}
 	var fs []field
 	for _, w := range call.Args {
-		fs = append(fs, a.expandWord(w, false)...)
+		fs = a.appendWord(fs, w, false)
 	}
 	if len(fs) == 0 || path.Base(fs[0].s) != "crontab" {
 		return
@@ -684,4 +687,29 @@ func (a *analyzer) startupWrite(s *syntax.Stmt, name string) {
 		a.installedCode(s, a.producedText(&syntax.Stmt{Cmd: s.Cmd, Position: s.Position}), "startup_file", false)
 		return
 	}
+}
+
+// mayBe is a cheap pre-check before expanding a command's words: a plain
+// literal command name must satisfy want; anything else (quotes,
+// expansions) might and is expanded.
+func mayBe(call *syntax.CallExpr, want func(string) bool) bool {
+	if len(call.Assigns) > 0 {
+		return true
+	}
+	lit := call.Args[0].Lit()
+	if lit == "" || strings.ContainsAny(lit, "\\{*?[") {
+		return true
+	}
+	return want(path.Base(lit))
+}
+
+func interpreterOrWrapper(n string) bool {
+	if _, ok := interpreterLang(n); ok {
+		return true
+	}
+	switch n {
+	case "sudo", "doas", "env", "nohup", "nice", "command", "exec", "time", "stdbuf", "setsid":
+		return true
+	}
+	return false
 }

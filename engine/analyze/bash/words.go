@@ -76,8 +76,20 @@ func (f *field) merge(g field) {
 	f.downloaded = f.downloaded || g.downloaded
 }
 
+// joinInPlace appends the fields b to the open word a, reusing a.
+func joinInPlace(a, b []field) []field {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 {
+		return append(a, b...)
+	}
+	a[len(a)-1].merge(b[0])
+	return append(a, b[1:]...)
+}
+
 // joinFields appends the fields b to the open word a: the last field of a
-// and the first of b are the same word.
+// and the first of b are the same word. a is not modified.
 func joinFields(a, b []field) []field {
 	if len(b) == 0 {
 		return a
@@ -95,10 +107,20 @@ func joinFields(a, b []field) []field {
 // substitutions inside it are walked and their facts recorded; without it
 // the expansion is pure (used for folding and look-ahead).
 func (a *analyzer) expandWord(w *syntax.Word, emit bool) []field {
+	return a.appendWord(nil, w, emit)
+}
+
+// appendWord appends the fields of w to out.
+func (a *analyzer) appendWord(out []field, w *syntax.Word, emit bool) []field {
 	if w == nil || len(w.Parts) == 0 {
-		return nil
+		return out
 	}
 	parts := w.Parts
+	if len(parts) == 1 {
+		if l, ok := parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "\\{*?[") {
+			return append(out, field{s: l.Value})
+		}
+	}
 	if hasBraceLit(parts) {
 		w2 := &syntax.Word{Parts: append([]syntax.WordPart(nil), parts...)}
 		if syntax.SplitBraces(w2) {
@@ -106,7 +128,6 @@ func (a *analyzer) expandWord(w *syntax.Word, emit bool) []field {
 		}
 	}
 	alts := a.expandParts(parts, emit, unquoted)
-	var out []field
 	for _, alt := range alts {
 		for _, f := range alt {
 			if f.s == "" && !f.quoted && !f.dyn {
@@ -148,6 +169,10 @@ func (a *analyzer) expandParts(parts []syntax.WordPart, emit bool, q qmode) [][]
 	quoted := q != unquoted
 	alts := [][]field{nil}
 	add := func(fs []field) {
+		if len(alts) == 1 {
+			alts[0] = joinInPlace(alts[0], fs)
+			return
+		}
 		for i := range alts {
 			alts[i] = joinFields(alts[i], fs)
 		}
