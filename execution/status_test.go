@@ -188,3 +188,27 @@ func ExampleCheckTransition() {
 	// completed → running: invalid status transition
 	// true
 }
+
+func TestPartialTail(t *testing.T) {
+	r := &execution.Record{PartialOutput: strings.Repeat("a", 10) + "é" + "xyz"} // é is 2 bytes
+	if s, trunc := r.PartialTail(100); s != r.PartialOutput || trunc {
+		t.Fatalf("short output: %q %v", s, trunc)
+	}
+	if s, trunc := r.PartialTail(4); s != "xyz" || !trunc {
+		t.Fatalf("cut inside a rune must move to the next boundary: %q %v", s, trunc)
+	}
+	if s, _ := r.PartialTail(5); s != "éxyz" {
+		t.Fatalf("cut on a boundary: %q", s)
+	}
+	r.PartialOutputTruncated = true
+	if _, trunc := r.PartialTail(100); !trunc {
+		t.Fatalf("worker-side truncation must be reported")
+	}
+	big := &execution.Record{PartialOutput: strings.Repeat("b", 100000)}
+	if s, _ := big.PartialTail(1 << 30); len(s) != execution.MaxPartialOutputMaxBytes {
+		t.Fatalf("cap: %d", len(s))
+	}
+	if s, _ := big.PartialTail(0); len(s) != execution.DefaultPartialOutputMaxBytes {
+		t.Fatalf("default: %d", len(s))
+	}
+}

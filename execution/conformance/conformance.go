@@ -40,6 +40,7 @@ func Run(t *testing.T, open func(t *testing.T) execution.Backend) {
 		{"Cancel", testCancel},
 		{"CancelConversation", testCancelConversation},
 		{"WatchSeesTransitions", testWatch},
+		{"BoundedWait", testBoundedWait},
 		{"Reconcile", testReconcile},
 		{"RestartDurability", testDurability},
 		{"ThousandRecordsEightProducersFourWorkers", testMany},
@@ -770,5 +771,40 @@ func testMany(t *testing.T, open func(*testing.T) execution.Backend) {
 	}
 	if n != producers*per || len(claims) != n {
 		t.Fatalf("created %d, claimed %d distinct, want %d", n, len(claims), producers*per)
+	}
+}
+
+func testBoundedWait(t *testing.T, open func(*testing.T) execution.Backend) {
+	b := open(t)
+	ctx := ctxT(t)
+	r := mustCreate(t, b, newRecord("c", "exec"))
+	got, done, err := execution.Wait(ctx, b, r.ExecutionID, 20*time.Millisecond)
+	if err != nil || done || got == nil || got.Status != execution.StatusQueued {
+		t.Fatalf("Wait that times out must be a successful observation: %v %v %+v", err, done, got)
+	}
+	got, done, err = execution.Wait(ctx, b, r.ExecutionID, 0)
+	if err != nil || done || got.Status != execution.StatusQueued {
+		t.Fatalf("Wait(0) is a get: %v %v %+v", err, done, got)
+	}
+	mustClaim(t, b, "w")
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		b.Finish(context.Background(), "w", r.ExecutionID, &execution.Record{Status: execution.StatusHardTimeout,
+			Error: "hard timeout", IsError: true})
+	}()
+	got, done, err = execution.Wait(ctx, b, r.ExecutionID, time.Minute)
+	if err != nil || !done || got.Status != execution.StatusHardTimeout {
+		t.Fatalf("Wait for the end: %v %v %+v", err, done, got)
+	}
+	got, done, err = execution.Wait(ctx, b, r.ExecutionID, time.Minute)
+	if err != nil || !done || got.Status != execution.StatusHardTimeout {
+		t.Fatalf("Wait on a finished record: %v %v %+v", err, done, got)
+	}
+	_, _, err = execution.Wait(ctx, b, "exe_nope", time.Second)
+	wantErr(t, "Wait on a missing record", err, execution.ErrNotFound)
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, _, err := execution.Wait(cctx, b, mustCreate(t, b, newRecord("c", "exec")).ExecutionID, time.Minute); err == nil {
+		t.Fatalf("Wait with a cancelled context succeeded")
 	}
 }

@@ -161,14 +161,14 @@ func (b *Backend) checkOpen() error {
 func (b *Backend) queryDocs(ctx context.Context, q string, args ...any) ([]*execution.Record, error) {
 	rows, err := b.db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, err
+		return nil, dbErr("query executions", err)
 	}
 	defer rows.Close()
 	var out []*execution.Record
 	for rows.Next() {
 		var doc []byte
 		if err := rows.Scan(&doc); err != nil {
-			return nil, err
+			return nil, dbErr("read executions", err)
 		}
 		r, err := execution.Unmarshal(doc)
 		if err != nil {
@@ -176,7 +176,10 @@ func (b *Backend) queryDocs(ctx context.Context, q string, args ...any) ([]*exec
 		}
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, dbErr("read executions", err)
+	}
+	return out, nil
 }
 
 // load reads one record; caller holds mu.
@@ -187,7 +190,7 @@ func (b *Backend) load(ctx context.Context, id string) (*execution.Record, error
 		return nil, fmt.Errorf("execution %s: %w", id, execution.ErrNotFound)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("load execution %s: %w", id, err)
+		return nil, dbErr("load execution "+id, err)
 	}
 	r, err := execution.Unmarshal(doc)
 	if err != nil {
@@ -211,7 +214,7 @@ func (b *Backend) write(ctx context.Context, r *execution.Record, enqueue bool) 
 		q = `UPDATE executions SET status = ?, doc = ? WHERE id = ?`
 	}
 	if _, err := b.db.ExecContext(ctx, q, string(r.Status), doc, r.ExecutionID); err != nil {
-		return fmt.Errorf("store execution %s: %w", r.ExecutionID, err)
+		return dbErr("store execution "+r.ExecutionID, err)
 	}
 	b.notify(r.ExecutionID, enqueue)
 	return nil
@@ -260,13 +263,13 @@ func (b *Backend) Create(ctx context.Context, r *execution.Record) error {
 	args = append(args, doc)
 	var exists int
 	if err := b.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM executions WHERE id = ?`, r.ExecutionID).Scan(&exists); err != nil {
-		return fmt.Errorf("create execution %s: %w", r.ExecutionID, err)
+		return dbErr("create execution "+r.ExecutionID, err)
 	}
 	if exists > 0 {
 		return fmt.Errorf("create execution %s: %w", r.ExecutionID, execution.ErrExists)
 	}
 	if _, err := b.db.ExecContext(ctx, q, args...); err != nil {
-		return fmt.Errorf("create execution %s: %w", r.ExecutionID, err)
+		return dbErr("create execution "+r.ExecutionID, err)
 	}
 	b.notify(r.ExecutionID, enqueue)
 	return nil
@@ -528,4 +531,13 @@ func (b *Backend) Reconcile(ctx context.Context, liveWorkers []string) ([]string
 		ids = append(ids, r.ExecutionID)
 	}
 	return ids, nil
+}
+
+// dbErr marks a database failure as ErrUnavailable (the API answers 503),
+// keeping context cancellation recognisable as itself.
+func dbErr(op string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return fmt.Errorf("%s: %w: %w", op, execution.ErrUnavailable, err)
 }

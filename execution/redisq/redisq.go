@@ -725,5 +725,29 @@ func (b *Backend) Reconcile(ctx context.Context, liveWorkers []string) ([]string
 			orphaned = append(orphaned, id)
 		}
 	}
+	if err := b.pruneConsumers(ctx); err != nil {
+		return orphaned, fmt.Errorf("reconcile: %w", err)
+	}
 	return orphaned, nil
+}
+
+// ConsumerIdleLimit is how long a consumer with nothing pending may stay
+// silent before Reconcile removes it from the group; every worker id becomes
+// a consumer, and without this the group would grow forever. A removed
+// consumer that reads again is simply re-created by Redis.
+const ConsumerIdleLimit = time.Hour
+
+func (b *Backend) pruneConsumers(ctx context.Context) error {
+	cs, err := b.rdb.XInfoConsumers(ctx, b.stream, b.pool).Result()
+	if err != nil {
+		return b.wrap("list consumers", err)
+	}
+	for _, c := range cs {
+		if c.Pending == 0 && c.Idle > ConsumerIdleLimit {
+			if err := b.rdb.XGroupDelConsumer(ctx, b.stream, b.pool, c.Name).Err(); err != nil {
+				return b.wrap("delete idle consumer "+c.Name, err)
+			}
+		}
+	}
+	return nil
 }
