@@ -1,0 +1,336 @@
+// Package engine is toolwarden's scanner: it turns a Request into an
+// sdk.SafetyReport. Native analyzers parse the content once into facts; rule
+// packs compiled to WebAssembly judge the facts inside wazero sandboxes; the
+// findings aggregate into the report, which is audited and observed.
+//
+// An Engine is safe for concurrent use. Every failure inside a rule pack —
+// an error, a trap, a timeout, memory exhaustion — becomes a
+// RULE_PLUGIN_ERROR finding, never a silent allow.
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/toolwarden/toolwarden/engine/analyze"
+	"github.com/toolwarden/toolwarden/engine/audit"
+	"github.com/toolwarden/toolwarden/engine/builtin"
+	"github.com/toolwarden/toolwarden/engine/report"
+	"github.com/toolwarden/toolwarden/engine/wasmhost"
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// DefaultCallTimeout is the per-call deadline of a rule plugin. A healthy
+// pack answers in well under a millisecond; the deadline exists to stop a
+// looping plugin, and is generous so that a loaded host does not turn slow
+// calls into RULE_PLUGIN_ERROR findings.
+const DefaultCallTimeout = 2 * time.Second
+
+// RulePluginError is the rule id of the finding a failed rule pack yields.
+const RulePluginError = "RULE_PLUGIN_ERROR"
+
+// Pack is a rule pack as the engine runs it: a Wasm plugin, or the same
+// pack compiled natively (used by benchmarks and tests to measure what the
+// sandbox costs).
+type Pack interface {
+	// Info describes the pack and its rules.
+	Info() sdk.PluginInfo
+	// Scan judges one encoded sdk.ScanInput.
+	Scan(ctx context.Context, input []byte) ([]sdk.Finding, error)
+}
+
+// Options configure an Engine.
+type Options struct {
+	// Policy steers the scan; policies.Default() is the usual choice. It is
+	// required: an engine never guesses a policy.
+	Policy *sdk.Policy
+	// Packs replaces the built-in Wasm packs (tests, native benchmarks).
+	Packs []Pack
+	// Plugins are extra Wasm rule plugins (custom rules) loaded beside the
+	// built-in packs, keyed by name.
+	Plugins map[string][]byte
+	// CacheDir is wazero's compilation cache; empty picks
+	// os.UserCacheDir()/toolwarden/wasm, "-" disables the disk cache.
+	CacheDir string
+	// CallTimeout is the per-call deadline of a rule plugin
+	// (DefaultCallTimeout when zero).
+	CallTimeout time.Duration
+	// PoolSize is the number of instances per plugin (default NumCPU).
+	PoolSize int
+	// MaxContentBytes bounds the content of one scan.
+	MaxContentBytes int
+	// AuditLogPath overrides Policy.AuditLogPath.
+	AuditLogPath string
+}
+
+// Engine scans requests. Create it with New; Close it to free the Wasm
+// runtime and the audit log.
+type Engine struct {
+	opts   Options
+	policy atomic.Pointer[sdk.Policy]
+	host   *wasmhost.Host
+	mu     sync.RWMutex
+	packs  []Pack
+	audit  *audit.Writer
+}
+
+// New builds an Engine: it compiles and pre-warms every rule pack and opens
+// the audit log. It fails when the built-in packs are missing from the
+// binary, when a plugin does not load, or when the audit log cannot be
+// opened — a scanner that could not run its rules must not start.
+func New(ctx context.Context, opts Options) (*Engine, error) {
+	if opts.Policy == nil {
+		return nil, errors.New("engine: Options.Policy is required")
+	}
+	e := &Engine{opts: opts}
+	e.policy.Store(opts.Policy)
+	if opts.Packs != nil {
+		e.packs = append(e.packs, opts.Packs...)
+	}
+	if opts.Packs == nil || len(opts.Plugins) > 0 {
+		cache := opts.CacheDir
+		if cache == "" {
+			if dir, err := os.UserCacheDir(); err == nil {
+				cache = filepath.Join(dir, "toolwarden", "wasm")
+			}
+		}
+		if cache == "-" {
+			cache = ""
+		}
+		timeout := opts.CallTimeout
+		if timeout == 0 {
+			timeout = DefaultCallTimeout
+		}
+		host, err := wasmhost.New(ctx, wasmhost.Options{CacheDir: cache, CallTimeout: timeout, PoolSize: opts.PoolSize})
+		if err != nil {
+			return nil, fmt.Errorf("engine: start wasm host: %w", err)
+		}
+		e.host = host
+	}
+	if opts.Packs == nil {
+		packs, err := builtin.Packs()
+		if err != nil {
+			e.Close(ctx)
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		for _, p := range packs {
+			pl, err := e.host.Load(ctx, p.Name, p.Wasm)
+			if err != nil {
+				e.Close(ctx)
+				return nil, fmt.Errorf("engine: load built-in pack %s: %w", p.Name, err)
+			}
+			e.packs = append(e.packs, pl)
+		}
+	}
+	names := make([]string, 0, len(opts.Plugins))
+	for name := range opts.Plugins {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := e.AddPlugin(ctx, name, opts.Plugins[name]); err != nil {
+			e.Close(ctx)
+			return nil, err
+		}
+	}
+	path := opts.AuditLogPath
+	if path == "" {
+		path = opts.Policy.AuditLogPath
+	}
+	if path != "" {
+		w, err := audit.Open(path)
+		if err != nil {
+			e.Close(ctx)
+			return nil, fmt.Errorf("engine: open audit log: %w", err)
+		}
+		e.audit = w
+	}
+	return e, nil
+}
+
+// AddPlugin compiles and loads a custom Wasm rule plugin; later scans run it
+// beside the built-in packs. A plugin with the same name is replaced.
+func (e *Engine) AddPlugin(ctx context.Context, name string, wasm []byte) error {
+	if e.host == nil {
+		return fmt.Errorf("engine: load plugin %s: engine runs native packs only", name)
+	}
+	pl, err := e.host.Load(ctx, name, wasm)
+	if err != nil {
+		return fmt.Errorf("engine: load plugin %s: %w", name, err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i, p := range e.packs {
+		if p.Info().Name == pl.Info().Name {
+			old := e.packs[i]
+			e.packs[i] = pl
+			if c, ok := old.(*wasmhost.Plugin); ok {
+				_ = c.Close(ctx)
+			}
+			return nil
+		}
+	}
+	e.packs = append(e.packs, pl)
+	return nil
+}
+
+// Plugins describes the loaded packs and plugins.
+func (e *Engine) Plugins() []sdk.PluginInfo {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	out := make([]sdk.PluginInfo, len(e.packs))
+	for i, p := range e.packs {
+		out[i] = p.Info()
+	}
+	return out
+}
+
+// Policy returns the policy in force.
+func (e *Engine) Policy() *sdk.Policy { return e.policy.Load() }
+
+// SetPolicy swaps the policy for later scans; scans under way keep theirs.
+func (e *Engine) SetPolicy(p *sdk.Policy) {
+	if p != nil {
+		e.policy.Store(p)
+	}
+}
+
+// Close releases the Wasm runtime and the audit log.
+func (e *Engine) Close(ctx context.Context) error {
+	var errs []error
+	if e.host != nil {
+		errs = append(errs, e.host.Close(ctx))
+	}
+	if e.audit != nil {
+		errs = append(errs, e.audit.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Scan analyzes req and judges it with every pack. It returns an error only
+// for a request it cannot scan at all (content over the size bound, an
+// unknown language); everything that goes wrong inside the rules is a
+// finding in the report.
+func (e *Engine) Scan(ctx context.Context, req Request) (*sdk.SafetyReport, error) {
+	start := time.Now()
+	pol := e.policy.Load()
+	facts, err := analyze.Analyze(req.Language, req.Content, analyze.Options{MaxBytes: e.opts.MaxContentBytes})
+	if err != nil {
+		return nil, fmt.Errorf("scan: %w", err)
+	}
+	in := sdk.ScanInput{
+		Facts:    facts,
+		Content:  req.Content,
+		Language: facts.Language,
+		Policy:   pol,
+		Context: sdk.RequestContext{
+			ToolName:       req.ToolName,
+			Cwd:            req.Cwd,
+			TimeoutSeconds: req.TimeoutSeconds,
+			MaxOutputBytes: req.MaxOutputBytes,
+			CommandArgs:    req.CommandArgs,
+			EnvKeys:        envKeys(req.Env),
+			Metadata:       req.Metadata,
+		},
+	}
+	input, err := json.Marshal(&in)
+	if err != nil {
+		return nil, fmt.Errorf("scan: encode input: %w", err)
+	}
+	findings := e.runPacks(ctx, input, pol)
+
+	id := req.ScanID
+	if id == "" {
+		id = uuid.NewString()
+	}
+	rep := report.Build(report.Meta{
+		ScanID:   id,
+		ToolName: req.ToolName,
+		Language: facts.Language,
+		Start:    start,
+		Elapsed:  time.Since(start),
+	}, findings, pol)
+	if e.audit != nil {
+		if err := e.audit.Write(rep); err != nil {
+			// The decision stands; a lost audit line is reported loudly.
+			fmt.Fprintf(os.Stderr, "toolwarden: audit log write failed for scan %s: %v\n", rep.ScanID, err)
+		}
+	}
+	return rep, nil
+}
+
+// runPacks runs every pack on input concurrently and turns each failure into
+// a RULE_PLUGIN_ERROR finding.
+func (e *Engine) runPacks(ctx context.Context, input []byte, pol *sdk.Policy) []sdk.Finding {
+	e.mu.RLock()
+	packs := e.packs
+	e.mu.RUnlock()
+	results := make([][]sdk.Finding, len(packs))
+	var wg sync.WaitGroup
+	for i := 1; i < len(packs); i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			results[i] = scanPack(ctx, packs[i], input, pol)
+		}(i)
+	}
+	if len(packs) > 0 {
+		results[0] = scanPack(ctx, packs[0], input, pol)
+	}
+	wg.Wait()
+	var all []sdk.Finding
+	for _, r := range results {
+		all = append(all, r...)
+	}
+	return all
+}
+
+func scanPack(ctx context.Context, p Pack, input []byte, pol *sdk.Policy) []sdk.Finding {
+	fs, err := p.Scan(ctx, input)
+	if err == nil {
+		return fs
+	}
+	return []sdk.Finding{PluginErrorFinding(p.Info().Name, err, pol)}
+}
+
+// PluginErrorFinding is the fail-closed finding for a rule pack that could
+// not judge the content: needs_human_review, or deny when the policy blocks
+// reviews anyway (strict).
+func PluginErrorFinding(plugin string, err error, pol *sdk.Policy) sdk.Finding {
+	dec := sdk.NeedsHumanReview
+	if pol != nil && pol.BlockOnReview {
+		dec = sdk.Deny
+	}
+	return sdk.Finding{
+		RuleID:         RulePluginError,
+		RiskType:       sdk.RiskTypeUnknown,
+		RiskLevel:      sdk.RiskMedium,
+		Decision:       dec,
+		Evidence:       "",
+		Message:        fmt.Sprintf("Rule plugin %s failed, so its rules could not judge this content: %v.", plugin, err),
+		Metadata:       map[string]any{"plugin": plugin},
+		Recommendation: "Review the content manually and check the plugin's health; the scan fails closed while a plugin fails.",
+	}
+}
+
+func envKeys(env map[string]string) []string {
+	if len(env) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
