@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -355,13 +356,10 @@ func (p *cgProcess) Kill() error {
 		return nil
 	default:
 	}
-	if err := cgKill(p.v2); err != nil {
-		select {
-		case <-p.done: // cleaned up concurrently
-			return nil
-		default:
-			return fmt.Errorf("isolation: kill run %s: %w", p.id, err)
-		}
+	if err := cgKill(p.v2); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// ENOENT means monitor already emptied and removed the run and
+		// is about to finish; anything else is a real failure.
+		return fmt.Errorf("isolation: kill run %s: %w", p.id, err)
 	}
 	select {
 	case <-p.done:

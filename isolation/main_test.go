@@ -92,7 +92,11 @@ func openTest(t testing.TB, cfg Config) Backend {
 // TW_TEST_ROOT, starts one long run, prints "<run cgroup> <pid>
 // <watchdog pid>" and blocks until it is SIGKILLed.
 func helperDaemon() {
-	b, err := Open(context.Background(), Config{Mode: ModeRequired, CgroupRoot: os.Getenv("TW_TEST_ROOT")})
+	mode := ModeRequired
+	if os.Getenv("TW_TEST_MODE") == ModeProcessGroup {
+		mode = ModeProcessGroup
+	}
+	b, err := Open(context.Background(), Config{Mode: mode, CgroupRoot: os.Getenv("TW_TEST_ROOT")})
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(1)
@@ -102,7 +106,11 @@ func helperDaemon() {
 		fmt.Println("error", err)
 		os.Exit(1)
 	}
-	cb := b.(*cgroupBackend)
-	fmt.Println(p.(*cgProcess).v2, p.Pid(), cb.wd.pid())
+	if pp, ok := p.(*pgProcess); ok {
+		// No cgroup; the supervisor plays the watchdog.
+		fmt.Println("-", p.Pid(), pp.cmd.Process.Pid)
+	} else {
+		fmt.Println(p.(*cgProcess).v2, p.Pid(), b.(*cgroupBackend).wd.pid())
+	}
 	select {}
 }

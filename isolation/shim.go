@@ -295,11 +295,13 @@ func setupMounts(cfg shimConfig) ([]string, error) {
 				return nil, fmt.Errorf("bind workspace %s into private /tmp: %w", ws, err)
 			}
 			unix.Close(wsFD)
-			// The cwd may still point into the hidden /tmp; re-enter it.
-			if cfg.Dir != "" {
-				if err := os.Chdir(cfg.Dir); err != nil {
-					return nil, fmt.Errorf("chdir %s: %w", cfg.Dir, err)
-				}
+		}
+		// A cwd under /tmp still points into the hidden host /tmp;
+		// re-enter it through the new mounts (the workspace bind mount)
+		// or fail rather than leave the host /tmp reachable.
+		if d := filepath.Clean(cfg.Dir); d == "/tmp" || strings.HasPrefix(d, "/tmp/") {
+			if err := os.Chdir(d); err != nil {
+				return nil, fmt.Errorf("working directory %s is hidden by the private /tmp: %w", d, err)
 			}
 		}
 		layers = append(layers, "private-tmp")

@@ -99,6 +99,8 @@ type watchdogClient struct {
 	w    io.WriteCloser
 	done chan struct{}
 	runs map[string]wdMsg
+	// closing is set by close so the exit it causes is not "restarted".
+	closing bool
 }
 
 func newWatchdog(path string) (*watchdogClient, error) {
@@ -151,7 +153,23 @@ func (wd *watchdogClient) startLocked() error {
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	wd.cmd, wd.w, wd.done = cmd, w, done
+	go wd.restartWhenDead(done)
 	return nil
+}
+
+// restartWhenDead replaces a watchdog that died while the daemon lives, so
+// runs registered with it are covered again without waiting for the next
+// registration to notice.
+func (wd *watchdogClient) restartWhenDead(done chan struct{}) {
+	<-done
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
+	if wd.closing || wd.done != done {
+		return // closed on purpose, or already replaced
+	}
+	if err := wd.restartLocked(); err != nil {
+		fmt.Fprintf(os.Stderr, "toolwarden: isolation watchdog died and could not be restarted: %v\n", err)
+	}
 }
 
 func (wd *watchdogClient) sendLocked(m wdMsg) error {
@@ -221,6 +239,7 @@ func (wd *watchdogClient) pid() int {
 func (wd *watchdogClient) close() error {
 	wd.mu.Lock()
 	defer wd.mu.Unlock()
+	wd.closing = true
 	_ = wd.w.Close()
 	select {
 	case <-wd.done:
