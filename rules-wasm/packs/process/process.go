@@ -406,28 +406,6 @@ func octalEscape(s string) bool {
 	return false
 }
 
-func feeders(f *sdk.Facts, c *sdk.Command) []*sdk.Command {
-	byID := map[int]*sdk.Command{}
-	for i := range f.Commands {
-		byID[f.Commands[i].ID] = &f.Commands[i]
-	}
-	var out []*sdk.Command
-	seen := map[int]bool{c.ID: true}
-	queue := append(append([]int(nil), c.StdinSources...), c.ArgSources...)
-	for len(queue) > 0 {
-		id := queue[0]
-		queue = queue[1:]
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		if s := byID[id]; s != nil {
-			out = append(out, s)
-			queue = append(append(queue, s.StdinSources...), s.ArgSources...)
-		}
-	}
-	return out
-}
 
 func checkObfuscation(e *catalog.Env) {
 	for _, d := range e.Facts.DynamicExec {
@@ -458,11 +436,28 @@ func checkObfuscation(e *catalog.Env) {
 		if !runs {
 			continue
 		}
-		for _, s := range feeders(e.Facts, c) {
+		for _, s := range catalog.Feeders(e.Facts, c) {
 			if dec, ok := isDecoder(s); ok {
 				e.Add(catalog.Finding{Rule: "BASH_OBFUSCATED_EXEC", Evidence: c.Evidence, Pos: c.Pos, Key: "enc",
 					Message:  fmt.Sprintf("Output of %s is executed by %s.", dec, c.Name),
 					Metadata: map[string]any{"decoder": dec, "interpreter": c.Name}})
+				break
+			}
+		}
+	}
+	// Decoded into a file, then run: `base64 -d > x.sh; bash x.sh`.
+	srcs := catalog.FileSources(e.Facts)
+	for i := range e.Facts.Commands {
+		c := &e.Facts.Commands[i]
+		p := catalog.ExecutedFile(c)
+		if p == "" {
+			continue
+		}
+		for _, s := range srcs[p] {
+			if dec, ok := isDecoder(s); ok {
+				e.Add(catalog.Finding{Rule: "BASH_OBFUSCATED_EXEC", Evidence: c.Evidence, Pos: c.Pos, Key: "enc",
+					Message:  fmt.Sprintf("File %s written from %s output is executed.", p, dec),
+					Metadata: map[string]any{"decoder": dec, "file": p}})
 				break
 			}
 		}

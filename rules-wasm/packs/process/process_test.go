@@ -89,6 +89,10 @@ func TestObfuscationAndForkBombs(t *testing.T) {
 		{Name: "encoded nested command", Facts: cmds(sdk.Command{ID: 1, Name: "sudo", Pos: sdk.Pos{Line: 1, Depth: 1, Via: "printf>sh", Encoded: true}}), Rule: "BASH_OBFUSCATED_EXEC", Want: deny},
 		{Name: "base64 -d | sh from commands", Facts: sdk.Facts{Commands: b64}, Rule: "BASH_OBFUSCATED_EXEC", Want: deny},
 		{Name: "base64 -d | sort is not execution", Facts: sdk.Facts{Commands: plain}, Rule: "BASH_OBFUSCATED_EXEC"},
+		{Name: "decoded into a file then run", Facts: sdk.Facts{Commands: []sdk.Command{
+			{ID: 1, Name: "echo", Args: []string{"cm0gLXJmIC8="}, Pipeline: 1},
+			{ID: 2, Name: "base64", Args: []string{"-d"}, Pipeline: 1, Stage: 1, StdinSources: []int{1}, Redirects: []sdk.Redirect{{Op: ">", Target: "x.sh"}}},
+			{ID: 3, Name: "bash", Args: []string{"x.sh"}}}}, Rule: "BASH_OBFUSCATED_EXEC", Want: deny},
 		{Name: "python exec(b64decode)", Facts: sdk.Facts{Language: "python", DynamicExec: []sdk.DynamicExec{{Kind: "py_exec", Static: true, Encoded: true}}}, Rule: "PY_OBFUSCATED_EXEC", Want: deny},
 		{Name: "python encoded arg", Facts: calls(sdk.Call{Name: "os.system", Args: []sdk.Value{{Kind: "str", Const: true, Str: "id", Encoded: true}}}), Rule: "PY_OBFUSCATED_EXEC", Want: deny},
 		{Name: "ctypes system", Facts: calls(sdk.Call{Name: "ctypes.CDLL.system"}), Rule: "PY_OBFUSCATED_EXEC", Want: deny},

@@ -207,6 +207,13 @@ func checkSecrets(e *catalog.Env) {
 				Metadata: map[string]any{"variable": r.Name}})
 		}
 	}
+	for _, f := range e.Facts.Files {
+		if (f.Op == "read" || f.Op == "copy_from") && procEnviron(f.Path) {
+			e.Add(catalog.Finding{Rule: "SENSITIVE_ENV_READ_REVIEW", Evidence: f.Evidence, Pos: f.Pos, Key: f.Path,
+				Message:  fmt.Sprintf("Content reads the whole environment of a process (%s), secrets included.", f.Path),
+				Metadata: map[string]any{"path": f.Path}})
+		}
+	}
 	outLines := map[int]bool{}
 	for _, o := range e.Facts.Outputs {
 		outLines[o.Pos.Line] = true
@@ -288,6 +295,12 @@ func checkSecrets(e *catalog.Env) {
 				Metadata: map[string]any{"kind": "private_key"}})
 		}
 	}
+}
+
+// procEnviron reports whether p is a process environment file
+// (/proc/self/environ, /proc/1/environ).
+func procEnviron(p string) bool {
+	return strings.HasPrefix(p, "/proc/") && strings.HasSuffix(p, "/environ")
 }
 
 func checkParse(e *catalog.Env) {

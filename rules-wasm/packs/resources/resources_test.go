@@ -46,6 +46,7 @@ func TestSecrets(t *testing.T) {
 	pem := "k = '''-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw\n-----END RSA PRIVATE KEY-----'''"
 	packtest.Run(t, Scan, []C{
 		{Name: "secret env read", Facts: sdk.Facts{EnvReads: []sdk.EnvRead{{Name: "GITHUB_TOKEN"}}}, Rule: "SENSITIVE_ENV_READ_REVIEW", Want: review},
+		{Name: "proc environ", Facts: sdk.Facts{Files: []sdk.FileAccess{{Path: "/proc/self/environ", Op: "read", By: "cat"}}}, Rule: "SENSITIVE_ENV_READ_REVIEW", Want: review},
 		{Name: "plain env read", Facts: sdk.Facts{EnvReads: []sdk.EnvRead{{Name: "HOME"}}}, Rule: "SENSITIVE_ENV_READ_REVIEW"},
 		{Name: "echo secret", Facts: sdk.Facts{Outputs: []sdk.Output{{Sink: "stdout", Vars: []string{"API_TOKEN"}}}}, Rule: "SENSITIVE_OUTPUT", Want: sdk.Deny},
 		{Name: "echo secret from command", Facts: sdk.Facts{Commands: []sdk.Command{echoTok}}, Rule: "SENSITIVE_OUTPUT", Want: sdk.Deny},

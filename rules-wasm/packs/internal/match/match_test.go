@@ -197,3 +197,13 @@ func TestPathMatcherBroadGlobs(t *testing.T) {
 		}
 	}
 }
+
+func TestPathMatcherDotDot(t *testing.T) {
+	m := NewPathMatcher(evalDenied)
+	if _, ok := m.Match("../../../../etc/shadow", false); !ok {
+		t.Error("../../etc/shadow escapes to /etc/shadow")
+	}
+	if _, ok := m.Match("../sibling/README.md", false); ok {
+		t.Error("a plain sibling file is not denied")
+	}
+}

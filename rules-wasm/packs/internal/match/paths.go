@@ -76,6 +76,16 @@ func (m *PathMatcher) Match(p string, glob bool) (string, bool) {
 		return "", false
 	}
 	glob = glob || HasGlob(p)
+	if c := CleanPath(p); strings.HasPrefix(c, "../") {
+		// Enough ".." reach the root: judge what remains as absolute too.
+		rest := c
+		for strings.HasPrefix(rest, "../") {
+			rest = rest[3:]
+		}
+		if pat, ok := m.Match("/"+rest, glob); ok {
+			return pat, true
+		}
+	}
 	home, rel, isHome := SplitHome(p)
 	comps := splitComps(p)
 	for _, pat := range m.pats {
