@@ -181,6 +181,8 @@ func TestLoadErrors(t *testing.T) {
 			`policy strict.yaml: field "max_timeout_seconds": must be a number, got string "10"`},
 		{"fractional bytes", "max_output_bytes: 1.5\n",
 			`policy strict.yaml: field "max_output_bytes": must be an integer, got number 1.5`},
+		{"huge integer", "max_output_bytes: 1e30\n",
+			`policy strict.yaml: field "max_output_bytes": must be below 2^63, got 1e+30`},
 		{"string for list", "allowed_domains: github.com\n",
 			`policy strict.yaml: field "allowed_domains": must be a list of strings, got string "github.com"`},
 		{"number in list", "allowed_commands: [ls, 5]\n",
@@ -405,4 +407,26 @@ rules:
 	// Output:
 	// ci true [github.com proxy.golang.org] true
 	// policy ci.yaml: field "max_timeout_seconds": must be >= 0, got -5
+}
+
+// FuzzLoadBytes checks that no document panics the loader and that a
+// document either loads into a valid policy or fails with no policy.
+func FuzzLoadBytes(f *testing.F) {
+	for _, name := range Names {
+		data, _ := builtinFS.ReadFile(name + ".yaml")
+		f.Add(data)
+	}
+	f.Add([]byte("rules:\n  1: {disabled: true}\n"))
+	f.Add([]byte("allowed_domains: [{a: b}]\nmax_output_bytes: 1e30\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := LoadBytes("fuzz.yaml", data)
+		if (p == nil) == (err == nil) {
+			t.Fatalf("LoadBytes = %v, %v: want exactly one of policy and error", p, err)
+		}
+		if p != nil {
+			if verr := Validate(p); verr != nil {
+				t.Fatalf("loaded policy does not validate: %v", verr)
+			}
+		}
+	})
 }

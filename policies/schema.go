@@ -109,6 +109,8 @@ func checkValue(field string, k kind, v any, errs *problems) {
 			errs.add(field, fmt.Sprintf("must be %s, got %s", k, describe(v)))
 		} else if f < 0 {
 			errs.add(field, fmt.Sprintf("must be >= 0, got %v", f))
+		} else if f >= math.MaxInt64 {
+			errs.add(field, fmt.Sprintf("must be below 2^63, got %v", f))
 		}
 	case kindStringList:
 		if v == nil {
