@@ -129,12 +129,20 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 		b.Close()
 		return nil, b.wrap("open redis execution store: ping", err)
 	}
-	err := b.rdb.XGroupCreateMkStream(ctx, b.stream, b.pool, "0").Err()
-	if err != nil && !redis.HasErrorPrefix(err, "BUSYGROUP") {
+	if err := b.ensureGroup(ctx); err != nil {
 		b.Close()
-		return nil, b.wrap("open redis execution store: create consumer group", err)
+		return nil, fmt.Errorf("open redis execution store: %w", err)
 	}
 	return b, nil
+}
+
+// ensureGroup creates the pool's stream and consumer group if missing.
+func (b *Backend) ensureGroup(ctx context.Context) error {
+	err := b.rdb.XGroupCreateMkStream(ctx, b.stream, b.pool, "0").Err()
+	if err != nil && !redis.HasErrorPrefix(err, "BUSYGROUP") {
+		return b.wrap("create consumer group "+b.pool, err)
+	}
+	return nil
 }
 
 // Close stops watchers and blocked claims and closes the client if Open
@@ -459,6 +467,15 @@ func (b *Backend) Claim(ctx context.Context, workerID string, block time.Duratio
 		}
 		msgs, _, err := b.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{Stream: b.stream, Group: b.pool,
 			MinIdle: b.claimIdle, Start: "0-0", Count: 10, Consumer: workerID}).Result()
+		if redis.HasErrorPrefix(err, "NOGROUP") {
+			// The stream or its group was deleted (a flush, a manual
+			// cleanup): recreate the group from the start of the stream so
+			// entries added since are still delivered.
+			if err := b.ensureGroup(ctx); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if err != nil {
 			return nil, b.wrap("claim: recover abandoned entries", err)
 		}
@@ -474,6 +491,12 @@ func (b *Backend) Claim(ctx context.Context, workerID string, block time.Duratio
 			}
 		}
 		res, err := b.rdb.XReadGroup(ctx, args).Result()
+		if redis.HasErrorPrefix(err, "NOGROUP") {
+			if err := b.ensureGroup(ctx); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if err != nil && !errors.Is(err, redis.Nil) {
 			return nil, b.wrap("claim: read queue", err)
 		}

@@ -277,3 +277,19 @@ func TestSeparatePoolsDoNotShareWork(t *testing.T) {
 		t.Fatalf("shared record: %v %+v", err, got)
 	}
 }
+
+func TestDeletedStreamIsRecreated(t *testing.T) {
+	b, c, p := openT(t, redisq.Options{})
+	ctx := context.Background()
+	if err := c.Del(ctx, p+"queue:"+redisq.DefaultPool).Err(); err != nil {
+		t.Fatal(err)
+	}
+	r := &execution.Record{ToolName: "exec"}
+	if err := b.Create(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.Claim(ctx, "w", time.Second)
+	if err != nil || got.ExecutionID != r.ExecutionID {
+		t.Fatalf("claim after the stream was deleted: %v %+v", err, got)
+	}
+}
