@@ -16,6 +16,7 @@ package policies
 
 import (
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -66,6 +67,40 @@ func Load(path string) (*sdk.Policy, error) {
 		return nil, fmt.Errorf("load policy %s: environment: %w", path, err)
 	}
 	return decode(k, path, nameFromPath(path))
+}
+
+// ApplyEnv returns a copy of p with the TOOLWARDEN_* environment overrides
+// applied and validated, for deployments that start from an embedded policy
+// (Builtin) rather than a file but still let the operator tighten a field
+// from the environment. p itself is not modified.
+func ApplyEnv(p *sdk.Policy) (*sdk.Policy, error) {
+	if p == nil {
+		return nil, errors.New("apply policy environment: nil policy")
+	}
+	source := p.Name
+	if source == "" {
+		source = "(unnamed)"
+	}
+	data, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("apply environment to policy %s: %w", source, err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("apply environment to policy %s: %w", source, err)
+	}
+	k := koanf.New(".")
+	if err := k.Load(confmap.Provider(doc, "."), nil); err != nil {
+		return nil, fmt.Errorf("apply environment to policy %s: %w", source, err)
+	}
+	overrides, err := envOverrides(source)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.Load(confmap.Provider(overrides, "."), nil); err != nil {
+		return nil, fmt.Errorf("apply environment to policy %s: %w", source, err)
+	}
+	return decode(k, source, p.Name)
 }
 
 // LoadBytes parses and validates a policy document given as bytes, without

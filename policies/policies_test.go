@@ -316,6 +316,32 @@ func TestLoadEnvOverrides(t *testing.T) {
 	}
 }
 
+func TestApplyEnv(t *testing.T) {
+	t.Setenv("TOOLWARDEN_BLOCK_ON_REVIEW", "true")
+	t.Setenv("TOOLWARDEN_ALLOWED_COMMANDS", "ls,cat")
+	base := Default()
+	base.Rules = map[string]sdk.RuleOverride{"BASH_LONG_SLEEP": {Decision: sdk.Deny}}
+	p, err := ApplyEnv(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.BlockOnReview || !slices.Equal(p.AllowedCommands, []string{"ls", "cat"}) || p.Name != "default" {
+		t.Errorf("ApplyEnv = %+v", p)
+	}
+	if p.MaxOutputBytes != base.MaxOutputBytes || p.Rules["BASH_LONG_SLEEP"].Decision != sdk.Deny ||
+		!slices.Equal(p.DeniedPaths, base.DeniedPaths) {
+		t.Errorf("ApplyEnv lost fields: %+v", p)
+	}
+	if base.BlockOnReview || len(base.AllowedCommands) != 0 {
+		t.Error("ApplyEnv modified its argument")
+	}
+	t.Setenv("TOOLWARDEN_LONG_SLEEP_SECONDS", "soon")
+	if p, err := ApplyEnv(base); p != nil || err == nil ||
+		err.Error() != `policy default: field "long_sleep_seconds": environment TOOLWARDEN_LONG_SLEEP_SECONDS: must be a number, got "soon"` {
+		t.Errorf("ApplyEnv(bad env) = %v, %v", p, err)
+	}
+}
+
 func TestLoadEnvOverrideErrors(t *testing.T) {
 	path := writePolicy(t, "name: site\n")
 	cases := []struct{ env, value, want string }{
