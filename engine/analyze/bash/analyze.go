@@ -64,7 +64,11 @@ func Analyze(b *facts.Builder, src string, at facts.Frame) {
 	if at.Depth == 0 && b.Facts.Commands == nil {
 		presize(b.Facts, file)
 	}
-	a.walkStmts(file.Stmts, ctx{})
+	start := ctx{}
+	if at.Depth > 0 && (at.Via == "eval" || strings.HasSuffix(at.Via, ">eval")) {
+		start.reach = []string{"eval"}
+	}
+	a.walkStmts(file.Stmts, start)
 }
 
 // presize reserves room for the facts of a top-level script so appending
@@ -118,6 +122,8 @@ type ctx struct {
 	bg     bool
 	// prevStage/nextStage are the neighbouring pipeline stages.
 	prevStage, nextStage *syntax.Stmt
+	// earlier are all previous stages of the pipeline.
+	earlier []*syntax.Stmt
 	// collect receives the IDs of commands emitted under this context.
 	collect *[]int
 	// targets replace placeholder arguments (find -exec {}, xargs input)
@@ -332,6 +338,7 @@ func (a *analyzer) walkPipeline(s *syntax.Stmt, c ctx) {
 		sc := c
 		sc.pipe, sc.stage = id, i
 		sc.stdin = prev
+		sc.earlier = stages[:i]
 		if i > 0 {
 			sc = sc.with("pipe")
 			sc.prevStage = stages[i-1]
@@ -467,6 +474,7 @@ func (a *analyzer) walkFunc(f *syntax.FuncDecl, c ctx) {
 	fc.inFunc = name
 	fc.bg = false
 	fc.pipe = 0
+	fc.earlier, fc.prevStage, fc.nextStage, fc.stdin = nil, nil, nil, nil
 	a.walkStmt(f.Body, fc)
 }
 
@@ -483,6 +491,14 @@ func (a *analyzer) walkDecl(d *syntax.DeclClause, c ctx) {
 	}
 	if variant == "export" {
 		op = "export"
+	}
+	for _, as := range d.Args {
+		if as.Naked && as.Name == nil && as.Value != nil {
+			// An option such as declare -x (export) or -r.
+			if opt := as.Value.Lit(); strings.HasPrefix(opt, "-") && strings.Contains(opt, "x") {
+				op = "export"
+			}
+		}
 	}
 	for _, as := range d.Args {
 		if as.Name == nil {

