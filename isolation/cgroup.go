@@ -48,6 +48,58 @@ type cgroupBackend struct {
 	mu     sync.Mutex
 	live   map[string]*cgProcess
 	closed bool
+	// pending are runs whose cleanup failed; retried every retryEvery
+	// until they are gone (they stay registered with the watchdog).
+	pending map[string]pendingRun
+	stop    chan struct{}
+}
+
+// pendingRun is a run whose cgroups could not be confirmed empty/removed.
+type pendingRun struct {
+	v2 string
+	v1 []string
+}
+
+// retryEvery is the cleanup patrol interval for failed cleanups.
+const retryEvery = 15 * time.Second
+
+// patrol retries failed cleanups until the backend closes.
+func (b *cgroupBackend) patrol() {
+	t := time.NewTicker(retryEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-t.C:
+			b.retryPending()
+		}
+	}
+}
+
+// retryPending kills and removes every pending run once more.
+func (b *cgroupBackend) retryPending() {
+	b.mu.Lock()
+	todo := make(map[string]pendingRun, len(b.pending))
+	for id, r := range b.pending {
+		todo[id] = r
+	}
+	b.mu.Unlock()
+	for id, r := range todo {
+		if err := reapRun(r.v2, r.v1); err != nil {
+			continue
+		}
+		b.mu.Lock()
+		delete(b.pending, id)
+		b.mu.Unlock()
+		b.wd.del(id)
+	}
+}
+
+func (b *cgroupBackend) addPending(p *cgProcess) {
+	b.mu.Lock()
+	b.pending[p.id] = pendingRun{v2: p.v2, v1: p.v1}
+	b.mu.Unlock()
 }
 
 // Name implements Backend.
@@ -183,6 +235,7 @@ func (b *cgroupBackend) spawn(ctx context.Context, p *cgProcess, spec Spec, h Ha
 	var cloneflags uintptr
 	if h.NoNetwork {
 		cloneflags |= unix.CLONE_NEWNET
+		sc.NetNS = true
 	}
 	if h.PIDNamespace {
 		cloneflags |= unix.CLONE_NEWPID
@@ -402,15 +455,19 @@ func (p *cgProcess) monitor() {
 	}
 	p.readEvents()
 	p.b.forget(p.id)
+	// A failed cleanup is recorded on the Process, stays registered with
+	// the watchdog, is retried by the patrol and reaped at the next Open.
 	if !emptied {
 		p.cleanup = "cleanup_unconfirmed"
-		return // stays registered with the watchdog and is reaped at next Open
+		p.b.addPending(p)
+		return
 	}
 	if err := p.removeDirs(); err != nil {
 		p.cleanup = "cleanup_failed"
 		if p.waitErr == nil {
 			p.waitErr = err
 		}
+		p.b.addPending(p)
 		return
 	}
 	p.b.wd.del(p.id)
@@ -476,6 +533,7 @@ func (b *cgroupBackend) Close() error {
 		return nil
 	}
 	b.closed = true
+	close(b.stop)
 	live := make([]*cgProcess, 0, len(b.live))
 	for _, p := range b.live {
 		live = append(live, p)
@@ -487,6 +545,7 @@ func (b *cgroupBackend) Close() error {
 			errs = append(errs, err)
 		}
 	}
+	b.retryPending()
 	if err := b.wd.close(); err != nil {
 		errs = append(errs, err)
 	}

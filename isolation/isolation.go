@@ -97,6 +97,9 @@ type Process interface {
 	Pid() int
 	// Wait waits for the main process AND for the whole unit (every
 	// descendant) to be gone, so no output writer or child outlives the run.
+	// A run ends with its main process: whatever it left running in the
+	// background is killed then (the process_group backend sends SIGTERM
+	// and allows a 3 s grace first).
 	Wait() (Exit, error)
 	// Kill kills the whole tree (cgroup.kill or the process group) and waits,
 	// bounded, until the unit is empty. It is safe to call more than once.

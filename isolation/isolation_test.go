@@ -295,6 +295,27 @@ func TestNoNetworkCannotConnect(t *testing.T) {
 		t.Fatal("listener accepted a connection from the NoNetwork run")
 	default:
 	}
+	// The run's own loopback works: a server and client inside the run.
+	var out bytes.Buffer
+	local := `python3 -c '
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+c = socket.create_connection(s.getsockname()); a, _ = s.accept()
+c.sendall(b"LOOPBACK_OK"); print(a.recv(32).decode())'`
+	if !fileExists("/usr/bin/python3") && !fileExists("/usr/local/bin/python3") {
+		local = "ip link show lo | grep -q UP && echo LOOPBACK_OK"
+	}
+	p, err := b.Start(context.Background(), Spec{Path: "/bin/sh", Args: []string{"sh", "-c", local}, Hardening: h,
+		Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin"}, Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "LOOPBACK_OK") {
+		t.Errorf("loopback inside the NoNetwork run does not work: %q", out.String())
+	}
 }
 
 func TestLandlockConfinesFilesystem(t *testing.T) {
@@ -552,4 +573,9 @@ func readLine(t *testing.T, r *bufio.Reader) string {
 		t.Fatal("no line from helper within 60s")
 		return ""
 	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

@@ -115,7 +115,8 @@ func openCgroup(ctx context.Context, cfg Config) (_ *cgroupBackend, err error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &cgroupBackend{cfg: cfg, shim: cfg.WatchdogPath, root: root, live: map[string]*cgProcess{}, lockFD: -1}
+	b := &cgroupBackend{cfg: cfg, shim: cfg.WatchdogPath, root: root, live: map[string]*cgProcess{},
+		pending: map[string]pendingRun{}, stop: make(chan struct{}), lockFD: -1}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("create cgroup root %s: %w", root, err)
 	}
@@ -175,6 +176,7 @@ func openCgroup(ctx context.Context, cfg Config) (_ *cgroupBackend, err error) {
 	if err := selfTest(ctx, b); err != nil {
 		return nil, fmt.Errorf("%s self-test: %w", b.name, err)
 	}
+	go b.patrol()
 	return b, nil
 }
 

@@ -66,6 +66,7 @@ func (b *pgBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 	}
 	if h.NoNetwork {
 		sc.Cloneflags |= unix.CLONE_NEWNET
+		sc.NetNS = true
 	}
 	if h.PIDNamespace {
 		sc.Cloneflags |= unix.CLONE_NEWPID

@@ -50,6 +50,9 @@ type shimConfig struct {
 	V1Procs []string `json:"v1_procs,omitempty"`
 	UID     int      `json:"uid"`
 	GID     int      `json:"gid"`
+	// NetNS is true when the shim was cloned into a new network namespace;
+	// the shim brings its loopback up so local servers and clients work.
+	NetNS bool `json:"net_ns"`
 	// MountNS is true when the shim was cloned into a new mount namespace.
 	MountNS    bool `json:"mount_ns"`
 	PIDNS      bool `json:"pid_ns"`
@@ -162,6 +165,11 @@ func runShim() error {
 			return fmt.Errorf("join v1 cgroup %s: %w", procs, err)
 		}
 	}
+	if cfg.NetNS {
+		if err := loopbackUp(); err != nil {
+			return err
+		}
+	}
 	if cfg.MountNS {
 		l, err := setupMounts(cfg)
 		if err != nil {
@@ -262,6 +270,28 @@ func execFinal(path string, argv, env []string, late []lateRlimit) error {
 	}
 	_, _, e := unix.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(p0)), uintptr(unsafe.Pointer(&av[0])), uintptr(unsafe.Pointer(&ev[0])))
 	return fmt.Errorf("execve %s: %w", path, e)
+}
+
+// loopbackUp brings "lo" up in the run's fresh network namespace: the run
+// keeps 127.0.0.1 for itself but has no route anywhere else.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("loopback up: socket: %w", err)
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return fmt.Errorf("loopback up: %w", err)
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("loopback up: get flags: %w", err)
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("loopback up: set flags: %w", err)
+	}
+	return nil
 }
 
 // setupMounts runs in a fresh mount namespace: it stops propagation to the

@@ -164,3 +164,42 @@ func dirExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+func TestPatrolRetriesFailedCleanup(t *testing.T) {
+	l := needCgroups(t)
+	b := openTest(t, testConfig(t, l)).(*cgroupBackend)
+	// A run whose cleanup failed earlier: its cgroup still holds a process.
+	dir := filepath.Join(b.root, "run-stuck")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sleep", "1000")
+	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Close(fd)
+	waited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(waited) }()
+	b.addPending(&cgProcess{id: "stuck", v2: dir})
+	b.retryPending()
+	select {
+	case <-waited:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("patrol did not kill the stuck run")
+	}
+	if dirExists(dir) {
+		t.Error("patrol left the stuck cgroup")
+	}
+	b.mu.Lock()
+	n := len(b.pending)
+	b.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d runs still pending", n)
+	}
+}
