@@ -7,6 +7,7 @@ package network
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/catalog"
@@ -42,9 +43,14 @@ func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
 // request is judged even when a tool or API is unknown to the analyzer.
 func collect(f *sdk.Facts) []sdk.NetworkUse {
 	uses := append([]sdk.NetworkUse(nil), f.Network...)
+	// A line counts as covered when the analyzer resolved at least a host
+	// suffix there; host-less dynamic uses are re-derived from the command
+	// words, which may still reveal a static suffix ("`cmd`.evil.tld").
 	has := map[[2]int]bool{}
 	for _, n := range f.Network {
-		has[[2]int{n.Pos.Line, n.Pos.Depth}] = true
+		if n.Host != "" || !n.Dynamic {
+			has[[2]int{n.Pos.Line, n.Pos.Depth}] = true
+		}
 	}
 	for i := range f.Commands {
 		c := &f.Commands[i]
@@ -52,6 +58,9 @@ func collect(f *sdk.Facts) []sdk.NetworkUse {
 			continue
 		}
 		uses = append(uses, commandUses(c)...)
+	}
+	for _, n := range f.Network {
+		has[[2]int{n.Pos.Line, n.Pos.Depth}] = true
 	}
 	for i := range f.Calls {
 		c := &f.Calls[i]
@@ -81,6 +90,18 @@ func commandUses(c *sdk.Command) []sdk.NetworkUse {
 				out = append(out, n)
 			}
 		}
+	case catalog.Is(c, hostTools...):
+		ops, idx := catalog.Operands(c)
+		for k, o := range ops {
+			o = strings.TrimPrefix(o, "@")
+			if strings.HasPrefix(o, "+") || !looksLikeHost(o) {
+				continue
+			}
+			n := parseDest(o, catalog.ArgDynamic(c, idx[k]))
+			n.Via, n.Evidence, n.Pos = c.Name, c.Evidence, c.Pos
+			out = append(out, n)
+			break
+		}
 	case catalog.Is(c, "git"):
 		sub, _ := catalog.FirstOperand(c.Args, "-C", "-c")
 		if sub != "clone" && sub != "ls-remote" && sub != "fetch" && sub != "pull" && sub != "push" {
@@ -102,38 +123,116 @@ func commandUses(c *sdk.Command) []sdk.NetworkUse {
 	return out
 }
 
-// parseDest derives a destination from a URL, "host:path" or bare host.
+// hostTools take a bare host name operand.
+var hostTools = []string{"ping", "ping6", "dig", "nslookup", "host", "traceroute", "tracepath", "whois", "mtr",
+	"nc", "ncat", "netcat", "telnet", "ssh", "sftp", "ftp", "drill", "nping", "hping3"}
+
+// looksLikeHost accepts "example.com", "user@host.tld", "10.0.0.1" and
+// partly dynamic names ("$(whoami).evil.tld"); it rejects paths and numbers.
+func looksLikeHost(s string) bool {
+	if s == "" || strings.HasPrefix(s, "/") || strings.HasPrefix(s, ".") || strings.Contains(s, "://") {
+		return false
+	}
+	if i := strings.IndexByte(s, '@'); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.Contains(s, ".") || s == "localhost" || strings.ContainsAny(s, "$`")
+}
+
+// parseDest derives a destination from a URL, "user@host:path" or a bare
+// host. For a partly dynamic host it keeps the static suffix after the last
+// expansion ("$(whoami).attacker.tld" → "attacker.tld", DataInHost).
 func parseDest(s string, dynamic bool) sdk.NetworkUse {
 	n := sdk.NetworkUse{URL: s, Dynamic: dynamic || strings.ContainsAny(s, "$`")}
-	host := s
-	if i := strings.Index(s, "://"); i >= 0 {
+	rest := s
+	if i := strings.Index(s, "://"); i >= 0 && !strings.ContainsAny(s[:i], "$`/") {
 		n.Scheme = strings.ToLower(s[:i])
-		host = s[i+3:]
-	} else if at := strings.IndexByte(s, '@'); at >= 0 && strings.Contains(s[at:], ":") {
-		host = s[at+1:] // git@host:org/repo
-		host = host[:strings.IndexByte(host, ':')]
+		rest = s[i+3:]
 	}
-	if i := strings.IndexAny(host, "/?#"); i >= 0 {
-		host = host[:i]
+	host := authority(rest)
+	if at := strings.LastIndexByte(host, '@'); at >= 0 {
+		host = host[at+1:]
 	}
-	if u, err := url.Parse("//" + host); err == nil && u.Host != "" {
-		host = u.Hostname()
+	if n.Scheme == "" {
+		// scp-like "host:path" (git@github.com:org/repo.git).
+		if i := strings.IndexByte(host, ':'); i >= 0 && !strings.Contains(host[i+1:], ":") {
+			if _, err := strconv.Atoi(host[i+1:]); err != nil {
+				host = host[:i]
+			}
+		}
 	}
 	if n.Dynamic {
-		// Keep the static suffix after the last dynamic label.
-		if i := strings.LastIndexAny(host, "$`)}"); i >= 0 {
-			rest := host[i+1:]
-			rest = strings.TrimPrefix(rest, ".")
-			if strings.Contains(rest, ".") {
+		suffix, expanded := staticSuffix(host)
+		if expanded {
+			suffix = strings.TrimPrefix(suffix, ".")
+			if strings.Contains(suffix, ".") {
 				n.DataInHost = true
-				host = rest
+				host = suffix
 			} else {
 				host = ""
 			}
 		}
 	}
+	if u, err := url.Parse("//" + host); err == nil && u.Host != "" {
+		host = u.Hostname()
+	}
 	n.Host = match.NormalizeHost(host)
 	return n
+}
+
+// authority returns the host[:port] part of rest, ending at the first "/",
+// "?" or "#" outside a shell expansion.
+func authority(rest string) string {
+	depth, tick := 0, false
+	for i := 0; i < len(rest); i++ {
+		switch c := rest[i]; {
+		case c == '`':
+			tick = !tick
+		case c == '$' && i+1 < len(rest) && (rest[i+1] == '(' || rest[i+1] == '{'):
+			depth++
+			i++
+		case (c == ')' || c == '}') && depth > 0:
+			depth--
+		case (c == '/' || c == '?' || c == '#') && depth == 0 && !tick:
+			return rest[:i]
+		}
+	}
+	return rest
+}
+
+// staticSuffix returns the text after the last shell expansion in s and
+// whether s has one ($NAME, ${...}, $(...), backticks).
+func staticSuffix(s string) (string, bool) {
+	end, found := 0, false
+	depth, tick := 0, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '`':
+			tick = !tick
+			if !tick {
+				end, found = i+1, true
+			}
+		case tick:
+		case c == '$' && i+1 < len(s) && (s[i+1] == '(' || s[i+1] == '{'):
+			depth++
+			i++
+		case (c == ')' || c == '}') && depth > 0:
+			depth--
+			if depth == 0 {
+				end, found = i+1, true
+			}
+		case depth > 0:
+		case c == '$':
+			j := i + 1
+			for j < len(s) && (s[j] == '_' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9') {
+				j++
+			}
+			end, found = j, true
+			i = j - 1
+		}
+	}
+	return s[end:], found
 }
 
 // netAPIs maps Python calls to the argument index of their destination.

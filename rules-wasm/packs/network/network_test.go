@@ -121,6 +121,12 @@ func TestParseDest(t *testing.T) {
 	if d.Host != "attacker.tld" || !d.DataInHost {
 		t.Errorf("dynamic label: got %+v", d)
 	}
+	for in, want := range map[string]string{"`cat /etc/hostname`.evil.example": "evil.example",
+		"${USER}.x.evil.tld:53": "x.evil.tld", "$(whoami)-$(hostname).evil.tld": "evil.tld", "https://$REGION.api.example.com/x": "api.example.com"} {
+		if d := parseDest(in, true); d.Host != want || !d.DataInHost {
+			t.Errorf("parseDest(%q) = %+v, want host %s with data in host", in, d, want)
+		}
+	}
 	if d := parseDest("https://$HOST/api", true); d.Host != "" || !d.Dynamic {
 		t.Errorf("fully dynamic host: got %+v", d)
 	}
