@@ -215,14 +215,10 @@ func (b *Backend) load(ctx context.Context, c redis.Cmdable, id string) (*execut
 	return r, nil
 }
 
-// queueWrite adds the commands that store r to pipe: the record (with a TTL
-// once terminal), the running index, the stream entry when enqueue, and the
-// change notification.
-func (b *Backend) queueWrite(ctx context.Context, pipe redis.Pipeliner, r *execution.Record, enqueue bool) error {
-	doc, err := r.Marshal()
-	if err != nil {
-		return fmt.Errorf("encode execution %s: %w", r.ExecutionID, err)
-	}
+// queueWrite adds the commands that store r (already encoded as doc) to
+// pipe: the record (with a TTL once terminal), the running index, the stream
+// entry when enqueue, and the change notification.
+func (b *Backend) queueWrite(ctx context.Context, pipe redis.Pipeliner, r *execution.Record, doc []byte, enqueue bool) {
 	var ttl time.Duration
 	if r.Status.Terminal() && b.finishedTTL > 0 {
 		ttl = b.finishedTTL
@@ -237,7 +233,38 @@ func (b *Backend) queueWrite(ctx context.Context, pipe redis.Pipeliner, r *execu
 		pipe.XAdd(ctx, &redis.XAddArgs{Stream: b.stream, Values: map[string]any{"id": r.ExecutionID}})
 	}
 	pipe.Publish(ctx, b.evChan(r.ExecutionID), strconv.FormatInt(r.Revision, 10))
-	return nil
+}
+
+// txn runs body as an optimistic transaction watching key, retrying when
+// another client changed key first. Errors body returns pass through as they
+// are (body classifies its own Redis errors); a failing WATCH is
+// ErrUnavailable.
+func (b *Backend) txn(ctx context.Context, op, key string, body func(tx *redis.Tx) error) error {
+	for i := 0; i < txRetries; i++ {
+		var bodyErr error
+		err := b.rdb.Watch(ctx, func(tx *redis.Tx) error { bodyErr = body(tx); return bodyErr }, key)
+		switch {
+		case errors.Is(err, redis.TxFailedErr):
+			continue
+		case err == nil:
+			return nil
+		case bodyErr != nil:
+			return err
+		default:
+			return b.wrap(op, err)
+		}
+	}
+	return fmt.Errorf("%s: too much contention: %w", op, execution.ErrUnavailable)
+}
+
+// commit executes fn's commands with MULTI/EXEC. redis.TxFailedErr (a
+// watched key changed) is returned as is so txn retries.
+func (b *Backend) commit(ctx context.Context, tx *redis.Tx, op string, fn func(pipe redis.Pipeliner)) error {
+	_, err := tx.TxPipelined(ctx, func(pipe redis.Pipeliner) error { fn(pipe); return nil })
+	if err == nil || errors.Is(err, redis.TxFailedErr) {
+		return err
+	}
+	return b.wrap(op, err)
 }
 
 // modify runs an optimistic read-modify-write of one record: fn decides
@@ -248,68 +275,31 @@ func (b *Backend) modify(ctx context.Context, op, id string,
 	if err := b.checkOpen(); err != nil {
 		return nil, err
 	}
+	op = op + " " + id
 	var out *execution.Record
-	for i := 0; i < txRetries; i++ {
-		err := b.rdb.Watch(ctx, func(tx *redis.Tx) error {
-			r, err := b.load(ctx, tx, id)
-			if err != nil {
-				return err
-			}
-			changed, enqueue, err := fn(r)
-			if err != nil {
-				return err
-			}
-			out = r
-			if !changed {
-				return nil
-			}
-			var qerr error
-			_, err = tx.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
-				qerr = b.queueWrite(ctx, pipe, r, enqueue)
-				return qerr
-			})
-			if qerr != nil {
-				return qerr
-			}
-			return err
-		}, b.recKey(id))
-		if errors.Is(err, redis.TxFailedErr) {
-			continue
-		}
+	err := b.txn(ctx, op, b.recKey(id), func(tx *redis.Tx) error {
+		r, err := b.load(ctx, tx, id)
 		if err != nil {
-			if isDomain(err) {
-				return nil, err
-			}
-			return nil, b.wrap(op+" "+id, err)
+			return err
 		}
-		return out.Clone(), nil
-	}
-	return nil, fmt.Errorf("%s %s: too much contention: %w", op, id, execution.ErrUnavailable)
-}
-
-// isDomain reports errors that come from the state machine or the caller,
-// which pass through unchanged.
-func isDomain(err error) bool {
-	for _, e := range []error{execution.ErrNotFound, execution.ErrExists, execution.ErrInvalidRecord,
-		execution.ErrInvalidTransition, execution.ErrLeaseLost, execution.ErrAlreadyFinished,
-		execution.ErrUnavailable, execution.ErrClosed} {
-		if errors.Is(err, e) {
-			return true
+		changed, enqueue, err := fn(r)
+		if err != nil {
+			return err
 		}
+		out = r
+		if !changed {
+			return nil
+		}
+		doc, err := r.Marshal()
+		if err != nil {
+			return fmt.Errorf("%s: encode: %w", op, err)
+		}
+		return b.commit(ctx, tx, op, func(pipe redis.Pipeliner) { b.queueWrite(ctx, pipe, r, doc, enqueue) })
+	})
+	if err != nil {
+		return nil, err
 	}
-	var rerr redis.Error
-	if errors.As(err, &rerr) {
-		return false
-	}
-	// An error returned by a caller's Update function is not a Redis error.
-	return !errors.Is(err, redis.Nil) && !isNetLike(err)
-}
-
-// isNetLike reports errors produced by the client's transport.
-func isNetLike(err error) bool {
-	var ne interface{ Timeout() bool }
-	return errors.As(err, &ne) || errors.Is(err, redis.ErrClosed) || errors.Is(err, redis.ErrPoolTimeout) ||
-		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || isEOF(err)
+	return out.Clone(), nil
 }
 
 // Create implements execution.Backend.
@@ -320,38 +310,27 @@ func (b *Backend) Create(ctx context.Context, r *execution.Record) error {
 	if err := execution.PrepareNew(r, b.now()); err != nil {
 		return err
 	}
-	key := b.recKey(r.ExecutionID)
-	for i := 0; i < txRetries; i++ {
-		err := b.rdb.Watch(ctx, func(tx *redis.Tx) error {
-			n, err := tx.Exists(ctx, key).Result()
-			if err != nil {
-				return err
-			}
-			if n > 0 {
-				return fmt.Errorf("create execution %s: %w", r.ExecutionID, execution.ErrExists)
-			}
-			var qerr error
-			_, err = tx.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
-				z := redis.Z{Score: score(r), Member: r.ExecutionID}
-				pipe.ZAdd(ctx, b.idxKey(), z)
-				pipe.ZAdd(ctx, b.convKey(r.ConversationID), z)
-				qerr = b.queueWrite(ctx, pipe, r, r.Status == execution.StatusQueued)
-				return qerr
-			})
-			if qerr != nil {
-				return qerr
-			}
-			return err
-		}, key)
-		if errors.Is(err, redis.TxFailedErr) {
-			continue
-		}
-		if err != nil && !isDomain(err) {
-			return b.wrap("create execution "+r.ExecutionID, err)
-		}
-		return err
+	op := "create execution " + r.ExecutionID
+	doc, err := r.Marshal()
+	if err != nil {
+		return fmt.Errorf("%s: encode: %w", op, err)
 	}
-	return fmt.Errorf("create execution %s: too much contention: %w", r.ExecutionID, execution.ErrUnavailable)
+	key := b.recKey(r.ExecutionID)
+	return b.txn(ctx, op, key, func(tx *redis.Tx) error {
+		n, err := tx.Exists(ctx, key).Result()
+		if err != nil {
+			return b.wrap(op, err)
+		}
+		if n > 0 {
+			return fmt.Errorf("%s: %w", op, execution.ErrExists)
+		}
+		return b.commit(ctx, tx, op, func(pipe redis.Pipeliner) {
+			z := redis.Z{Score: score(r), Member: r.ExecutionID}
+			pipe.ZAdd(ctx, b.idxKey(), z)
+			pipe.ZAdd(ctx, b.convKey(r.ConversationID), z)
+			b.queueWrite(ctx, pipe, r, doc, r.Status == execution.StatusQueued)
+		})
+	})
 }
 
 // Get implements execution.Backend.
@@ -566,52 +545,44 @@ func (b *Backend) claimEntry(ctx context.Context, workerID, entryID, id string) 
 	if id == "" {
 		return nil, drop()
 	}
-	for i := 0; i < txRetries; i++ {
-		var claimed *execution.Record
-		err := b.rdb.Watch(ctx, func(tx *redis.Tx) error {
-			r, err := b.load(ctx, tx, id)
-			if errors.Is(err, execution.ErrNotFound) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if r.Status != execution.StatusQueued {
-				return nil
-			}
-			if err := execution.ApplyClaim(r, workerID, b.now(), b.lease); err != nil {
-				return err
-			}
-			var qerr error
-			_, err = tx.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
-				qerr = b.queueWrite(ctx, pipe, r, false)
-				pipe.XAck(ctx, b.stream, b.pool, entryID)
-				pipe.XDel(ctx, b.stream, entryID)
-				return qerr
-			})
-			if qerr != nil {
-				return qerr
-			}
-			if err == nil {
-				claimed = r
-			}
-			return err
-		}, b.recKey(id))
-		if errors.Is(err, redis.TxFailedErr) {
-			continue
+	op := "claim " + id
+	var claimed *execution.Record
+	err := b.txn(ctx, op, b.recKey(id), func(tx *redis.Tx) error {
+		claimed = nil
+		r, err := b.load(ctx, tx, id)
+		if errors.Is(err, execution.ErrNotFound) {
+			return nil
 		}
 		if err != nil {
-			if isDomain(err) {
-				return nil, err
-			}
-			return nil, b.wrap("claim "+id, err)
+			return err
 		}
-		if claimed == nil {
-			return nil, drop()
+		if r.Status != execution.StatusQueued {
+			return nil
 		}
-		return claimed, nil
+		if err := execution.ApplyClaim(r, workerID, b.now(), b.lease); err != nil {
+			return err
+		}
+		doc, err := r.Marshal()
+		if err != nil {
+			return fmt.Errorf("%s: encode: %w", op, err)
+		}
+		err = b.commit(ctx, tx, op, func(pipe redis.Pipeliner) {
+			b.queueWrite(ctx, pipe, r, doc, false)
+			pipe.XAck(ctx, b.stream, b.pool, entryID)
+			pipe.XDel(ctx, b.stream, entryID)
+		})
+		if err == nil {
+			claimed = r
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("claim %s: too much contention: %w", id, execution.ErrUnavailable)
+	if claimed == nil {
+		return nil, drop()
+	}
+	return claimed, nil
 }
 
 // Heartbeat implements execution.Backend.
