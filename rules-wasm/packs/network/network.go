@@ -7,6 +7,7 @@ package network
 import (
 	"fmt"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -424,6 +425,11 @@ func orKind(a, b string) string {
 	return b
 }
 
+var (
+	foreignSocket = regexp.MustCompile(`(?i)fsockopen|socket|IO::Socket|TCPSocket|net\.connect|require\(\s*['"]net['"]|/dev/(tcp|udp)/|/inet/tcp/`)
+	foreignSpawn  = regexp.MustCompile(`(?i)\bexec\b|\bexec\(|system\s*\(|popen|proc_open|shell_exec|passthru|spawn|child_process|/bin/(ba|z|da)?sh|\bsh\s+-i|\|&|getline`)
+)
+
 var netcats = []string{"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "telnet", "socat", "openssl", "cryptcat", "pwncat"}
 
 func checkReverseShell(e *catalog.Env, uses []sdk.NetworkUse) {
@@ -497,6 +503,24 @@ func checkReverseShell(e *catalog.Env, uses []sdk.NetworkUse) {
 						map[string]any{"command": c.Name, "source": s.Name})
 				}
 			}
+		}
+	}
+	// Inline code of interpreters the analyzers do not parse (perl, ruby,
+	// php, node, lua): a socket plus a process spawn is a reverse shell.
+	for i := range e.Facts.Commands {
+		c := &e.Facts.Commands[i]
+		if !catalog.Is(c, "perl", "ruby", "php", "node", "nodejs", "lua", "deno", "bun", "tclsh", "awk", "gawk") {
+			continue
+		}
+		code := strings.Join(c.Args, " ")
+		if foreignSocket.MatchString(code) && foreignSpawn.MatchString(code) {
+			add(c.Evidence, c.Pos, fmt.Sprintf("Inline %s code opens a socket and starts a process.", c.Name),
+				map[string]any{"interpreter": c.Name})
+		}
+	}
+	for _, d := range e.Facts.DynamicExec {
+		if d.Kind == "perl_e" && foreignSocket.MatchString(d.Content) && foreignSpawn.MatchString(d.Content) {
+			add(d.Evidence, d.Pos, "Inline perl code opens a socket and starts a process.", map[string]any{"interpreter": "perl"})
 		}
 	}
 	// Python: socket + dup2 onto stdio + a spawned shell.
