@@ -13,6 +13,32 @@
 //   - hardening (uid, Landlock, seccomp, rlimits) is applied by a re-exec shim
 //     of the host binary before execve, because Go cannot run code between
 //     fork and exec.
+//
+// Backends:
+//   - "hybrid" (cgroup v2 without controllers plus v1 pids/memory/cpu, as on
+//     many current hosts): the v2 run cgroup tracks and kills (cgroup.kill,
+//     cgroup.events), per-run v1 cgroups hold the limits; the shim joins them
+//     before execve, so no workload instruction runs outside its limits.
+//   - "cgroup2" (pure v2): one run cgroup does both; pids.max, memory.max,
+//     cpu.max, memory.events and pids.events.
+//   - "process_group" (best effort, no root or no cgroups): a per-run
+//     supervisor that is a child subreaper and heads the run's process group;
+//     SIGTERM, 3 s grace, SIGKILL of every descendant. A process that
+//     escapes the tree (possible without seccomp) is not tracked.
+//
+// A watchdog process (the host binary's hidden `__watchdog` command) is
+// told about every cgroup run over a pipe before the run starts; when the
+// daemon dies the pipe reaches EOF and the watchdog kills and removes every
+// registered run. Open reaps run cgroups left under the exclusive root.
+//
+// Binaries using this package must dispatch the helpers first thing:
+//
+//	if isolation.IsShim() { isolation.ShimMain() }
+//
+// Workloads run as uid/gid 65534 by default: the caller makes the workspace
+// writable by that uid. This is lifecycle and resource isolation plus a
+// sandbox for unprivileged code; it is not a defence against kernel
+// exploits.
 package isolation
 
 import (

@@ -53,7 +53,18 @@ func (b *pgBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 	}
 	lim := mergeLimits(b.cfg.Limits, spec.Limits)
 	h := resolveHardening(b.cfg.Hardening, spec.Hardening)
+	if os.Geteuid() != 0 {
+		// An unprivileged daemon can neither switch uid nor create
+		// namespaces. Isolating the network is a security promise, so
+		// asking for it fails; the other layers are simply absent from
+		// Layers().
+		if h.NoNetwork {
+			return nil, errors.New("isolation: no_network needs a root daemon (network namespace)")
+		}
+		h.PIDNamespace, h.PrivateTmp = false, false
+	}
 	sc := shimConfigFor(spec, h, nil)
+	sc.KeepUID = os.Geteuid() != 0
 	if h.Rlimits {
 		if lim.MaxProcesses > 0 {
 			// RLIMIT_NPROC counts every process of the uid on the host,

@@ -49,6 +49,9 @@ type shimConfig struct {
 	// workload starts inside its v1 limits with no window.
 	V1Procs []string `json:"v1_procs,omitempty"`
 	UID     int      `json:"uid"`
+	// KeepUID runs the workload as the (non-root) daemon's uid, for the
+	// process_group backend of an unprivileged daemon that cannot switch.
+	KeepUID bool `json:"keep_uid,omitempty"`
 	GID     int      `json:"gid"`
 	// NetNS is true when the shim was cloned into a new network namespace;
 	// the shim brings its loopback up so local servers and clients work.
@@ -195,10 +198,17 @@ func runShim() error {
 			return err
 		}
 	}
-	if err := dropPrivileges(cfg.UID, cfg.GID); err != nil {
-		return err
+	if cfg.KeepUID {
+		// Unprivileged daemon: the workload keeps its (non-root) uid.
+		if os.Geteuid() == 0 || os.Getuid() == 0 {
+			return errors.New("keep uid requested but running as root (workloads never run as root)")
+		}
+	} else {
+		if err := dropPrivileges(cfg.UID, cfg.GID); err != nil {
+			return err
+		}
+		layers = append(layers, "uid")
 	}
-	layers = append(layers, "uid")
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("set no_new_privs: %w", err)
 	}
