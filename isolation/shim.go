@@ -52,7 +52,7 @@ type shimConfig struct {
 	// KeepUID runs the workload as the (non-root) daemon's uid, for the
 	// process_group backend of an unprivileged daemon that cannot switch.
 	KeepUID bool `json:"keep_uid,omitempty"`
-	GID     int      `json:"gid"`
+	GID     int  `json:"gid"`
 	// NetNS is true when the shim was cloned into a new network namespace;
 	// the shim brings its loopback up so local servers and clients work.
 	NetNS bool `json:"net_ns"`
