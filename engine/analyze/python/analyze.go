@@ -556,9 +556,8 @@ func (a *analyzer) eval(e *expr, sc *scope) *sym {
 	a.steps++
 	v := a.eval1(e, sc)
 	if v.src == "" && !v.cnst {
-		c := *v
-		c.src = a.text(e)
-		v = &c
+		// display text only; setting it on a shared value is harmless
+		v.src = a.text(e)
 	}
 	return v
 }

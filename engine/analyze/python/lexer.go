@@ -32,19 +32,24 @@ type fpart struct {
 	off     int
 }
 
-// token is one lexical token. For strings, val holds the decoded value.
+// strLit is the decoded form of a string literal token.
+type strLit struct {
+	val   string
+	bytes bool
+	fstr  bool
+	parts []fpart
+}
+
+// token is one lexical token; text is a slice of the source. It is kept
+// small because a file produces about one token per three bytes.
 type token struct {
-	kind   tokKind
-	text   string
-	val    string
-	bytes  bool
-	fstr   bool
-	parts  []fpart
-	line   int
-	col    int
-	off    int
-	end    int
-	spaceB bool
+	kind tokKind
+	text string
+	lit  *strLit
+	line int32
+	col  int32
+	off  int32
+	end  int32
 }
 
 // syntaxError is a tokenize or parse failure at a position.
@@ -70,7 +75,7 @@ type lexer struct {
 
 func tokenize(src string) (toks []token, err error) {
 	lx := &lexer{src: src, line: 1, indents: []int{0}, atLineBeg: true}
-	lx.toks = make([]token, 0, len(src)/4+8)
+	lx.toks = make([]token, 0, len(src)/3+8)
 	if err := lx.run(); err != nil {
 		return nil, err
 	}
@@ -93,7 +98,7 @@ func (lx *lexer) lineColAt(off int) (int, int) {
 }
 
 func (lx *lexer) emit(k tokKind, start, end int) *token {
-	lx.toks = append(lx.toks, token{kind: k, text: lx.src[start:end], line: lx.line, col: start - lx.lineStart + 1, off: start, end: end})
+	lx.toks = append(lx.toks, token{kind: k, text: lx.src[start:end], line: int32(lx.line), col: int32(start - lx.lineStart + 1), off: int32(start), end: int32(end)})
 	return &lx.toks[len(lx.toks)-1]
 }
 
@@ -286,27 +291,50 @@ func isStrPrefix(p string) bool {
 	return false
 }
 
-var ops3 = []string{"**=", "//=", ">>=", "<<=", "..."}
-var ops2 = []string{"**", "//", "<<", ">>", "<=", ">=", "==", "!=", "->", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@=", ":="}
+// opLen returns the length of the operator at the start of rest (1, 2 or
+// 3 bytes), by longest match.
+func opLen(rest string) int {
+	c := rest[0]
+	var c1, c2 byte
+	if len(rest) > 1 {
+		c1 = rest[1]
+	}
+	if len(rest) > 2 {
+		c2 = rest[2]
+	}
+	switch c {
+	case '*', '/', '<', '>':
+		if c1 == c { // ** // << >>
+			if c2 == '=' {
+				return 3
+			}
+			return 2
+		}
+		if c1 == '=' {
+			return 2
+		}
+	case '.':
+		if c1 == '.' && c2 == '.' {
+			return 3
+		}
+	case '-':
+		if c1 == '>' || c1 == '=' {
+			return 2
+		}
+	case '+', '%', '&', '|', '^', '@', '=', '!', ':':
+		if c1 == '=' {
+			return 2
+		}
+	}
+	return 1
+}
 
 func (lx *lexer) lexOp() error {
 	rest := lx.src[lx.pos:]
-	for _, o := range ops3 {
-		if strings.HasPrefix(rest, o) {
-			lx.emit(tOp, lx.pos, lx.pos+3)
-			lx.pos += 3
-			return nil
-		}
-	}
-	if len(rest) >= 2 {
-		two := rest[:2]
-		for _, o := range ops2 {
-			if two == o {
-				lx.emit(tOp, lx.pos, lx.pos+2)
-				lx.pos += 2
-				return nil
-			}
-		}
+	if n := opLen(rest); n > 1 {
+		lx.emit(tOp, lx.pos, lx.pos+n)
+		lx.pos += n
+		return nil
 	}
 	c := rest[0]
 	switch c {
@@ -444,18 +472,19 @@ func (lx *lexer) lexString(start, q int) error {
 		p++
 	}
 	lx.pos = p
-	tk := token{kind: tString, text: src[start:p], line: line, col: col, off: start, end: p, bytes: isBytes, fstr: isF}
+	lit := &strLit{bytes: isBytes, fstr: isF}
+	tk := token{kind: tString, text: src[start:p], lit: lit, line: int32(line), col: int32(col), off: int32(start), end: int32(p)}
 	if isF {
-		tk.parts = splitFString(body, bodyStart, raw)
+		lit.parts = splitFString(body, bodyStart, raw)
 		var sb strings.Builder
-		for _, pt := range tk.parts {
+		for _, pt := range lit.parts {
 			sb.WriteString(pt.lit)
 		}
-		tk.val = sb.String()
+		lit.val = sb.String()
 	} else if raw {
-		tk.val = body
+		lit.val = body
 	} else {
-		tk.val = unescape(body, isBytes)
+		lit.val = unescape(body, isBytes)
 	}
 	lx.toks = append(lx.toks, tk)
 	return nil

@@ -138,7 +138,7 @@ type parseFail struct{ err *syntaxError }
 
 func (p *parser) fail(msg string) {
 	t := p.toks[p.i]
-	panic(parseFail{&syntaxError{msg: msg, line: t.line, col: t.col}})
+	panic(parseFail{&syntaxError{msg: msg, line: int(t.line), col: int(t.col)}})
 }
 
 func (p *parser) peek() *token { return &p.toks[p.i] }
@@ -233,12 +233,12 @@ func parseModule(toks []token, src string) (stmts []*stmt, err *syntaxError) {
 }
 
 func (p *parser) mk(k skind, t *token) *stmt {
-	return &stmt{kind: k, line: t.line, col: t.col, off: t.off}
+	return &stmt{kind: k, line: int(t.line), col: int(t.col), off: int(t.off)}
 }
 
 func (p *parser) finish(s *stmt) *stmt {
 	if p.i > 0 {
-		s.end = p.toks[p.i-1].end
+		s.end = int(p.toks[p.i-1].end)
 	}
 	return s
 }
@@ -821,12 +821,12 @@ func (p *parser) tryMatch(t *token) *stmt {
 // ---- expressions ----
 
 func (p *parser) node(k ekind, t *token) *expr {
-	return &expr{kind: k, line: t.line, col: t.col, off: t.off}
+	return &expr{kind: k, line: int(t.line), col: int(t.col), off: int(t.off)}
 }
 
 func (p *parser) done(e *expr) *expr {
 	if p.i > 0 {
-		e.end = p.toks[p.i-1].end
+		e.end = int(p.toks[p.i-1].end)
 	}
 	return e
 }
@@ -967,7 +967,7 @@ func (p *parser) lambda() *expr {
 			p.fail("invalid lambda")
 		}
 		if tk.kind == tName && !keywords[tk.text] {
-			e.args = append(e.args, &expr{kind: eName, name: tk.text, line: tk.line, col: tk.col, off: tk.off, end: tk.end})
+			e.args = append(e.args, &expr{kind: eName, name: tk.text, line: int(tk.line), col: int(tk.col), off: int(tk.off), end: int(tk.end)})
 		}
 		if tk.kind == tOp && tk.text == "=" {
 			p.test()
@@ -1397,21 +1397,21 @@ func (p *parser) strings() *expr {
 	for p.peek().kind == tString {
 		tk := p.next()
 		var e *expr
-		if tk.fstr {
+		if tk.lit.fstr {
 			e = p.node(eFString, tk)
-			e.parts = tk.parts
-			e.bytes = tk.bytes
-			for _, pt := range tk.parts {
+			e.parts = tk.lit.parts
+			e.bytes = tk.lit.bytes
+			for _, pt := range tk.lit.parts {
 				if pt.hasExpr {
 					e.fexprs = append(e.fexprs, p.subExpr(pt, tk))
 				}
 			}
 		} else {
 			e = p.node(eStr, tk)
-			e.str = tk.val
-			e.bytes = tk.bytes
+			e.str = tk.lit.val
+			e.bytes = tk.lit.bytes
 		}
-		e.end = tk.end
+		e.end = int(tk.end)
 		if out == nil {
 			out = e
 			continue
@@ -1424,7 +1424,7 @@ func (p *parser) strings() *expr {
 		// concatenation involving an f-string: fold into one f-string
 		out = joinFStrings(out, e)
 	}
-	out.line, out.col, out.off = t.line, t.col, t.off
+	out.line, out.col, out.off = int(t.line), int(t.col), int(t.off)
 	return out
 }
 
@@ -1446,7 +1446,7 @@ func joinFStrings(a, b *expr) *expr {
 // that does not parse becomes an opaque name so the string stays dynamic.
 func (p *parser) subExpr(pt fpart, tk *token) *expr {
 	src := strings.TrimSpace(pt.expr)
-	opaque := &expr{kind: eName, name: "<fexpr>", line: tk.line, col: tk.col, off: tk.off, end: tk.end}
+	opaque := &expr{kind: eName, name: "<fexpr>", line: int(tk.line), col: int(tk.col), off: int(tk.off), end: int(tk.end)}
 	if src == "" {
 		return opaque
 	}
@@ -1479,7 +1479,7 @@ func relocate(e *expr, tk *token) {
 	if e == nil {
 		return
 	}
-	e.line, e.col, e.off, e.end = tk.line, tk.col, tk.off, tk.end
+	e.line, e.col, e.off, e.end = int(tk.line), int(tk.col), int(tk.off), int(tk.end)
 	e.compDup = true
 	relocate(e.x, tk)
 	relocate(e.y, tk)
