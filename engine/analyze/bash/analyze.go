@@ -95,6 +95,8 @@ type varVal struct {
 	enc        bool
 	decoders   []string
 	downloaded bool
+	// arr holds the elements of a statically known indexed array.
+	arr []string
 }
 
 type analyzer struct {
@@ -106,6 +108,8 @@ type analyzer struct {
 	aliases  map[string]string
 	// funcs maps a declared function name to its index in Facts.Functions.
 	funcs map[string]int
+	// ifs is the field separator set by the script (default IFS when "").
+	ifs string
 	// effName is the innermost command name of the last emitted command.
 	effName string
 	// lineStarts caches line offsets for evidence.
@@ -481,6 +485,12 @@ func (a *analyzer) walkFunc(f *syntax.FuncDecl, c ctx) {
 func (a *analyzer) setVar(name, val string, static bool) {
 	a.vars[name] = varVal{val: val, static: static}
 	a.assigned[name] = true
+	if name == "IFS" {
+		a.ifs = defaultIFS
+		if static {
+			a.ifs = val
+		}
+	}
 }
 
 func (a *analyzer) walkDecl(d *syntax.DeclClause, c ctx) {
@@ -525,13 +535,30 @@ func (a *analyzer) assign(as *syntax.Assign, op string) {
 	fact := sdk.Assignment{Name: as.Name.Value, Op: op, Pos: a.pos(as.Pos())}
 	switch {
 	case as.Array != nil:
+		var elems []string
+		static := true
 		for _, e := range as.Array.Elems {
+			if e.Index != nil {
+				static = false
+			}
 			if e.Value != nil {
-				a.expandWord(e.Value, true)
+				for _, f := range a.expandWord(e.Value, true) {
+					elems = append(elems, f.s)
+					static = static && !f.dyn
+				}
 			}
 		}
-		fact.Dynamic = true
-		a.setVar(as.Name.Value, "", false)
+		if static {
+			fact.Value = strings.Join(elems, " ")
+		} else {
+			fact.Dynamic = true
+		}
+		a.setVar(as.Name.Value, strings.Join(elems, " "), static)
+		if static {
+			v := a.vars[as.Name.Value]
+			v.arr = elems
+			a.vars[as.Name.Value] = v
+		}
 	case as.Index != nil:
 		if as.Value != nil {
 			a.expandOne(as.Value, true)

@@ -39,6 +39,13 @@ func TestNormalization(t *testing.T) {
 		{`echo a{b,c}d`, "echo", []string{"abd", "acd"}},
 		{`echo {1..3}`, "echo", []string{"1", "2", "3"}},
 		{`x=$((2+3)); echo $x`, "echo", []string{"5"}},
+		{`IFS=,; c=rm,-rf,/; $c`, "rm", []string{"-rf", "/"}},
+		{`a=(rm -rf /); "${a[@]}"`, "rm", []string{"-rf", "/"}},
+		{`a=(rm -rf /); ${a[0]} x`, "rm", []string{"x"}},
+		{`a=(x y); echo "${a[*]}"`, "echo", []string{"x y"}},
+		{`x=HOME; y=rm; z=y; ${!z} -rf ${!x}`, "rm", []string{"-rf", "~"}},
+		{`echo "a b $X c"`, "echo", []string{"a b $X c"}},
+		{`rm -rf ${HOME:?}/`, "rm", []string{"-rf", "~/"}},
 	}
 	for _, tc := range cases {
 		f := run(t, tc.src)
@@ -799,5 +806,31 @@ func TestEvalReachAndDeclare(t *testing.T) {
 	f = run(t, `declare -x A=1; declare B=2`)
 	if len(f.Assignments) != 2 || f.Assignments[0].Op != "export" || f.Assignments[1].Op != "set" {
 		t.Errorf("declare: %+v", f.Assignments)
+	}
+}
+
+func TestEncodedCommandWord(t *testing.T) {
+	f := run(t, `$(echo cm0= | base64 -d) -rf /`)
+	c := findCmd(f, "rm", "-rf", "/")
+	if c == nil || !c.Pos.Encoded || len(c.ArgSources) != 2 {
+		t.Fatalf("decoded command word: %s", dump(f))
+	}
+	if c := findCmd(run(t, `$(echo ls) -la`), "ls", "-la"); c == nil || c.Pos.Encoded {
+		t.Fatalf("plain substitution marked encoded: %+v", c)
+	}
+}
+
+func TestScriptingShellCalls(t *testing.T) {
+	cases := []struct{ src, via, cmd string }{
+		{`ruby -e 'system("rm -rf /")'`, "ruby -e", "rm"},
+		{`php -r 'shell_exec("id");'`, "php -r", "id"},
+		{`node -e 'require("child_process").execSync("whoami")'`, "node -e", "whoami"},
+	}
+	for _, tc := range cases {
+		f := run(t, tc.src)
+		c := findCmd(f, tc.cmd)
+		if c == nil || c.Pos.Via != tc.via || len(f.DynamicExec) != 1 || f.DynamicExec[0].Kind != "shell_c" {
+			t.Errorf("%q: %s", tc.src, dump(f))
+		}
 	}
 }

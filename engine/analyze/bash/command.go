@@ -124,6 +124,11 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c ctx) int {
 		cmd.Name = name
 	}
 	for i, f := range fields {
+		if f.enc {
+			// The command word or an argument was decoded from
+			// encoded content: the decoded text is executed.
+			cmd.Pos.Encoded = true
+		}
 		cmd.ArgSources = append(cmd.ArgSources, f.ids...)
 		if i == 0 {
 			continue
@@ -199,6 +204,9 @@ func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c ctx) {
 		return
 	case name == "perl":
 		a.perl(s, args, c)
+		return
+	case name == "ruby" || name == "node" || name == "nodejs" || name == "php":
+		a.scriptingSystem(s, name, args, c)
 		return
 	case name == "awk" || name == "gawk" || name == "mawk" || name == "nawk":
 		a.awk(s, args, c)
@@ -567,6 +575,9 @@ func (a *analyzer) dynExec(s *syntax.Stmt, kind, interp string, content, src fie
 	switch kind {
 	case "shell_c":
 		via = interp + " -c"
+		if f := inlineFlag[interp]; f != "" {
+			via = interp + " " + f
+		}
 	case "python_c":
 		lang, via = "python", interp+" -c"
 	case "perl_e":
@@ -791,6 +802,10 @@ func extractCalls(prog string, fns []string, backticks bool) []string {
 				break
 			}
 			j := off + k + len(fn)
+			if b := off + k; b > 0 && isWordByte(prog[b-1]) {
+				off = j
+				continue
+			}
 			off = j
 			for j < len(prog) && (prog[j] == ' ' || prog[j] == '(' || prog[j] == '\t') {
 				j++
@@ -1174,4 +1189,37 @@ func (a *analyzer) upstreamFile(st *syntax.Stmt) (file string, filter bool) {
 		}
 	}
 	return "", true
+}
+
+// inlineFlag is the option that passes a code string to an interpreter.
+var inlineFlag = map[string]string{"ruby": "-e", "node": "-e", "nodejs": "-e", "php": "-r"}
+
+// shellingCalls are the calls through which ruby/node/php code runs a
+// shell command string.
+var shellingCalls = []string{"system", "exec", "execSync", "spawnSync", "shell_exec", "passthru", "popen", "proc_open", "spawn"}
+
+// scriptingSystem handles `ruby -e`, `node -e`, `php -r`: shell command
+// strings passed to system()/exec() (and backticks) are analyzed as bash.
+func (a *analyzer) scriptingSystem(s *syntax.Stmt, name string, args []field, c ctx) {
+	flag := inlineFlag[name]
+	for i, f := range args {
+		if f.s == flag || (name == "node" || name == "nodejs") && (f.s == "--eval" || f.s == "-p" || f.s == "--print") {
+			if i+1 >= len(args) {
+				return
+			}
+			code := args[i+1]
+			for _, cmd := range extractCalls(code.s, shellingCalls, name != "node" && name != "nodejs") {
+				a.dynExec(s, "shell_c", name, field{s: cmd}, code, true)
+			}
+			return
+		}
+		if !strings.HasPrefix(f.s, "-") {
+			a.scriptOperand(s, name, f, c)
+			return
+		}
+	}
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

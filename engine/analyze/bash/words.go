@@ -199,18 +199,20 @@ func (a *analyzer) expandParts(parts []syntax.WordPart, emit bool, q qmode) [][]
 			}
 			add([]field{f})
 		case *syntax.DblQuoted:
+			// Inside quotes nothing splits, except "${arr[@]}" which
+			// yields one word per element.
 			inner := a.expandParts(p.Parts, emit, dquoted)
-			f := field{quoted: true}
+			var fs []field
 			if len(inner) > 0 {
-				for i, g := range inner[0] {
-					if i > 0 {
-						f.merge(field{s: " "})
-					}
-					f.merge(g)
-				}
+				fs = inner[0]
 			}
-			f.quoted = true
-			add([]field{f})
+			if len(fs) == 0 {
+				fs = []field{{}}
+			}
+			for i := range fs {
+				fs[i].quoted = true
+			}
+			add(fs)
 		case *syntax.ParamExp:
 			add(a.expandParam(p, emit, quoted))
 		case *syntax.CmdSubst:
@@ -311,31 +313,36 @@ func braceSeq(b *syntax.BraceExp) []string {
 	return nil
 }
 
-// splitIFS splits an unquoted expansion on default IFS whitespace. Leading
+// defaultIFS is the shell's default field separator.
+const defaultIFS = " \t\n"
+
+// splitIFS splits an unquoted expansion on the IFS characters. Leading
 // and trailing separators yield empty boundary fields so that joinFields
 // starts a new word.
-func splitIFS(s string) []string {
-	if strings.IndexAny(s, " \t\n") < 0 {
+func splitIFS(s, ifs string) []string {
+	if ifs == "" {
+		ifs = defaultIFS
+	}
+	if s == "" || strings.IndexAny(s, ifs) < 0 {
 		return []string{s}
 	}
+	isSep := func(r rune) bool { return strings.ContainsRune(ifs, r) }
 	var out []string
-	if isIFS(s[0]) {
+	if isSep(rune(s[0])) {
 		out = append(out, "")
 	}
-	out = append(out, strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' })...)
-	if isIFS(s[len(s)-1]) {
+	out = append(out, strings.FieldsFunc(s, isSep)...)
+	if isSep(rune(s[len(s)-1])) {
 		out = append(out, "")
 	}
 	return out
 }
 
-func isIFS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
-
-func staticFields(s string, quoted bool) []field {
+func (a *analyzer) staticFields(s string, quoted bool) []field {
 	if quoted {
 		return []field{{s: s, quoted: true}}
 	}
-	parts := splitIFS(s)
+	parts := splitIFS(s, a.ifs)
 	out := make([]field, len(parts))
 	for i, p := range parts {
 		out[i] = field{s: p}
@@ -356,8 +363,34 @@ func (a *analyzer) expandParam(p *syntax.ParamExp, emit, quoted bool) []field {
 		a.b.Facts.EnvReads = append(a.b.Facts.EnvReads, sdkEnvRead(name, a.at.Pos(a.lc(p.Pos()))))
 	}
 	prov, hasProv := a.vars[name]
+	if hasProv && prov.arr != nil && p.Index != nil && !p.Length && p.Exp == nil && p.Slice == nil && p.Repl == nil {
+		if idx, ok := p.Index.(*syntax.Word); ok {
+			switch lit := idx.Lit(); lit {
+			case "@", "*":
+				if lit == "*" && quoted {
+					return a.staticFields(strings.Join(prov.arr, " "), true)
+				}
+				var fs []field
+				for _, e := range prov.arr {
+					fs = append(fs, a.staticFields(e, quoted)...)
+				}
+				return fs
+			default:
+				if n, err := strconv.Atoi(lit); err == nil && n >= 0 && n < len(prov.arr) {
+					return a.staticFields(prov.arr[n], quoted)
+				}
+			}
+		}
+	}
+	if p.Excl && hasProv && prov.static && isIdent(prov.val) && p.Index == nil && p.Names == 0 {
+		// ${!ref}: indirection through a variable holding a name.
+		target := &syntax.ParamExp{Param: &syntax.Lit{Value: prov.val}, Short: p.Short}
+		if v, ok := a.paramValue(target, prov.val); ok {
+			return a.staticFields(v, quoted)
+		}
+	}
 	if v, ok := a.paramValue(p, name); ok {
-		fs := staticFields(v, quoted)
+		fs := a.staticFields(v, quoted)
 		if hasProv && (prov.enc || prov.downloaded) {
 			for i := range fs {
 				fs[i].enc, fs[i].decoders, fs[i].downloaded = prov.enc, prov.decoders, prov.downloaded
@@ -566,7 +599,7 @@ func (a *analyzer) expandCmdSubst(p *syntax.CmdSubst, emit, quoted bool) []field
 	fr := a.foldStmts(p.Stmts)
 	if fr.static {
 		out := strings.TrimRight(fr.content, "\n")
-		fs := staticFields(out, quoted)
+		fs := a.staticFields(out, quoted)
 		if len(fs) == 0 {
 			fs = []field{{}}
 		}
