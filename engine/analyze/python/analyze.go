@@ -56,9 +56,11 @@ func Analyze(b *facts.Builder, src string, at facts.Frame) {
 		b.Facts.ParseErrors = append(b.Facts.ParseErrors, sdk.ParseError{
 			Message: "tokenize: " + err.Error(), Language: Language, Pos: at.Pos(line, col),
 		})
-		return
 	}
 	stmts, perr := parseModule(toks, src)
+	if err != nil {
+		perr = nil // the tokenize error already covers the rest
+	}
 	a := newAnalyzer(b, src, at)
 	a.hoistImports(stmts)
 	a.block(stmts, a.mod)
@@ -641,6 +643,11 @@ func (a *analyzer) eval1(e *expr, sc *scope) *sym {
 			v := a.eval(it, sc)
 			if !v.cnst || v.qual != "" || v.inst != "" {
 				r.cnst = false
+				if it.kind == eName && v.src != it.name {
+					cp := *v
+					cp.src = it.name
+					v = &cp
+				}
 			}
 			r.items = append(r.items, v)
 			r.taint(v)

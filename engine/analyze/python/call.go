@@ -18,6 +18,7 @@ type callCtx struct {
 	argEx  []*expr
 	kws    map[string]*sym
 	kwList []string
+	kwEx   map[string]*expr
 	line   int
 	col    int
 	ev     string
@@ -153,8 +154,10 @@ func (a *analyzer) call(e *expr, sc *scope) *sym {
 		}
 		if c.kws == nil {
 			c.kws = map[string]*sym{}
+			c.kwEx = map[string]*expr{}
 		}
 		c.kws[k.name] = v
+		c.kwEx[k.name] = k.v
 		c.kwList = append(c.kwList, k.name)
 	}
 	if fn.localFn != "" {
@@ -202,12 +205,19 @@ func (a *analyzer) recordCall(c *callCtx) {
 		call.Args = make([]sdk.Value, len(c.args))
 		for i, v := range c.args {
 			call.Args[i] = v.toValue()
+			if !call.Args[i].Const && c.argEx[i] != nil {
+				call.Args[i].Str = a.text(c.argEx[i])
+			}
 		}
 	}
 	if len(c.kwList) > 0 {
 		call.Kwargs = make(map[string]sdk.Value, len(c.kwList))
 		for _, k := range c.kwList {
-			call.Kwargs[k] = c.kws[k].toValue()
+			v := c.kws[k].toValue()
+			if ex := c.kwEx[k]; !v.Const && ex != nil {
+				v.Str = a.text(ex)
+			}
+			call.Kwargs[k] = v
 		}
 	}
 	a.f.Calls = append(a.f.Calls, call)

@@ -77,9 +77,37 @@ func tokenize(src string) (toks []token, err error) {
 	lx := &lexer{src: src, line: 1, indents: []int{0}, atLineBeg: true}
 	lx.toks = make([]token, 0, len(src)/3+8)
 	if err := lx.run(); err != nil {
-		return nil, err
+		return lx.complete(), err
 	}
 	return lx.toks, nil
+}
+
+// complete returns the tokens of the logical lines before a tokenize
+// error, closed so they parse: the statements before a bad line are still
+// analyzed.
+func (lx *lexer) complete() []token {
+	keep := 0
+	for i := len(lx.toks) - 1; i >= 0; i-- {
+		if lx.toks[i].kind == tNewline {
+			keep = i + 1
+			break
+		}
+	}
+	toks := lx.toks[:keep]
+	depth := 0
+	for _, t := range toks {
+		switch t.kind {
+		case tIndent:
+			depth++
+		case tDedent:
+			depth--
+		}
+	}
+	end := int32(len(lx.src))
+	for ; depth > 0; depth-- {
+		toks = append(toks, token{kind: tDedent, off: end, end: end})
+	}
+	return append(toks, token{kind: tEOF, off: end, end: end})
 }
 
 func (lx *lexer) errf(off int, format string, a ...any) error {
