@@ -62,7 +62,7 @@ func Analyze(b *facts.Builder, src string, at facts.Frame) {
 		assigned: map[string]bool{},
 	}
 	if at.Depth == 0 && b.Facts.Commands == nil {
-		presize(b.Facts, file)
+		presize(b.Facts, src)
 	}
 	start := ctx{}
 	if at.Depth > 0 && (at.Via == "eval" || strings.HasSuffix(at.Via, ">eval")) {
@@ -72,18 +72,13 @@ func Analyze(b *facts.Builder, src string, at facts.Frame) {
 }
 
 // presize reserves room for the facts of a top-level script so appending
-// them does not copy large structs over and over.
-func presize(f *sdk.Facts, file *syntax.File) {
-	calls := 0
-	syntax.Walk(file, func(n syntax.Node) bool {
-		if _, ok := n.(*syntax.CallExpr); ok {
-			calls++
-		}
-		return true
-	})
-	f.Commands = make([]sdk.Command, 0, calls+calls/4)
-	f.Files = make([]sdk.FileAccess, 0, calls/2+1)
-	f.ShellFeatures = make([]sdk.ShellFeature, 0, calls/2+1)
+// them does not copy large structs over and over. One command per line is
+// a good estimate for agent scripts.
+func presize(f *sdk.Facts, src string) {
+	n := strings.Count(src, "\n") + 2
+	f.Commands = make([]sdk.Command, 0, n+n/4)
+	f.Files = make([]sdk.FileAccess, 0, n/2+1)
+	f.ShellFeatures = make([]sdk.ShellFeature, 0, n/2+1)
 }
 
 // varVal is what the analyzer knows about a shell variable.

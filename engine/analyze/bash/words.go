@@ -82,7 +82,8 @@ func joinInPlace(a, b []field) []field {
 		return a
 	}
 	if len(a) == 0 {
-		return append(a, b...)
+		// b is always a fresh slice built by the part handlers.
+		return b
 	}
 	a[len(a)-1].merge(b[0])
 	return append(a, b[1:]...)
