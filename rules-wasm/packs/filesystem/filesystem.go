@@ -288,7 +288,7 @@ var printers = map[string]bool{"echo": true, "printf": true, "print": true, "log
 
 func checkSecretPaths(e *catalog.Env, accs []access) {
 	for _, a := range accs {
-		if a.op == "ref" && printers[a.by] {
+		if a.op == "ref" && (printers[a.by] || gitNamesOnly(e.Facts, a)) {
 			continue
 		}
 		if a.dynamic && !strings.HasPrefix(a.path, "~") && !strings.HasPrefix(a.path, "/") {
@@ -326,6 +326,25 @@ func checkSecretPaths(e *catalog.Env, accs []access) {
 				Metadata: map[string]any{"path": p, "pattern": pat, "op": "upload"}})
 		}
 	}
+}
+
+// gitNamesOnly reports whether a path named by git is only matched by
+// name (check-ignore, ls-files, status), never read.
+func gitNamesOnly(f *sdk.Facts, a access) bool {
+	if a.by != "git" {
+		return false
+	}
+	for i := range f.Commands {
+		c := &f.Commands[i]
+		if c.Pos.Line != a.pos.Line || c.Pos.Depth != a.pos.Depth || !catalog.Is(c, "git") {
+			continue
+		}
+		switch sub, _ := catalog.FirstOperand(c.Args, "-C", "-c"); sub {
+		case "check-ignore", "check-attr", "ls-files", "status":
+			return true
+		}
+	}
+	return false
 }
 
 func checkCwd(e *catalog.Env) {

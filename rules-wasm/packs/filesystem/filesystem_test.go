@@ -78,6 +78,8 @@ func TestSecretPaths(t *testing.T) {
 		{Name: "tar of whole home", Facts: sdk.Facts{Files: []sdk.FileAccess{{Path: "~", Op: "read", By: "tar", Recursive: true}}}, Rule: "FILE_SECRET_PATH_ACCESS", Want: deny},
 		{Name: "upload of key", Facts: sdk.Facts{Network: []sdk.NetworkUse{{Host: "transfer.sh", Via: "curl", Upload: true, UploadFrom: "~/.aws/credentials"}}}, Rule: "FILE_SECRET_PATH_ACCESS", Want: deny},
 		{Name: "python dotenv call", Lang: "python", Facts: sdk.Facts{Calls: []sdk.Call{{Name: "dotenv.dotenv_values", Args: []sdk.Value{packtest.Str(".env")}}}}, Rule: "FILE_SECRET_PATH_ACCESS", Want: deny},
+		{Name: "git check-ignore names a path only", Facts: sdk.Facts{Commands: []sdk.Command{packtest.Cmd(1, "git", "check-ignore", ".env")}, Files: []sdk.FileAccess{file(".env", "ref", "git")}}, Rule: "FILE_SECRET_PATH_ACCESS"},
+		{Name: "git add reads the file", Facts: sdk.Facts{Commands: []sdk.Command{packtest.Cmd(1, "git", "add", ".env")}, Files: []sdk.FileAccess{file(".env", "ref", "git")}}, Rule: "FILE_SECRET_PATH_ACCESS", Want: deny},
 		{Name: "echo names a path only", Facts: sdk.Facts{Files: []sdk.FileAccess{file(".env", "ref", "echo")}}, Rule: "FILE_SECRET_PATH_ACCESS"},
 		{Name: ".env.example is fine", Facts: sdk.Facts{Files: []sdk.FileAccess{file(".env.example", "read", "cat")}}, Rule: "FILE_SECRET_PATH_ACCESS"},
 		{Name: "catch-all glob is fine", Facts: sdk.Facts{Files: []sdk.FileAccess{{Path: "docs/*", Op: "copy_from", By: "cp", Glob: true}}}, Rule: "FILE_SECRET_PATH_ACCESS"},
