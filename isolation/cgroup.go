@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -603,19 +602,4 @@ func resolveHardening(def, spec Hardening) Hardening {
 		h.GID = nobodyID
 	}
 	return h
-}
-
-// describeLimits is used in error messages and reports.
-func describeLimits(l Limits) string {
-	var parts []string
-	if l.MaxProcesses > 0 {
-		parts = append(parts, fmt.Sprintf("pids=%d", l.MaxProcesses))
-	}
-	if l.MemoryMaxBytes > 0 {
-		parts = append(parts, fmt.Sprintf("memory=%d", l.MemoryMaxBytes))
-	}
-	if l.CPUQuotaMicros > 0 {
-		parts = append(parts, fmt.Sprintf("cpu=%dus/100ms", l.CPUQuotaMicros))
-	}
-	return strings.Join(parts, ",")
 }

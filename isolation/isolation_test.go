@@ -532,14 +532,17 @@ func TestOpenReapsLeftovers(t *testing.T) {
 
 func TestRequiredRefusesWithoutCgroups(t *testing.T) {
 	needRoot(t)
-	_, err := Open(context.Background(), Config{Mode: ModeRequired, CgroupRoot: "/sys/fs/cgroup-does-not-exist/x"})
+	// Simulate a host without any cgroup2 mount.
+	detect = func() (hostLayout, error) { return hostLayout{}, nil }
+	defer func() { detect = detectLayout }()
+	_, err := Open(context.Background(), Config{Mode: ModeRequired})
 	if err == nil {
-		t.Fatal("required mode opened with an unusable cgroup root")
+		t.Fatal("required mode opened without cgroup2")
 	}
-	if !strings.Contains(err.Error(), "required") || !strings.Contains(err.Error(), "cgroup") {
+	if !strings.Contains(err.Error(), "required") || !strings.Contains(err.Error(), "no cgroup2") {
 		t.Errorf("error does not say why: %v", err)
 	}
-	b, err := Open(context.Background(), Config{Mode: ModeAuto, CgroupRoot: "/sys/fs/cgroup-does-not-exist/x"})
+	b, err := Open(context.Background(), Config{Mode: ModeAuto})
 	if err != nil {
 		t.Fatalf("auto mode: %v", err)
 	}
@@ -547,8 +550,18 @@ func TestRequiredRefusesWithoutCgroups(t *testing.T) {
 	if b.Name() != ModeProcessGroup {
 		t.Fatalf("auto fell back to %s", b.Name())
 	}
-	if r := b.(Reasoner).Reasons(); len(r) == 0 || !strings.Contains(r[0], "cgroup") {
+	if r := b.(Reasoner).Reasons(); len(r) == 0 || !strings.Contains(r[0], "no cgroup2") {
 		t.Errorf("fallback reasons not recorded: %v", r)
+	}
+}
+
+func TestBadCgroupRootIsAnErrorInEveryMode(t *testing.T) {
+	l := needCgroups(t)
+	for _, mode := range []string{ModeAuto, ModeRequired} {
+		_, err := Open(context.Background(), Config{Mode: mode, CgroupRoot: l.V2Mount})
+		if err == nil || !strings.Contains(err.Error(), "cgroup_root") {
+			t.Errorf("%s: the host hierarchy root was accepted as cgroup_root: %v", mode, err)
+		}
 	}
 }
 
@@ -578,4 +591,34 @@ func readLine(t *testing.T, r *bufio.Reader) string {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+func TestCheckReportsBackendAndLayers(t *testing.T) {
+	l := needCgroups(t)
+	cfg := testConfig(t, l)
+	rep, err := Check(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Checked || !rep.RequiredMet || rep.Backend == "" || rep.Backend == ModeProcessGroup {
+		t.Fatalf("report %+v", rep)
+	}
+	if !contains(rep.Layers, "cgroup2") || !contains(rep.Layers, "uid") {
+		t.Errorf("layers %v", rep.Layers)
+	}
+	if rep.CgroupRoot != cfg.CgroupRoot || dirExists(cfg.CgroupRoot+".check") {
+		t.Errorf("check root %q; probe root left behind: %v", rep.CgroupRoot, dirExists(cfg.CgroupRoot+".check"))
+	}
+	detect = func() (hostLayout, error) { return hostLayout{}, nil }
+	defer func() { detect = detectLayout }()
+	rep, err = Check(context.Background(), Config{Mode: ModeRequired})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.RequiredMet || len(rep.Reasons) == 0 {
+		t.Errorf("required without cgroups: %+v", rep)
+	}
+	if _, err := Check(context.Background(), Config{Mode: "sometimes"}); err == nil {
+		t.Error("invalid mode accepted")
+	}
 }

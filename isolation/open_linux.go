@@ -44,6 +44,10 @@ func Open(ctx context.Context, cfg Config) (Backend, error) {
 	if err == nil {
 		return b, nil
 	}
+	if errors.Is(err, errBadRoot) {
+		// A misconfigured root is an operator error, not a host limit.
+		return nil, fmt.Errorf("isolation: %w", err)
+	}
 	if cfg.Mode == ModeRequired {
 		return nil, fmt.Errorf("isolation: mode required: cgroup backend unavailable: %w", err)
 	}
@@ -86,6 +90,12 @@ func openPG(ctx context.Context, cfg Config, reasons []string) (Backend, error) 
 	return b, nil
 }
 
+// errBadRoot marks a cgroup_root that can never work on this host.
+var errBadRoot = errors.New("invalid cgroup_root")
+
+// detect is detectLayout; tests replace it to simulate other hosts.
+var detect = detectLayout
+
 // resolveRoot returns the exclusive v2 root for cfg.CgroupRoot.
 func resolveRoot(l hostLayout, cgroupRoot string) (string, error) {
 	if cgroupRoot == "auto" {
@@ -94,7 +104,7 @@ func resolveRoot(l hostLayout, cgroupRoot string) (string, error) {
 	root := filepath.Clean(cgroupRoot)
 	rel, err := filepath.Rel(l.V2Mount, root)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return "", fmt.Errorf("cgroup_root %s must be a directory strictly below the cgroup2 mount %s", root, l.V2Mount)
+		return "", fmt.Errorf("%w: %s must be a directory strictly below the cgroup2 mount %s", errBadRoot, root, l.V2Mount)
 	}
 	return root, nil
 }
@@ -104,7 +114,7 @@ func openCgroup(ctx context.Context, cfg Config) (_ *cgroupBackend, err error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("not running as root: cannot create cgroups or run workloads as an unprivileged uid")
 	}
-	l, err := detectLayout()
+	l, err := detect()
 	if err != nil {
 		return nil, err
 	}
@@ -288,11 +298,13 @@ func Check(ctx context.Context, cfg Config) (Report, error) {
 		rep.Kernel = unix.ByteSliceToString(uts.Release[:])
 	}
 	if cfg.Mode != ModeProcessGroup {
-		if l, err := detectLayout(); err == nil && l.V2Mount != "" {
-			if root, err := resolveRoot(l, cfg.CgroupRoot); err == nil {
-				rep.CgroupRoot = root
-				cfg.CgroupRoot = root + ".check"
+		if l, err := detect(); err == nil && l.V2Mount != "" {
+			root, err := resolveRoot(l, cfg.CgroupRoot)
+			if err != nil {
+				return rep, fmt.Errorf("isolation: check: %w", err)
 			}
+			rep.CgroupRoot = root
+			cfg.CgroupRoot = root + ".check"
 		}
 	}
 	if landlockABI() < 1 {
