@@ -37,7 +37,16 @@ func AllStatuses() []Status {
 		StatusCancelled, StatusHardTimeout, StatusOrphaned, StatusBlocked}
 }
 
-// transitions is the one table of allowed status changes. Every backend goes
+// transitions is the one table of allowed status changes:
+//
+//	pending_review ─► queued | blocked (rejected) | cancelled
+//	queued         ─► running (Claim) | cancelled
+//	running        ─► completed | failed | cancelled | hard_timeout (Finish)
+//	               └► orphaned (Reconcile, restart, or a worker reporting it)
+//
+// completed, failed, cancelled, hard_timeout, orphaned and blocked are
+// terminal: nothing leaves them, and only their cleanup outcome may still be
+// recorded. Every backend goes
 // through CheckTransition, so no write path can invent its own rules.
 var transitions = map[Status][]Status{
 	StatusPendingReview: {StatusQueued, StatusBlocked, StatusCancelled},

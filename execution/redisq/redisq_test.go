@@ -30,25 +30,37 @@ func redisURL() string {
 	return v
 }
 
+var (
+	probeOnce sync.Once
+	probeErr  error
+)
+
 // needRedis returns a client to the test Redis, skipping the test when it is
-// unreachable — unless CI=true, where a missing Redis is a failure.
+// unreachable — unless CI=true, where a missing Redis is a failure. The
+// probe runs once per package so an absent Redis costs one dial, not one per
+// test.
 func needRedis(t *testing.T) *redis.Client {
 	t.Helper()
 	o, err := redis.ParseURL(redisURL())
 	if err != nil {
 		t.Fatalf("TOOLWARDEN_TEST_REDIS: %v", err)
 	}
-	c := redis.NewClient(o)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	if err := c.Ping(ctx).Err(); err != nil {
-		c.Close()
+	probeOnce.Do(func() {
+		po := *o
+		po.MaxRetries = -1
+		c := redis.NewClient(&po)
+		defer c.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		probeErr = c.Ping(ctx).Err()
+	})
+	if probeErr != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("Redis at %s is required in CI: %v", redisURL(), err)
+			t.Fatalf("Redis at %s is required in CI: %v", redisURL(), probeErr)
 		}
-		t.Skipf("Redis at %s unreachable: %v", redisURL(), err)
+		t.Skipf("Redis at %s unreachable: %v", redisURL(), probeErr)
 	}
-	return c
+	return redis.NewClient(o)
 }
 
 // uniquePrefix reserves a key prefix for one test and deletes its keys after.
