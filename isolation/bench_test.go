@@ -57,33 +57,40 @@ func BenchmarkSpawn(b *testing.B) {
 }
 
 // BenchmarkKillToEmpty measures Kill (until the unit is confirmed empty
-// and removed) of a run with a background child and a setsid'd sleeper.
+// and removed) of a run with a background child and a setsid'd sleeper,
+// per backend.
 func BenchmarkKillToEmpty(b *testing.B) {
 	l := needCgroups(b)
-	be := openTest(b, testConfig(b, l))
 	script := `(setsid sleep 1000 &); sleep 1000 & echo started; wait`
-	for b.Loop() {
-		b.StopTimer()
-		r, w, err := pipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		p, err := be.Start(context.Background(), Spec{Path: "/bin/sh", Args: []string{"sh", "-c", script}, Hardening: bare, Stdout: w})
-		w.Close()
-		if err != nil {
-			b.Fatal(err)
-		}
-		buf := make([]byte, 8)
-		if _, err := r.Read(buf); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		if err := p.Kill(); err != nil {
-			b.Fatal(err)
-		}
-		b.StopTimer()
-		r.Close()
-		b.StartTimer()
+	for _, mode := range []string{ModeRequired, ModeProcessGroup} {
+		cfg := testConfig(b, l)
+		cfg.Mode = mode
+		be := openTest(b, cfg)
+		b.Run(be.Name(), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				r, w, err := pipe()
+				if err != nil {
+					b.Fatal(err)
+				}
+				p, err := be.Start(context.Background(), Spec{Path: "/bin/sh", Args: []string{"sh", "-c", script}, Hardening: bare, Stdout: w})
+				w.Close()
+				if err != nil {
+					b.Fatal(err)
+				}
+				buf := make([]byte, 8)
+				if _, err := r.Read(buf); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if err := p.Kill(); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				r.Close()
+				b.StartTimer()
+			}
+		})
 	}
 }
 
