@@ -186,11 +186,15 @@ func checkDefenseEvasion(e *catalog.Env, accs []access) {
 	}
 	for _, as := range e.Facts.Assignments {
 		n := strings.ToUpper(as.Name)
+		ev := as.Op + " " + as.Name
+		if as.Op != "unset" {
+			ev = fmt.Sprintf("%s %s=%s", as.Op, as.Name, as.Value)
+		}
 		switch {
 		case n == "HISTFILE" && (as.Op == "unset" || as.Value == "/dev/null" || (as.Value == "" && !as.Dynamic)):
-			add("", as.Pos, n, "Content disables shell history (HISTFILE).", map[string]any{"variable": n})
+			add(ev, as.Pos, n, "Content disables shell history (HISTFILE).", map[string]any{"variable": n})
 		case (n == "HISTSIZE" || n == "HISTFILESIZE" || n == "SAVEHIST") && (as.Value == "0" || as.Op == "unset"):
-			add("", as.Pos, n, fmt.Sprintf("Content disables shell history (%s).", n), map[string]any{"variable": n})
+			add(ev, as.Pos, n, fmt.Sprintf("Content disables shell history (%s).", n), map[string]any{"variable": n})
 		}
 	}
 	for i := range e.Facts.Commands {

@@ -33,6 +33,7 @@ func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
 		return nil, fmt.Errorf("resources pack: %w", err)
 	}
 	checkLoops(e)
+	checkEndless(e)
 	checkSleeps(e)
 	checkLimits(e)
 	checkSecrets(e)
@@ -81,6 +82,53 @@ func checkLoops(e *catalog.Env) {
 		e.Add(catalog.Finding{Rule: rule, Evidence: l.Evidence, Pos: l.Pos, Key: l.Kind, Message: msg,
 			Metadata: map[string]any{"kind": l.Kind, "has_break": l.HasBreak}})
 	}
+}
+
+// checkEndless flags commands that never exit on their own (`tail -f`,
+// `ping` without a count, `journalctl -f`) unless a timeout wraps them.
+func checkEndless(e *catalog.Env) {
+	bounded := map[[2]int]bool{}
+	for i := range e.Facts.Commands {
+		c := &e.Facts.Commands[i]
+		if catalog.Is(c, "timeout", "gtimeout") {
+			bounded[[2]int{c.Pos.Line, c.Pos.Depth}] = true
+		}
+	}
+	for i := range e.Facts.Commands {
+		c := &e.Facts.Commands[i]
+		if bounded[[2]int{c.Pos.Line, c.Pos.Depth}] {
+			continue
+		}
+		why := ""
+		switch {
+		case catalog.Is(c, "tail") && (catalog.HasShortFlag(c.Args, 'f', "--follow") || catalog.HasShortFlag(c.Args, 'F')):
+			why = "follows the file forever"
+		case catalog.Is(c, "journalctl", "kubectl", "docker", "podman") && (catalog.HasShortFlag(c.Args, 'f', "--follow")) &&
+			(c.Name == "journalctl" || hasArg(c.Args, "logs")):
+			why = "follows the log forever"
+		case catalog.Is(c, "ping", "ping6") && !catalog.HasShortFlag(c.Args, 'c', "--count") && !catalog.HasShortFlag(c.Args, 'w', "--deadline"):
+			why = "pings until interrupted"
+		}
+		if why == "" {
+			continue
+		}
+		rule := "BASH_INFINITE_LOOP"
+		if e.FactLang(c.Pos) == "python" {
+			rule = "PY_INFINITE_LOOP"
+		}
+		e.Add(catalog.Finding{Rule: rule, Evidence: c.Evidence, Pos: c.Pos, Key: c.Name,
+			Message:  fmt.Sprintf("%s %s and never exits on its own.", c.Name, why),
+			Metadata: map[string]any{"command": c.Name}})
+	}
+}
+
+func hasArg(args []string, want string) bool {
+	for _, a := range args {
+		if a == want {
+			return true
+		}
+	}
+	return false
 }
 
 func longSleep(e *catalog.Env) float64 {
