@@ -1,0 +1,88 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/toolwarden/toolwarden/auth"
+)
+
+const keyCtx = "toolwarden.key"
+
+// authenticate resolves the bearer token to a key or answers 401.
+func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		token := auth.BearerToken(c.Request().Header.Get("Authorization"))
+		k, err := s.keys.Authenticate(token)
+		if err != nil {
+			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="toolwarden"`)
+			msg := "invalid API key"
+			if errors.Is(err, auth.ErrNoKey) {
+				msg = "missing API key: send Authorization: Bearer KEY"
+			}
+			return apiError(http.StatusUnauthorized, "unauthorized", msg)
+		}
+		c.Set(keyCtx, k)
+		return next(c)
+	}
+}
+
+// require answers 403 unless the key's role allows need.
+func require(need auth.Role) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			k := keyOf(c)
+			if !k.Role.Allows(need) {
+				return apiError(http.StatusForbidden, "forbidden", "this API key's role ("+string(k.Role)+") may not do this; it needs "+string(need))
+			}
+			return next(c)
+		}
+	}
+}
+
+func keyOf(c echo.Context) auth.Key {
+	k, _ := c.Get(keyCtx).(auth.Key)
+	return k
+}
+
+// seesAll reports whether the caller may see every execution (reviewers and
+// admins) or only its own (agents).
+func seesAll(c echo.Context) bool { return keyOf(c).Role.Allows(auth.RoleReviewer) }
+
+type createKeyRequest struct {
+	Name string `json:"name"`
+	Role string `json:"role"`
+}
+
+func (s *Server) createKey(c echo.Context) error {
+	var req createKeyRequest
+	if err := bindStrict(c, &req); err != nil {
+		return err
+	}
+	role, err := auth.ParseRole(req.Role)
+	if err != nil {
+		return &fieldError{"role", err.Error()}
+	}
+	token, k, err := s.keys.Create(req.Name, role)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]any{"key": k, "token": token,
+		"note": "the token is shown once; store it now"})
+}
+
+func (s *Server) listKeys(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]any{"keys": s.keys.List()})
+}
+
+func (s *Server) deleteKey(c echo.Context) error {
+	if err := s.keys.Delete(c.Param("id")); err != nil {
+		if errors.Is(err, auth.ErrNotFound) {
+			return apiError(http.StatusNotFound, "not_found", "no such key")
+		}
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}

@@ -1,0 +1,512 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/toolwarden/toolwarden/engine/analyze"
+	"github.com/toolwarden/toolwarden/engine/report"
+	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/reduction"
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// bindStrict decodes a JSON body, rejecting unknown fields and wrong types
+// with an error that names the field. An empty body decodes to the zero
+// value.
+func bindStrict(c echo.Context, v any) error {
+	body, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return apiError(http.StatusRequestEntityTooLarge, "body_too_large", "request body over the size limit")
+		}
+		return apiError(http.StatusBadRequest, "invalid_request", "read body: "+err.Error())
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &te):
+			return &fieldError{te.Field, fmt.Sprintf("must be %s, got %s", te.Type, te.Value)}
+		case errors.As(err, &se):
+			return apiError(http.StatusBadRequest, "invalid_json", fmt.Sprintf("invalid JSON at byte %d: %v", se.Offset, err))
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+			return &fieldError{f, "unknown field"}
+		}
+		return apiError(http.StatusBadRequest, "invalid_json", err.Error())
+	}
+	return nil
+}
+
+// scanPieces scans every piece and merges the reports into one: the
+// decision of several code blocks is that of all their findings together.
+func (s *Server) scanPieces(c echo.Context, req *ToolRequest, pieces []piece) (*sdk.SafetyReport, error) {
+	ctx := c.Request().Context()
+	var reps []*sdk.SafetyReport
+	for _, p := range pieces {
+		rep, err := s.eng.Scan(ctx, req.engineRequest(p))
+		if err != nil {
+			var tl *analyze.TooLargeError
+			if errors.As(err, &tl) {
+				return nil, &apiErr{Status: http.StatusRequestEntityTooLarge, Code: "content_too_large", Message: err.Error(), Field: p.Field}
+			}
+			return nil, &fieldError{p.Field, err.Error()}
+		}
+		reps = append(reps, rep)
+	}
+	if len(reps) == 1 {
+		return reps[0], nil
+	}
+	var all []sdk.Finding
+	var elapsed time.Duration
+	for _, r := range reps {
+		all = append(all, r.Findings...)
+		elapsed += time.Duration(r.ElapsedMS * float64(time.Millisecond))
+	}
+	first := reps[0]
+	start, _ := time.Parse(time.RFC3339Nano, first.Timestamp)
+	return report.Build(report.Meta{ScanID: first.ScanID, ToolName: first.ToolName, Language: first.Language,
+		Start: start, Elapsed: elapsed}, all, s.eng.Policy()), nil
+}
+
+func (s *Server) scan(c echo.Context) error {
+	var req ToolRequest
+	if err := bindStrict(c, &req); err != nil {
+		return err
+	}
+	pieces, err := req.pieces()
+	if err != nil {
+		return err
+	}
+	rep, err := s.scanPieces(c, &req, pieces)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, rep)
+}
+
+// createExecution scans, stores and queues, then waits a bounded time.
+// Denied → 403 with the blocked record; held for review → 202 with the
+// pending_review record; finished within the wait → 200 with the result;
+// still going → 202 with the running (or queued) record.
+func (s *Server) createExecution(c echo.Context) error {
+	var req ToolRequest
+	if err := bindStrict(c, &req); err != nil {
+		return err
+	}
+	pieces, err := req.pieces()
+	if err != nil {
+		return err
+	}
+	if len(pieces) != 1 {
+		return &fieldError{"code_blocks", "an execution runs one block; send one block per execution"}
+	}
+	wait, err := s.waitDuration(req.WaitSeconds, "wait_seconds", s.cfg.WaitTimeout)
+	if err != nil {
+		return err
+	}
+	if req.TimeoutSeconds < 0 || math.IsNaN(req.TimeoutSeconds) {
+		return &fieldError{"timeout_seconds", "must be >= 0"}
+	}
+	rep, err := s.scanPieces(c, &req, pieces)
+	if err != nil {
+		return err
+	}
+	p := pieces[0]
+	rec := &execution.Record{
+		ExecutionID:    execution.NewID(),
+		ToolName:       req.ToolName,
+		ConversationID: req.ConversationID,
+		Language:       rep.Language,
+		Content:        p.Content,
+		Cwd:            req.Cwd,
+		EnvNames:       sortedKeys(req.Env),
+		TimeoutMS:      int64(req.TimeoutSeconds * 1000),
+		OwnerKeyID:     keyOf(c).ID,
+		SafetyReport:   rep,
+	}
+	switch {
+	case rep.Decision == sdk.Deny:
+		rec.Status = execution.StatusBlocked
+		rec.StatusReason = rep.Summary
+		rec.IsError = true
+		rec.Error = "TOOL_SAFETY_BLOCKED: " + rep.Summary
+	case rep.Blocked:
+		rec.Status = execution.StatusPendingReview
+		rec.StatusReason = "held for human review (block_on_review): " + rep.Summary
+	default:
+		rec.Status = execution.StatusQueued
+	}
+	ctx := c.Request().Context()
+	if err := s.backend.Create(ctx, rec); err != nil {
+		return fmt.Errorf("store execution: %w", err)
+	}
+	s.metrics.execCreated(rec.Status)
+	switch rec.Status {
+	case execution.StatusBlocked:
+		return c.JSON(http.StatusForbidden, view(rec, 0, false))
+	case execution.StatusPendingReview:
+		return c.JSON(http.StatusAccepted, view(rec, 0, false))
+	}
+	got, done, err := execution.Wait(ctx, s.backend, rec.ExecutionID, wait)
+	if err != nil {
+		return err
+	}
+	if got == nil {
+		got = rec
+	}
+	status := http.StatusAccepted
+	if done {
+		status = http.StatusOK
+	}
+	return c.JSON(status, view(got, execution.DefaultPartialOutputMaxBytes, true))
+}
+
+// waitDuration validates a requested wait in seconds.
+func (s *Server) waitDuration(v *float64, field string, def time.Duration) (time.Duration, error) {
+	if v == nil {
+		return def, nil
+	}
+	if *v < 0 || math.IsNaN(*v) || math.IsInf(*v, 0) {
+		return 0, &fieldError{field, "must be a number of seconds >= 0"}
+	}
+	d := time.Duration(*v * float64(time.Second))
+	if d > s.cfg.MaxWait {
+		d = s.cfg.MaxWait
+	}
+	return d, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// recordView is the API shape of an execution record: the record's JSON,
+// with partial output cut to the requested preview and worker bookkeeping
+// left out.
+type recordView struct {
+	*execution.Record
+	WorkerID       string `json:"worker_id,omitempty"`
+	LeaseExpiresAt string `json:"lease_expires_at,omitempty"`
+	HeartbeatAt    string `json:"heartbeat_at,omitempty"`
+}
+
+// view prepares a record for a response. Partial output is included only
+// while the record runs and when asked (maxPartial > 0).
+func view(r *execution.Record, maxPartial int, includePartial bool) recordView {
+	c := r.Clone()
+	if includePartial && maxPartial > 0 && !c.Status.Terminal() {
+		c.PartialOutput, _ = c.PartialTail(maxPartial)
+	} else if !includePartial || c.Status.Terminal() {
+		c.PartialOutput = ""
+	}
+	return recordView{Record: c}
+}
+
+// load fetches a record the caller may see; agents see only their own
+// (someone else's record is reported as not found, not forbidden, so ids
+// cannot be probed).
+func (s *Server) load(c echo.Context) (*execution.Record, error) {
+	r, err := s.backend.Get(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return nil, err
+	}
+	if !seesAll(c) && r.OwnerKeyID != keyOf(c).ID {
+		return nil, execution.ErrNotFound
+	}
+	return r, nil
+}
+
+// partialParams reads include_partial_output (default true) and
+// partial_output_max_bytes (default 4096, at most 65536).
+func partialParams(c echo.Context) (bool, int, error) {
+	include := true
+	if v := c.QueryParam("include_partial_output"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return false, 0, &fieldError{"include_partial_output", "must be true or false"}
+		}
+		include = b
+	}
+	max := execution.DefaultPartialOutputMaxBytes
+	if v := c.QueryParam("partial_output_max_bytes"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > execution.MaxPartialOutputMaxBytes {
+			return false, 0, &fieldError{"partial_output_max_bytes", fmt.Sprintf("must be an integer from 1 to %d", execution.MaxPartialOutputMaxBytes)}
+		}
+		max = n
+	}
+	return include, max, nil
+}
+
+func (s *Server) getExecution(c echo.Context) error {
+	include, max, err := partialParams(c)
+	if err != nil {
+		return err
+	}
+	r, err := s.load(c)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, view(r, max, include))
+}
+
+type waitRequest struct {
+	TimeoutSeconds         *float64 `json:"timeout_seconds"`
+	IncludePartialOutput   *bool    `json:"include_partial_output"`
+	PartialOutputMaxBytes  int      `json:"partial_output_max_bytes"`
+}
+
+// waitExecution waits up to timeout_seconds. Reaching the timeout while the
+// run goes on is a successful observation: 200 with the running record and
+// "wait_timed_out": true — never an error.
+func (s *Server) waitExecution(c echo.Context) error {
+	var req waitRequest
+	if err := bindStrict(c, &req); err != nil {
+		return err
+	}
+	if _, err := s.load(c); err != nil {
+		return err
+	}
+	d, err := s.waitDuration(req.TimeoutSeconds, "timeout_seconds", s.cfg.WaitTimeout)
+	if err != nil {
+		return err
+	}
+	include := req.IncludePartialOutput == nil || *req.IncludePartialOutput
+	max := req.PartialOutputMaxBytes
+	if max == 0 {
+		max = execution.DefaultPartialOutputMaxBytes
+	}
+	if max < 1 || max > execution.MaxPartialOutputMaxBytes {
+		return &fieldError{"partial_output_max_bytes", fmt.Sprintf("must be from 1 to %d", execution.MaxPartialOutputMaxBytes)}
+	}
+	r, done, err := execution.Wait(c.Request().Context(), s.backend, c.Param("id"), d)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, struct {
+		recordView
+		WaitTimedOut bool `json:"wait_timed_out"`
+	}{view(r, max, include), !done})
+}
+
+type reasonRequest struct {
+	Reason string `json:"reason"`
+}
+
+func (s *Server) cancelExecution(c echo.Context) error {
+	var req reasonRequest
+	if err := bindStrict(c, &req); err != nil {
+		return err
+	}
+	if _, err := s.load(c); err != nil {
+		return err
+	}
+	reason := req.Reason
+	if reason == "" {
+		reason = "cancelled by " + keyOf(c).ID
+	}
+	r, err := s.backend.RequestCancel(c.Request().Context(), c.Param("id"), reason)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, view(r, 0, false))
+}
+
+// cancelConversation cancels the caller's unfinished executions of one
+// conversation and no others.
+func (s *Server) cancelConversation(c echo.Context) error {
+	var req reasonRequest
+	if err := bindStrict(c, &req); err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	conv := c.Param("id")
+	reason := req.Reason
+	if reason == "" {
+		reason = "conversation " + conv + " cancelled"
+	}
+	var ids []string
+	if seesAll(c) {
+		got, err := execution.CancelConversation(ctx, s.backend, conv, reason)
+		if err != nil {
+			return err
+		}
+		ids = got
+	} else {
+		f := execution.Filter{ConversationID: conv, Owner: keyOf(c).ID, Limit: execution.MaxListLimit}
+		for {
+			recs, next, err := s.backend.List(ctx, f)
+			if err != nil {
+				return err
+			}
+			for _, r := range recs {
+				if r.Status.Terminal() {
+					continue
+				}
+				if _, err := s.backend.RequestCancel(ctx, r.ExecutionID, reason); err != nil {
+					return err
+				}
+				ids = append(ids, r.ExecutionID)
+			}
+			if next == "" {
+				break
+			}
+			f.Cursor = next
+		}
+	}
+	if ids == nil {
+		ids = []string{}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"conversation_id": conv, "cancelled": ids})
+}
+
+func (s *Server) listExecutions(c echo.Context) error {
+	f := execution.Filter{ConversationID: c.QueryParam("conversation_id"), Cursor: c.QueryParam("cursor")}
+	if v := c.QueryParam("status"); v != "" {
+		st := execution.Status(v)
+		if !st.Valid() {
+			return &fieldError{"status", "unknown status " + strconv.Quote(v)}
+		}
+		f.Status = st
+	}
+	if v := c.QueryParam("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > execution.MaxListLimit {
+			return &fieldError{"limit", fmt.Sprintf("must be an integer from 1 to %d", execution.MaxListLimit)}
+		}
+		f.Limit = n
+	}
+	if !seesAll(c) {
+		f.Owner = keyOf(c).ID
+	}
+	recs, next, err := s.backend.List(c.Request().Context(), f)
+	if err != nil {
+		if strings.Contains(err.Error(), "cursor") {
+			return &fieldError{"cursor", err.Error()}
+		}
+		return err
+	}
+	out := make([]recordView, len(recs))
+	for i, r := range recs {
+		out[i] = view(r, 0, false)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"executions": out, "next_cursor": next})
+}
+
+// executionOutput serves the full output: the persisted file when the
+// result was reduced, else the result itself.
+func (s *Server) executionOutput(c echo.Context) error {
+	r, err := s.load(c)
+	if err != nil {
+		return err
+	}
+	offset, limit := int64(0), 1<<20
+	if v := c.QueryParam("offset"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return &fieldError{"offset", "must be an integer >= 0"}
+		}
+		offset = n
+	}
+	if v := c.QueryParam("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 8<<20 {
+			return &fieldError{"limit", "must be an integer from 1 to 8388608"}
+		}
+		limit = n
+	}
+	if !r.Status.Terminal() {
+		return apiError(http.StatusConflict, "not_finished", "the execution has not finished; use partial output while it runs")
+	}
+	if r.SpillPath == "" {
+		data := []byte(r.Result)
+		total := int64(len(data))
+		if offset > total {
+			offset = total
+		}
+		end := offset + int64(limit)
+		if end > total {
+			end = total
+		}
+		return c.JSON(http.StatusOK, map[string]any{"execution_id": r.ExecutionID, "offset": offset, "size": total,
+			"eof": end == total, "data": string(data[offset:end]), "persisted": false})
+	}
+	chunk, err := reduction.ReadPersisted(s.cfg.ReductionRoot, r.SpillPath, offset, limit)
+	if err != nil {
+		return apiError(http.StatusGone, "output_unavailable", "persisted output cannot be read: "+err.Error())
+	}
+	return c.JSON(http.StatusOK, map[string]any{"execution_id": r.ExecutionID, "offset": chunk.Offset, "size": chunk.Size,
+		"eof": chunk.EOF, "data": string(chunk.Data), "persisted": true, "path": r.SpillPath})
+}
+
+// approveExecution lets a reviewer queue a held execution.
+func (s *Server) approveExecution(c echo.Context) error {
+	return s.review(c, true)
+}
+
+// rejectExecution lets a reviewer end a held execution as blocked.
+func (s *Server) rejectExecution(c echo.Context) error {
+	return s.review(c, false)
+}
+
+func (s *Server) review(c echo.Context, approve bool) error {
+	var req reasonRequest
+	if err := bindStrict(c, &req); err != nil {
+		return err
+	}
+	id := c.Param("id")
+	ctx := c.Request().Context()
+	who := keyOf(c).ID
+	err := s.backend.Update(ctx, id, func(r *execution.Record) error {
+		if r.Status != execution.StatusPendingReview {
+			return fmt.Errorf("execution %s is %s, not pending_review: %w", id, r.Status, execution.ErrInvalidTransition)
+		}
+		if approve {
+			r.Status = execution.StatusQueued
+			r.StatusReason = "approved by " + who
+		} else {
+			r.Status = execution.StatusBlocked
+			r.IsError = true
+			r.Error = "TOOL_SAFETY_REJECTED: rejected by reviewer"
+			r.StatusReason = "rejected by " + who
+		}
+		if req.Reason != "" {
+			r.StatusReason += ": " + req.Reason
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	r, err := s.backend.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, view(r, 0, false))
+}

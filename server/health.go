@@ -1,0 +1,48 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+)
+
+func (s *Server) healthz(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// readyz answers 200 only when the store and queue answer, the rule plugins
+// are loaded, and any extra condition (the embedded executor) holds.
+func (s *Server) readyz(c echo.Context) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), 3*time.Second)
+	defer cancel()
+	checks := map[string]string{}
+	ok := true
+	if _, _, err := s.backend.List(ctx, executionProbe); err != nil {
+		checks["store"] = err.Error()
+		ok = false
+	} else {
+		checks["store"] = "ok"
+	}
+	if n := len(s.eng.Plugins()); n == 0 {
+		checks["plugins"] = "no rule plugins loaded"
+		ok = false
+	} else {
+		checks["plugins"] = "ok"
+	}
+	if s.Ready != nil {
+		if err := s.Ready(ctx); err != nil {
+			checks["executor"] = err.Error()
+			ok = false
+		} else {
+			checks["executor"] = "ok"
+		}
+	}
+	status := http.StatusOK
+	state := "ready"
+	if !ok {
+		status, state = http.StatusServiceUnavailable, "not_ready"
+	}
+	return c.JSON(status, map[string]any{"status": state, "checks": checks})
+}

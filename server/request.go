@@ -1,0 +1,174 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/toolwarden/toolwarden/engine"
+	"github.com/toolwarden/toolwarden/engine/analyze"
+)
+
+// ToolRequest is the body of /v1/scan and /v1/executions: the fields the
+// Safety Guard's filter extracts from a tool call, plus what an execution
+// needs. Exactly one content field must be set.
+type ToolRequest struct {
+	ToolName string `json:"tool_name"`
+	// Language is bash, python or auto; it applies to command, cmd,
+	// script and code. python_code and bash_code carry their own.
+	Language string `json:"language"`
+
+	Command    string          `json:"command"`
+	Cmd        string          `json:"cmd"`
+	Script     string          `json:"script"`
+	Code       string          `json:"code"`
+	CodeBlocks json.RawMessage `json:"code_blocks"`
+	PythonCode string          `json:"python_code"`
+	BashCode   string          `json:"bash_code"`
+
+	CommandArgs    []string          `json:"command_args"`
+	Cwd            string            `json:"cwd"`
+	Env            map[string]string `json:"env"`
+	ToolMetadata   map[string]any    `json:"tool_metadata"`
+	ConversationID string            `json:"conversation_id"`
+	// TimeoutSeconds is the requested hard timeout of the run.
+	TimeoutSeconds float64 `json:"timeout_seconds"`
+	// MaxOutputBytes is the requested output budget.
+	MaxOutputBytes int64 `json:"max_output_bytes"`
+	// WaitSeconds bounds how long POST /v1/executions waits for the result
+	// (tool_wait_timeout_seconds when absent).
+	WaitSeconds *float64 `json:"wait_seconds"`
+}
+
+// codeBlock is one element of code_blocks: {"language": "...", "code": "..."}
+// or a bare string.
+type codeBlock struct {
+	Language string `json:"language"`
+	Code     string `json:"code"`
+}
+
+// fieldError is a 400 that names the offending field.
+type fieldError struct {
+	Field, Msg string
+}
+
+func (e *fieldError) Error() string { return fmt.Sprintf("field %q: %s", e.Field, e.Msg) }
+
+// piece is one unit of content to scan and run.
+type piece struct {
+	Field    string
+	Language string
+	Content  string
+}
+
+// pieces extracts the content of a request with the Safety Guard's field
+// mapping: command and cmd are shell command lines unless language says
+// otherwise; python_code and bash_code fix their language; code and script
+// take language or are detected (code is not assumed to be Python).
+func (r *ToolRequest) pieces() ([]piece, error) {
+	lang, err := analyze.NormalizeLanguage(r.Language)
+	if err != nil {
+		return nil, &fieldError{"language", err.Error()}
+	}
+	var got []piece
+	add := func(field, language, content string) {
+		if content != "" {
+			got = append(got, piece{field, language, content})
+		}
+	}
+	cmdLang := lang
+	if cmdLang == "auto" {
+		cmdLang = "bash"
+	}
+	add("command", cmdLang, withArgs(r.Command, r.CommandArgs))
+	add("cmd", cmdLang, withArgs(r.Cmd, r.CommandArgs))
+	add("script", lang, r.Script)
+	add("code", lang, r.Code)
+	add("python_code", "python", r.PythonCode)
+	add("bash_code", "bash", r.BashCode)
+	if len(r.CodeBlocks) > 0 && string(r.CodeBlocks) != "null" {
+		blocks, err := parseCodeBlocks(r.CodeBlocks, lang)
+		if err != nil {
+			return nil, err
+		}
+		if len(got) == 0 && len(blocks) > 0 {
+			return blocks, nil
+		}
+		got = append(got, blocks...)
+	}
+	switch {
+	case len(got) == 0:
+		return nil, &fieldError{"command", "no content: set exactly one of command, cmd, script, code, code_blocks, python_code, bash_code"}
+	case len(got) > 1 && got[0].Field != "code_blocks":
+		fields := make([]string, len(got))
+		for i, p := range got {
+			fields[i] = p.Field
+		}
+		return nil, &fieldError{got[1].Field, "more than one content field set (" + strings.Join(fields, ", ") + "); set exactly one"}
+	}
+	return got, nil
+}
+
+// withArgs appends command_args to a command line, shell-quoted, so that
+// the scan judges exactly the command line that would run.
+func withArgs(cmd string, args []string) string {
+	if cmd == "" || len(args) == 0 {
+		return cmd
+	}
+	var b strings.Builder
+	b.WriteString(cmd)
+	for _, a := range args {
+		b.WriteString(" '")
+		b.WriteString(strings.ReplaceAll(a, "'", `'\''`))
+		b.WriteString("'")
+	}
+	return b.String()
+}
+
+func parseCodeBlocks(raw json.RawMessage, lang string) ([]piece, error) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, &fieldError{"code_blocks", "must be a list of {language, code} objects or strings"}
+	}
+	var out []piece
+	for i, it := range items {
+		var b codeBlock
+		var s string
+		if err := json.Unmarshal(it, &s); err == nil {
+			b = codeBlock{Code: s}
+		} else if err := json.Unmarshal(it, &b); err != nil {
+			return nil, &fieldError{fmt.Sprintf("code_blocks[%d]", i), "must be a {language, code} object or a string"}
+		}
+		l := lang
+		if b.Language != "" {
+			nl, err := analyze.NormalizeLanguage(b.Language)
+			if err != nil {
+				return nil, &fieldError{fmt.Sprintf("code_blocks[%d].language", i), err.Error()}
+			}
+			l = nl
+		}
+		if b.Code != "" {
+			out = append(out, piece{Field: "code_blocks", Language: l, Content: b.Code})
+		}
+	}
+	if len(out) == 0 {
+		return nil, &fieldError{"code_blocks", "no non-empty block"}
+	}
+	return out, nil
+}
+
+// engineRequest builds the engine request for one piece.
+func (r *ToolRequest) engineRequest(p piece) engine.Request {
+	return engine.Request{
+		ToolName:       r.ToolName,
+		Language:       p.Language,
+		Content:        p.Content,
+		Cwd:            r.Cwd,
+		TimeoutSeconds: r.TimeoutSeconds,
+		MaxOutputBytes: r.MaxOutputBytes,
+		CommandArgs:    r.CommandArgs,
+		Env:            r.Env,
+		Metadata:       r.ToolMetadata,
+		ConversationID: r.ConversationID,
+	}
+}

@@ -1,0 +1,218 @@
+// Package server is toolwarden's HTTP API: scan, scan-and-run with bounded
+// waits, get / wait / cancel / output of executions, review decisions, API
+// keys, health, readiness and metrics. It is a thin layer over the engine
+// (decisions), the execution backend (queue and store) and the key store
+// (who may do what); it holds no state of its own, so any number of servers
+// can share one Redis backend.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"golang.org/x/time/rate"
+
+	"github.com/toolwarden/toolwarden/auth"
+	"github.com/toolwarden/toolwarden/engine"
+	"github.com/toolwarden/toolwarden/execution"
+)
+
+// Config configures the API server. Zero values take the defaults noted.
+type Config struct {
+	// Listen is the address to bind; DefaultListen (loopback) when empty.
+	// Binding elsewhere is an explicit choice of the operator.
+	Listen string
+	// BodyLimit caps request bodies ("2M" when empty).
+	BodyLimit string
+	// RatePerSecond and RateBurst limit requests per API key (20/s, burst
+	// 100 when zero); a negative rate disables the limit.
+	RatePerSecond float64
+	RateBurst     int
+	// WaitTimeout is tool_wait_timeout_seconds: the bounded wait of
+	// POST /v1/executions when the request gives none (30s).
+	WaitTimeout time.Duration
+	// MaxWait caps any requested wait (300s).
+	MaxWait time.Duration
+	// ReductionRoot is where spilled outputs live, for the output endpoint.
+	ReductionRoot string
+}
+
+// DefaultListen is the loopback address the server binds by default.
+const DefaultListen = "127.0.0.1:8080"
+
+func (c *Config) defaults() {
+	if c.Listen == "" {
+		c.Listen = DefaultListen
+	}
+	if c.BodyLimit == "" {
+		c.BodyLimit = "2M"
+	}
+	if c.RatePerSecond == 0 {
+		c.RatePerSecond = 20
+	}
+	if c.RateBurst == 0 {
+		c.RateBurst = 100
+	}
+	if c.WaitTimeout == 0 {
+		c.WaitTimeout = 30 * time.Second
+	}
+	if c.MaxWait == 0 {
+		c.MaxWait = 300 * time.Second
+	}
+}
+
+// Server is the HTTP API. Create it with New, serve it with Start or use
+// Handler in tests.
+type Server struct {
+	cfg     Config
+	eng     *engine.Engine
+	backend execution.Backend
+	keys    *auth.Store
+	e       *echo.Echo
+	metrics *metrics
+	// Ready reports extra readiness conditions (e.g. the embedded executor
+	// runs); nil means none.
+	Ready func(ctx context.Context) error
+}
+
+// New builds the server and its routes.
+func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.Store) *Server {
+	cfg.defaults()
+	s := &Server{cfg: cfg, eng: eng, backend: backend, keys: keys, metrics: newMetrics(backend)}
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = s.errorHandler
+	e.Use(middleware.Recover())
+	e.Use(middleware.BodyLimit(cfg.BodyLimit))
+	e.Use(s.metrics.middleware)
+
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
+	e.GET("/v1/openapi.json", s.openapi)
+
+	v1 := e.Group("/v1", s.authenticate)
+	if cfg.RatePerSecond > 0 {
+		v1.Use(middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+			Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+				Rate: rate.Limit(cfg.RatePerSecond), Burst: cfg.RateBurst, ExpiresIn: 3 * time.Minute,
+			}),
+			IdentifierExtractor: func(c echo.Context) (string, error) { return keyOf(c).ID, nil },
+			ErrorHandler: func(c echo.Context, err error) error {
+				return apiError(http.StatusForbidden, "forbidden", err.Error())
+			},
+			DenyHandler: func(c echo.Context, id string, err error) error {
+				return apiError(http.StatusTooManyRequests, "rate_limited", "too many requests for this API key; slow down")
+			},
+		}))
+	}
+	agent, reviewer, admin := require(auth.RoleAgent), require(auth.RoleReviewer), require(auth.RoleAdmin)
+	v1.POST("/scan", s.scan, agent)
+	v1.POST("/executions", s.createExecution, agent)
+	v1.GET("/executions", s.listExecutions, agent)
+	v1.GET("/executions/:id", s.getExecution, agent)
+	v1.POST("/executions/:id/wait", s.waitExecution, agent)
+	v1.POST("/executions/:id/cancel", s.cancelExecution, agent)
+	v1.GET("/executions/:id/output", s.executionOutput, agent)
+	v1.POST("/executions/:id/approve", s.approveExecution, reviewer)
+	v1.POST("/executions/:id/reject", s.rejectExecution, reviewer)
+	v1.POST("/conversations/:id/cancel", s.cancelConversation, agent)
+	v1.POST("/keys", s.createKey, admin)
+	v1.GET("/keys", s.listKeys, admin)
+	v1.DELETE("/keys/:id", s.deleteKey, admin)
+	s.e = e
+	return s
+}
+
+// Handler returns the server as an http.Handler.
+func (s *Server) Handler() http.Handler { return s.e }
+
+// Serve serves on ln until ctx ends, then shuts down gracefully.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{Handler: s.e, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil {
+			return fmt.Errorf("shut down http server: %w", err)
+		}
+		return nil
+	}
+}
+
+// Listen binds the configured address.
+func (s *Server) Listen() (net.Listener, error) {
+	ln, err := net.Listen("tcp", s.cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", s.cfg.Listen, err)
+	}
+	return ln, nil
+}
+
+// apiErr is the JSON error body: {"error": {"code", "message", "field"?}}.
+type apiErr struct {
+	Status  int    `json:"-"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
+
+func (e *apiErr) Error() string { return e.Message }
+
+func apiError(status int, code, msg string) error { return &apiErr{Status: status, Code: code, Message: msg} }
+
+// errorHandler renders every error as JSON with a status that says what
+// went wrong; store outages are 503 so clients retry rather than give up.
+func (s *Server) errorHandler(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	var ae *apiErr
+	var fe *fieldError
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &ae):
+	case errors.As(err, &fe):
+		ae = &apiErr{Status: http.StatusBadRequest, Code: "invalid_request", Message: fe.Error(), Field: fe.Field}
+	case errors.Is(err, execution.ErrNotFound):
+		ae = &apiErr{Status: http.StatusNotFound, Code: "not_found", Message: "execution not found"}
+	case execution.IsUnavailable(err):
+		ae = &apiErr{Status: http.StatusServiceUnavailable, Code: "store_unavailable", Message: "execution store unavailable; retry later: " + err.Error()}
+	case errors.Is(err, execution.ErrInvalidTransition), errors.Is(err, execution.ErrAlreadyFinished):
+		ae = &apiErr{Status: http.StatusConflict, Code: "conflict", Message: err.Error()}
+	case errors.As(err, &he):
+		msg := fmt.Sprint(he.Message)
+		code := "error"
+		switch he.Code {
+		case http.StatusRequestEntityTooLarge:
+			code = "body_too_large"
+		case http.StatusNotFound:
+			code = "not_found"
+		case http.StatusMethodNotAllowed:
+			code = "method_not_allowed"
+		case http.StatusBadRequest:
+			code = "invalid_request"
+		}
+		ae = &apiErr{Status: he.Code, Code: code, Message: msg}
+	default:
+		c.Logger().Error(err)
+		ae = &apiErr{Status: http.StatusInternalServerError, Code: "internal", Message: err.Error()}
+	}
+	if c.Request().Method == http.MethodHead {
+		_ = c.NoContent(ae.Status)
+		return
+	}
+	_ = c.JSON(ae.Status, map[string]any{"error": ae})
+}
