@@ -277,9 +277,9 @@ func (s *Server) getExecution(c echo.Context) error {
 }
 
 type waitRequest struct {
-	TimeoutSeconds         *float64 `json:"timeout_seconds"`
-	IncludePartialOutput   *bool    `json:"include_partial_output"`
-	PartialOutputMaxBytes  int      `json:"partial_output_max_bytes"`
+	TimeoutSeconds        *float64 `json:"timeout_seconds"`
+	IncludePartialOutput  *bool    `json:"include_partial_output"`
+	PartialOutputMaxBytes int      `json:"partial_output_max_bytes"`
 }
 
 // waitExecution waits up to timeout_seconds. Reaching the timeout while the

@@ -171,7 +171,9 @@ type apiErr struct {
 
 func (e *apiErr) Error() string { return e.Message }
 
-func apiError(status int, code, msg string) error { return &apiErr{Status: status, Code: code, Message: msg} }
+func apiError(status int, code, msg string) error {
+	return &apiErr{Status: status, Code: code, Message: msg}
+}
 
 // errorHandler renders every error as JSON with a status that says what
 // went wrong; store outages are 503 so clients retry rather than give up.
