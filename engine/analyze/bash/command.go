@@ -163,6 +163,10 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c ctx) int {
 		}
 		return cmd.ID
 	}
+	if strings.HasPrefix(f0.s, "./") || strings.HasPrefix(f0.s, "../") || strings.HasPrefix(f0.s, "~") {
+		// A program run from the workspace or a home directory.
+		a.addFile(s, f0, "exec", "exec", c, nil)
+	}
 	a.semantics(s, name, fields[1:], c)
 	for _, cand := range cmd.Candidates {
 		if cand != name {
@@ -1055,6 +1059,12 @@ func (a *analyzer) stmtRedirects(s *syntax.Stmt, cmdName string, c ctx) ([]sdk.R
 			if isFdTarget(f.s) {
 				rd.Target = "&" + f.s
 				op = ""
+				// A shell wired to a socket descriptor opened earlier.
+				if n, err := strconv.Atoi(f.s); err == nil && shells[cmdName] {
+					if idx, ok := a.tcpFDs[n]; ok && idx < len(a.b.Facts.Network) {
+						a.b.Facts.Network[idx].ExecShell = true
+					}
+				}
 			} else if r.Op == syntax.DplOut {
 				op = "write"
 			} else {
@@ -1066,7 +1076,14 @@ func (a *analyzer) stmtRedirects(s *syntax.Stmt, cmdName string, c ctx) ([]sdk.R
 			continue
 		}
 		if strings.HasPrefix(f.s, "/dev/tcp/") || strings.HasPrefix(f.s, "/dev/udp/") {
-			a.devTCP(s, f, cmdName)
+			idx := a.devTCP(s, f, cmdName)
+			if rd.Fd > 2 {
+				// exec 5<>/dev/tcp/h/p: remember the socket descriptor.
+				if a.tcpFDs == nil {
+					a.tcpFDs = map[int]int{}
+				}
+				a.tcpFDs[rd.Fd] = idx
+			}
 			continue
 		}
 		if ignoredDevice(f.s) {

@@ -42,9 +42,6 @@ func parseDest(f field, defScheme string) dest {
 		rest = s[hostStart:]
 	} else if defScheme != "" {
 		d.scheme = defScheme
-		if strings.ContainsAny(s, "/") || defScheme == "http" {
-			d.url = s
-		}
 	}
 	end := len(rest)
 	if k := strings.IndexAny(rest, "/?#"); k >= 0 {
@@ -99,9 +96,6 @@ func parseDest(f field, defScheme string) dest {
 	} else {
 		d.host = strings.ToLower(host)
 	}
-	if d.url == "" && (d.scheme == "" || defScheme == "") {
-		d.url = ""
-	}
 	return d
 }
 
@@ -127,7 +121,7 @@ func (a *analyzer) addNet(s *syntax.Stmt, f field, defScheme, via string, adjust
 }
 
 // devTCP records bash's /dev/tcp/host/port redirection.
-func (a *analyzer) devTCP(s *syntax.Stmt, f field, cmdName string) {
+func (a *analyzer) devTCP(s *syntax.Stmt, f field, cmdName string) int {
 	rest := strings.TrimPrefix(strings.TrimPrefix(f.s, "/dev/tcp/"), "/dev/udp/")
 	scheme := "tcp"
 	if strings.HasPrefix(f.s, "/dev/udp/") {
@@ -146,6 +140,7 @@ func (a *analyzer) devTCP(s *syntax.Stmt, f field, cmdName string) {
 		n.Port = p
 	}
 	a.b.Facts.Network = append(a.b.Facts.Network, n)
+	return len(a.b.Facts.Network) - 1
 }
 
 // optScan walks options of a network tool; onOpt sees every option with
@@ -454,6 +449,11 @@ func (a *analyzer) netcat(s *syntax.Stmt, name string, args []field) {
 				}
 			}
 		})
+	if listen && len(ops) == 1 {
+		if p, err := strconv.Atoi(ops[0].s); err == nil {
+			port, ops = p, nil
+		}
+	}
 	if len(ops) == 0 {
 		if listen {
 			a.b.Facts.Network = append(a.b.Facts.Network, sdk.NetworkUse{Via: name, Port: port, Listen: true,

@@ -231,6 +231,9 @@ func (a *analyzer) expandParts(parts []syntax.WordPart, emit bool, q qmode) [][]
 			add([]field{f})
 		case *syntax.ArithmExp:
 			f := field{}
+			if emit {
+				a.walkHiddenSubsts(p.X)
+			}
 			if v, ok := a.arith(p.X); ok {
 				f.s = strconv.Itoa(v)
 			} else {
@@ -362,6 +365,22 @@ func (a *analyzer) expandParam(p *syntax.ParamExp, emit, quoted bool) []field {
 	}
 	if emit && isIdent(name) && !a.assigned[name] && name != "IFS" {
 		a.b.Facts.EnvReads = append(a.b.Facts.EnvReads, sdkEnvRead(name, a.at.Pos(a.lc(p.Pos()))))
+	}
+	if emit {
+		if p.Exp != nil && p.Exp.Word != nil {
+			a.walkHiddenSubsts(p.Exp.Word)
+		}
+		if p.Repl != nil {
+			a.walkHiddenSubsts(p.Repl.Orig)
+			a.walkHiddenSubsts(p.Repl.With)
+		}
+		if p.Slice != nil {
+			a.walkHiddenSubsts(p.Slice.Offset)
+			a.walkHiddenSubsts(p.Slice.Length)
+		}
+		if p.Index != nil {
+			a.walkHiddenSubsts(p.Index)
+		}
 	}
 	prov, hasProv := a.vars[name]
 	if hasProv && prov.arr != nil && p.Index != nil && !p.Length && p.Exp == nil && p.Slice == nil && p.Repl == nil {
