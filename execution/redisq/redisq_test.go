@@ -39,7 +39,7 @@ var (
 // unreachable — unless CI=true, where a missing Redis is a failure. The
 // probe runs once per package so an absent Redis costs one dial, not one per
 // test.
-func needRedis(t *testing.T) *redis.Client {
+func needRedis(t testing.TB) *redis.Client {
 	t.Helper()
 	o, err := redis.ParseURL(redisURL())
 	if err != nil {
@@ -64,7 +64,7 @@ func needRedis(t *testing.T) *redis.Client {
 }
 
 // uniquePrefix reserves a key prefix for one test and deletes its keys after.
-func uniquePrefix(t *testing.T, c *redis.Client) string {
+func uniquePrefix(t testing.TB, c *redis.Client) string {
 	p := "twtest:" + uuid.NewString() + ":"
 	t.Cleanup(func() {
 		ctx := context.Background()
@@ -112,7 +112,7 @@ func TestConformance(t *testing.T) {
 	conformance.Run(t, opener(redisq.Options{}))
 }
 
-func openT(t *testing.T, o redisq.Options) (*redisq.Backend, *redis.Client, string) {
+func openT(t testing.TB, o redisq.Options) (*redisq.Backend, *redis.Client, string) {
 	c := needRedis(t)
 	p := uniquePrefix(t, c)
 	o.URL, o.Prefix = redisURL(), p
