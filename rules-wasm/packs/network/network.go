@@ -347,7 +347,6 @@ func asciiHost(h string) bool {
 	return true
 }
 
-
 func isDownloader(c *sdk.Command) bool {
 	for _, n := range catalog.Names(c) {
 		if downloaders[n] {

@@ -406,7 +406,6 @@ func octalEscape(s string) bool {
 	return false
 }
 
-
 func checkObfuscation(e *catalog.Env) {
 	for _, d := range e.Facts.DynamicExec {
 		if d.Encoded || d.Pos.Encoded {

@@ -152,7 +152,6 @@ func init() {
 	}
 }
 
-
 // Infos returns the RuleInfos of ids in order, for a pack's Info. It panics
 // on an unknown id: a pack declaring a rule the catalog lacks is a
 // programming error caught by any test.

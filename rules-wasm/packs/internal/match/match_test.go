@@ -78,7 +78,10 @@ func TestPathMatcherMatchTree(t *testing.T) {
 }
 
 func TestSplitHome(t *testing.T) {
-	cases := []struct{ p, owner, rel string; ok bool }{
+	cases := []struct {
+		p, owner, rel string
+		ok            bool
+	}{
 		{"~", "~", "", true},
 		{"~/x/y", "~", "/x/y", true},
 		{"~bob/x", "bob", "/x", true},
@@ -105,23 +108,23 @@ func TestSplitHome(t *testing.T) {
 func TestDomainMatcher(t *testing.T) {
 	d := NewDomainMatcher([]string{"github.com", "PyPI.org", "*.pythonhosted.org"})
 	cases := map[string]bool{
-		"github.com":            true,
-		"api.github.com":        true,
-		"GitHub.com.":           true,
-		"github.com:443":        true,
-		"github.com.evil.io":    false,
-		"evilgithub.com":        false,
-		"pypi.org":              true,
-		"pypі.org":              false, // Cyrillic і
-		"pypi.org.attacker.net": false,
+		"github.com":             true,
+		"api.github.com":         true,
+		"GitHub.com.":            true,
+		"github.com:443":         true,
+		"github.com.evil.io":     false,
+		"evilgithub.com":         false,
+		"pypi.org":               true,
+		"pypі.org":               false, // Cyrillic і
+		"pypi.org.attacker.net":  false,
 		"files.pythonhosted.org": true,
-		"pythonhosted.org":      true,
-		"":                      false,
-		"93.184.216.34":         false,
-		"[::1]":                 false,
-		"2130706433":            false,
-		"0x7f.0.0.1":            false,
-		"gitlab.com":            false,
+		"pythonhosted.org":       true,
+		"":                       false,
+		"93.184.216.34":          false,
+		"[::1]":                  false,
+		"2130706433":             false,
+		"0x7f.0.0.1":             false,
+		"gitlab.com":             false,
 	}
 	for h, want := range cases {
 		if got := d.Allowed(h); got != want {
