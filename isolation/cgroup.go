@@ -512,9 +512,11 @@ func (p *cgProcess) cleanupAfterFailedStart() {
 	if p.cmd != nil && p.cmd.Process != nil {
 		_ = p.cmd.Wait()
 	}
-	if err := p.removeDirs(); err == nil {
-		p.b.wd.del(p.id)
+	if err := p.removeDirs(); err != nil {
+		p.b.addPending(p)
+		return
 	}
+	p.b.wd.del(p.id)
 }
 
 func (b *cgroupBackend) forget(id string) {

@@ -557,10 +557,16 @@ func TestRequiredRefusesWithoutCgroups(t *testing.T) {
 
 func TestBadCgroupRootIsAnErrorInEveryMode(t *testing.T) {
 	l := needCgroups(t)
+	cfg := testConfig(t, l)
+	openTest(t, cfg) // holds the exclusive root
 	for _, mode := range []string{ModeAuto, ModeRequired} {
 		_, err := Open(context.Background(), Config{Mode: mode, CgroupRoot: l.V2Mount})
 		if err == nil || !strings.Contains(err.Error(), "cgroup_root") {
 			t.Errorf("%s: the host hierarchy root was accepted as cgroup_root: %v", mode, err)
+		}
+		_, err = Open(context.Background(), Config{Mode: mode, CgroupRoot: cfg.CgroupRoot})
+		if err == nil || !strings.Contains(err.Error(), "in use") {
+			t.Errorf("%s: a root held by another backend was accepted: %v", mode, err)
 		}
 	}
 }

@@ -45,7 +45,8 @@ func Open(ctx context.Context, cfg Config) (Backend, error) {
 		return b, nil
 	}
 	if errors.Is(err, errBadRoot) {
-		// A misconfigured root is an operator error, not a host limit.
+		// A misconfigured or shared root is an operator error, not a host
+		// limit: never answer it with weaker isolation.
 		return nil, fmt.Errorf("isolation: %w", err)
 	}
 	if cfg.Mode == ModeRequired {
@@ -139,7 +140,7 @@ func openCgroup(ctx context.Context, cfg Config) (_ *cgroupBackend, err error) {
 	}
 	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		unix.Close(fd)
-		return nil, fmt.Errorf("cgroup root %s is in use by another toolwarden (it must be exclusive): %w", root, err)
+		return nil, fmt.Errorf("%w: %s is in use by another toolwarden (it must be exclusive): %v", errBadRoot, root, err)
 	}
 	b.lockFD = fd
 	defer func() {
