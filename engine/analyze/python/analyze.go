@@ -105,6 +105,17 @@ type funcInfo struct {
 	idx       int
 	recursive bool
 	called    bool
+	def       *stmt
+	scope     *scope
+	// ret is the function's constant return value, when every return
+	// statement returns the same constant.
+	ret *sym
+}
+
+// retFrame collects the return values of the function body being walked.
+type retFrame struct {
+	vals  []*sym
+	other bool
 }
 
 // analyzer walks one piece of content.
@@ -118,6 +129,8 @@ type analyzer struct {
 	funcs    map[string]*funcInfo
 	fnStack  []string
 	unroll   int
+	inline   int
+	rets     []*retFrame
 	steps    int
 	dup2     []int
 	procExec bool
@@ -213,9 +226,19 @@ func (a *analyzer) block(stmts []*stmt, sc *scope) {
 
 func (a *analyzer) stmt(s *stmt, sc *scope) {
 	switch s.kind {
-	case sExpr, sReturn, sRaise:
+	case sExpr, sRaise:
 		if s.value != nil {
 			a.eval(s.value, sc)
+		}
+	case sReturn:
+		var v *sym
+		if s.value != nil {
+			v = a.eval(s.value, sc)
+		} else {
+			v = &sym{kind: "none", cnst: true}
+		}
+		if n := len(a.rets); n > 0 {
+			a.rets[n-1].vals = append(a.rets[n-1].vals, v)
 		}
 	case sAssign:
 		v := a.eval(s.value, sc)
@@ -342,13 +365,78 @@ func (a *analyzer) def(s *stmt, sc *scope) {
 		fi = &funcInfo{idx: len(a.f.Functions) - 1}
 		a.funcs[s.name] = fi
 	}
+	fi.def, fi.scope = s, sc
 	fs := newScope(sc, s.name)
 	for _, p := range s.params {
+		p = strings.TrimLeft(p, "*")
 		fs.vars[p] = &sym{kind: "name", src: p}
 	}
+	fi.ret = a.walkBody(s, fs)
+}
+
+// walkBody walks a function body and returns its constant return value,
+// if it has exactly one.
+func (a *analyzer) walkBody(s *stmt, fs *scope) *sym {
 	a.fnStack = append(a.fnStack, s.name)
+	a.rets = append(a.rets, &retFrame{})
 	a.block(s.body, fs)
+	rf := a.rets[len(a.rets)-1]
+	a.rets = a.rets[:len(a.rets)-1]
 	a.fnStack = a.fnStack[:len(a.fnStack)-1]
+	var ret *sym
+	for _, v := range rf.vals {
+		if ret == nil {
+			ret = v
+			continue
+		}
+		if !(ret.isStr() && v.isStr() && ret.s == v.s) {
+			return nil
+		}
+	}
+	if ret != nil && (ret.cnst || ret.qual != "" || ret.inst != "") {
+		return ret
+	}
+	return nil
+}
+
+// maxInline bounds how deep calls to local functions with constant
+// arguments are followed into the function body.
+const maxInline = 2
+
+// inlineCall walks a local function's body again with the call's
+// arguments bound to its parameters, so a wrapper such as
+// `def run(c): os.system(c)` called as run("rm -rf /") reveals the
+// command. It returns the call's result when known.
+func (a *analyzer) inlineCall(fi *funcInfo, c *callCtx) *sym {
+	s := fi.def
+	fs := newScope(fi.scope, s.name)
+	for i, p := range s.params {
+		switch {
+		case strings.HasPrefix(p, "**"):
+			p = p[2:]
+			fs.vars[p] = &sym{kind: "dict", src: p}
+		case strings.HasPrefix(p, "*"):
+			p = p[1:]
+			t := &sym{kind: "tuple", cnst: true, src: p}
+			if i < len(c.args) {
+				for _, v := range c.args[i:] {
+					t.items = append(t.items, v)
+					t.cnst = t.cnst && v.cnst && v.qual == "" && v.inst == ""
+				}
+			}
+			fs.vars[p] = t
+		default:
+			if v := c.arg(i, p); v != nil {
+				fs.vars[p] = v
+			} else {
+				fs.vars[p] = &sym{kind: "name", src: p}
+			}
+		}
+	}
+	a.inline++
+	r := a.walkBody(s, fs)
+	a.inline--
+	return r
 }
 
 const maxUnroll = 8
@@ -830,6 +918,15 @@ func (a *analyzer) subscript(e *expr, sc *scope) *sym {
 	}
 	k := a.eval(e.y, sc)
 	key, kok := k.strVal()
+	if base.qual == "" && (base.kind == "list" || base.kind == "tuple" || base.kind == "dict") {
+		r := index(base, k)
+		if r.qual != "" && !r.indirect {
+			cp := *r
+			cp.indirect = true
+			return &cp
+		}
+		return r
+	}
 	switch q := base.qual; {
 	case q == "os.environ":
 		return a.envRead(k, e.line, e.col)

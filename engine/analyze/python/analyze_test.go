@@ -503,3 +503,35 @@ i = 0x_FF + 0o17 + 0b1 + 1_000.5e-3 + 3j
 		t.Fatalf("parse errors: %+v", f.ParseErrors)
 	}
 }
+
+// TestDataFlowAcrossStatements covers argv lists built step by step,
+// partly constant command strings, containers and local wrappers.
+func TestDataFlowAcrossStatements(t *testing.T) {
+	cases := []struct {
+		name, src, bash, via string
+		indirect             bool
+	}{
+		{"append extend", "import subprocess\nargs = ['rm']\nargs.append('-rf')\nargs.extend(['/'])\nsubprocess.run(args)", "rm -rf /", "subprocess.run", false},
+		{"format with dynamic part", "import os, sys\nos.system('rm -rf {}'.format(sys.argv[1]))", `rm -rf "$PYDYN"`, "os.system", false},
+		{"percent with dynamic part", "import os, sys\nos.system('rm -rf %s/*' % sys.argv[1])", `rm -rf "$PYDYN"/*`, "os.system", false},
+		{"concat with dynamic part", "import os, sys\nos.system('curl ' + sys.argv[1] + ' | sh')", `curl "$PYDYN" | sh`, "os.system", false},
+		{"list container", "import os\n[os.system][0]('ls')", "ls", "os.system", true},
+		{"dict container", "import os\n{'x': os.system}['x']('ls')", "ls", "os.system", true},
+		{"wrapper function", "import os\ndef run(c):\n    os.system(c)\nrun('rm -rf /')", "rm -rf /", "os.system", false},
+		{"returned constant", "import os\ndef cmd():\n    return 'rm -rf ~'\nos.system(cmd())", "rm -rf ~", "os.system", false},
+		{"returned expression", "import os\ndef mk(a, b):\n    return a + ' ' + b\nos.system(mk('rm', '-rf /'))", "rm -rf /", "os.system", false},
+		{"loop over constants", "import os\nfor c in ['id', 'whoami']:\n    os.system(c)", "whoami", "os.system", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, fb := analyzeSrc(c.src)
+			if len(f.ParseErrors) > 0 {
+				t.Fatalf("parse errors: %+v", f.ParseErrors)
+			}
+			wantBash(t, fb, c.bash, c.via, false)
+			if c.indirect {
+				wantCall(t, f, c.via, true)
+			}
+		})
+	}
+}

@@ -161,8 +161,7 @@ func (a *analyzer) call(e *expr, sc *scope) *sym {
 		c.kwList = append(c.kwList, k.name)
 	}
 	if fn.localFn != "" {
-		a.callLocal(fn.localFn)
-		return (&sym{kind: "call"}).taint(c.args...)
+		return a.localCall(fn.localFn, c)
 	}
 	if fn.kind == "method" && fn.qual == "" {
 		return a.method(fn, c)
@@ -185,18 +184,45 @@ func (a *analyzer) call(e *expr, sc *scope) *sym {
 	return r
 }
 
-func (a *analyzer) callLocal(name string) {
+func (a *analyzer) localCall(name string, c *callCtx) *sym {
+	unknown := (&sym{kind: "call"}).taint(c.args...)
 	fi := a.funcs[name]
 	if fi == nil {
-		return
+		return unknown
 	}
 	for _, f := range a.fnStack {
 		if f == name {
 			fi.recursive = true
-			return
+			return unknown
 		}
 	}
 	fi.called = true
+	if fi.def != nil && a.inline < maxInline && a.steps < maxSteps/2 && anyKnown(c) {
+		if r := a.inlineCall(fi, c); r != nil {
+			return r
+		}
+		return unknown
+	}
+	if fi.ret != nil {
+		return fi.ret
+	}
+	return unknown
+}
+
+// anyKnown reports whether a call passes a constant or a resolved name,
+// which makes walking the callee again worthwhile.
+func anyKnown(c *callCtx) bool {
+	for _, v := range c.args {
+		if v.cnst || v.qual != "" {
+			return true
+		}
+	}
+	for _, v := range c.kws {
+		if v.cnst || v.qual != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *analyzer) recordCall(c *callCtx) {
@@ -229,6 +255,36 @@ func (a *analyzer) method(fn *sym, c *callCtx) *sym {
 	recv := fn.recv
 	m := fn.s
 	arg0 := c.arg(0, "")
+	if recv.kind == "list" && arg0 != nil {
+		// list mutation: argv built with append/extend/insert
+		switch m {
+		case "append", "insert":
+			if m == "insert" {
+				arg0 = c.arg(1, "")
+				if arg0 == nil {
+					break
+				}
+			}
+			if len(recv.items) < maxCompItems {
+				recv.items = append(recv.items, arg0)
+				recv.cnst = recv.cnst && arg0.cnst && arg0.qual == "" && arg0.inst == ""
+				recv.taint(arg0)
+			}
+			return &sym{kind: "none", cnst: true}
+		case "extend":
+			if arg0.isSeq() && len(recv.items)+len(arg0.items) <= maxCompItems {
+				recv.items = append(recv.items, arg0.items...)
+				recv.taint(arg0)
+			} else {
+				recv.cnst = false
+				recv.items = append(recv.items, (&sym{kind: "expr", src: arg0.src}).taint(arg0))
+			}
+			return &sym{kind: "none", cnst: true}
+		}
+	}
+	if !recv.cnst && (m == "format" || m == "format_map") {
+		return (&sym{kind: "expr"}).taint(recv).taint(c.args...)
+	}
 	if recv.cnst && (recv.kind == "str" || recv.kind == "bytes") {
 		switch m {
 		case "join":
@@ -276,6 +332,12 @@ func (a *analyzer) method(fn *sym, c *callCtx) *sym {
 				return strSym(s).taint(recv).taint(c.args...)
 			}
 			r := &sym{kind: "expr"}
+			if i := strings.IndexByte(recv.s, '{'); i >= 0 {
+				r.prefix = recv.s[:i]
+			}
+			if i := strings.LastIndexByte(recv.s, '}'); i >= 0 {
+				r.suffix = recv.s[i+1:]
+			}
 			return r.taint(recv).taint(c.args...)
 		case "replace":
 			o, ok1 := arg0.strVal()

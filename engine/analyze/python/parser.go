@@ -701,7 +701,9 @@ func (p *parser) defStmt(t *token, decs []*expr) *stmt {
 	p.expectOp("(")
 	// parameters: names with optional annotations and defaults
 	for !p.isOp(")") {
-		if p.acceptOp("*") || p.acceptOp("**") {
+		star := ""
+		if p.isOp("*") || p.isOp("**") {
+			star = p.next().text
 			if p.isOp(",") || p.isOp(")") {
 				p.acceptOp(",")
 				continue
@@ -711,7 +713,7 @@ func (p *parser) defStmt(t *token, decs []*expr) *stmt {
 			p.acceptOp(",")
 			continue
 		}
-		s.params = append(s.params, p.name())
+		s.params = append(s.params, star+p.name())
 		if p.acceptOp(":") {
 			p.test()
 		}

@@ -260,11 +260,17 @@ func binop(op string, a, b *sym) *sym {
 			if s, ok := percentFormat(a.s, b); ok {
 				r = strSym(s)
 			}
+			if !r.cnst {
+				r.prefix, r.suffix = percentEnds(a.s)
+			}
 		case a.isNum() && b.isNum():
 			if n, ok := arith(op, a, b); ok {
 				r = n
 			}
 		}
+	}
+	if !r.cnst && op == "%" && a.isStr() && a.kind == "str" && !b.cnst {
+		r.prefix, r.suffix = percentEnds(a.s)
 	}
 	if !r.cnst {
 		// keep the constant head and tail of concatenations
@@ -277,6 +283,24 @@ func binop(op string, a, b *sym) *sym {
 		}
 	}
 	return r.taint(a, b)
+}
+
+// percentEnds returns the text before the first and after the last
+// %-conversion of a format string.
+func percentEnds(f string) (string, string) {
+	i := strings.IndexByte(f, '%')
+	if i < 0 {
+		return f, ""
+	}
+	j := strings.LastIndexByte(f, '%')
+	k := j + 1
+	for k < len(f) && strings.IndexByte("-+ #0123456789.", f[k]) >= 0 {
+		k++
+	}
+	if k < len(f) {
+		k++
+	}
+	return f[:i], f[k:]
 }
 
 func headOf(v *sym) string {
@@ -520,6 +544,15 @@ func index(v, i *sym) *sym {
 					return v.items[k]
 				}
 			}
+		}
+	}
+	if (v.kind == "list" || v.kind == "tuple") && !v.cnst && i.cnst && i.kind == "int" {
+		n := int(i.num)
+		if n < 0 {
+			n += len(v.items)
+		}
+		if n >= 0 && n < len(v.items) {
+			return v.items[n]
 		}
 	}
 	if v.kind == "dict" && !v.cnst && i.cnst {
