@@ -92,7 +92,10 @@ type Spec struct {
 	// Env is the complete environment of the workload (nothing is inherited).
 	Env []string
 	// Dir is the working directory; empty means Workspace (or "/").
-	Dir    string
+	Dir string
+	// Stdin, Stdout and Stderr are the workload's standard streams; nil
+	// means /dev/null. An *os.File is passed straight through; any other
+	// value is copied through a pipe that closes when the run is empty.
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
