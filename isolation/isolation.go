@@ -23,8 +23,10 @@
 //     cpu.max, memory.events and pids.events.
 //   - "process_group" (best effort, no root or no cgroups): a per-run
 //     supervisor that is a child subreaper and heads the run's process group;
-//     SIGTERM, 3 s grace, SIGKILL of every descendant. A process that
-//     escapes the tree (possible without seccomp) is not tracked.
+//     SIGTERM, 3 s grace, SIGKILL of every descendant (setsid'd orphans are
+//     reparented to the supervisor, so they stay in its tree). There are no
+//     cgroup limits (rlimits stand in) and a run is only as safe as its
+//     supervisor process.
 //
 // A watchdog process (the host binary's hidden `__watchdog` command) is
 // told about every cgroup run over a pipe before the run starts; when the
