@@ -1,0 +1,201 @@
+// Package config loads the service configuration of `toolwarden serve` and
+// `toolwarden executor`: one YAML file (optional), then TOOLWARDEN_*
+// environment variables, then command-line flags, each overriding the one
+// before. Key names follow the execution-governance design
+// (agent.tool_timeout_minutes, multi_agent.eino_middleware.
+// reduction_max_length_for_trunc, security.process_isolation.*) so an
+// operator's existing configuration reads the same.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/knadh/koanf/parsers/yaml"
+	"github.com/knadh/koanf/providers/file"
+	"github.com/knadh/koanf/v2"
+
+	"github.com/toolwarden/toolwarden/isolation"
+)
+
+// Config is the whole service configuration.
+type Config struct {
+	// Listen is the API address (loopback by default).
+	Listen string `koanf:"listen"`
+	// DataDir holds the embedded store, the key store and spilled output.
+	DataDir string `koanf:"data_dir"`
+	// Policy is "default", "strict" or a policy file path.
+	Policy string `koanf:"policy"`
+	// RedisURL selects the Redis backend (redis://host:port/db) when set.
+	RedisURL string `koanf:"redis_url"`
+	// RedisPrefix namespaces every Redis key of this deployment.
+	RedisPrefix string `koanf:"redis_prefix"`
+	// EmbeddedExecutor runs an executor inside `serve` (default true).
+	EmbeddedExecutor bool `koanf:"embedded_executor"`
+	// Concurrency is the number of runs one executor runs at once.
+	Concurrency int `koanf:"executor_concurrency"`
+	// RatePerSecond and RateBurst limit API requests per key.
+	RatePerSecond float64 `koanf:"rate_per_second"`
+	RateBurst     int     `koanf:"rate_burst"`
+
+	Agent      Agent      `koanf:"agent"`
+	MultiAgent MultiAgent `koanf:"multi_agent"`
+	// ReductionRootDir is where oversized outputs are written
+	// (<data_dir>/reduction when empty).
+	ReductionRootDir string `koanf:"reduction_root_dir"`
+
+	// Isolation is security.process_isolation.
+	Isolation isolation.Config `koanf:"-"`
+}
+
+// Agent holds the execution-governance timing keys.
+type Agent struct {
+	ToolTimeoutMinutes          float64 `koanf:"tool_timeout_minutes"`
+	ToolWaitTimeoutSeconds      float64 `koanf:"tool_wait_timeout_seconds"`
+	ShellNoOutputTimeoutSeconds float64 `koanf:"shell_no_output_timeout_seconds"`
+}
+
+// MultiAgent holds the output-reduction keys.
+type MultiAgent struct {
+	EinoMiddleware struct {
+		ReductionEnable            bool `koanf:"reduction_enable"`
+		ReductionMaxLengthForTrunc int  `koanf:"reduction_max_length_for_trunc"`
+	} `koanf:"eino_middleware"`
+}
+
+// Default returns the built-in defaults: loopback, ./data, the default
+// policy, the embedded queue with an embedded executor, and the design's
+// recommended timings (60 min hard timeout, 30 s bounded wait, 1200 s
+// no-output timeout, 50000-byte results).
+func Default() Config {
+	c := Config{
+		Listen:           "127.0.0.1:8080",
+		DataDir:          "data",
+		Policy:           "default",
+		RedisPrefix:      "toolwarden",
+		EmbeddedExecutor: true,
+		Concurrency:      4,
+		RatePerSecond:    20,
+		RateBurst:        100,
+		Agent:            Agent{ToolTimeoutMinutes: 60, ToolWaitTimeoutSeconds: 30, ShellNoOutputTimeoutSeconds: 1200},
+	}
+	c.MultiAgent.EinoMiddleware.ReductionEnable = true
+	c.MultiAgent.EinoMiddleware.ReductionMaxLengthForTrunc = 50000
+	c.Isolation.Mode = isolation.ModeAuto
+	return c
+}
+
+// Load reads path (skipped when empty) over the defaults, then the
+// environment: TOOLWARDEN_LISTEN, TOOLWARDEN_DATA_DIR, TOOLWARDEN_POLICY,
+// TOOLWARDEN_REDIS_URL, TOOLWARDEN_REDIS_PREFIX, TOOLWARDEN_ISOLATION_MODE.
+// Errors name the file and the key.
+func Load(path string) (Config, error) {
+	c := Default()
+	if path != "" {
+		k := koanf.New(".")
+		if err := k.Load(file.Provider(path), yaml.Parser()); err != nil {
+			return c, fmt.Errorf("load config %s: %w", path, err)
+		}
+		if err := k.UnmarshalWithConf("", &c, koanf.UnmarshalConf{Tag: "koanf"}); err != nil {
+			return c, fmt.Errorf("load config %s: %w", path, err)
+		}
+		iso, err := isolation.LoadConfigFile(path)
+		if err != nil {
+			return c, fmt.Errorf("load config %s: %w", path, err)
+		}
+		if iso.Mode == "" {
+			iso.Mode = isolation.ModeAuto
+		}
+		c.Isolation = iso
+	}
+	env := map[string]*string{
+		"TOOLWARDEN_LISTEN":       &c.Listen,
+		"TOOLWARDEN_DATA_DIR":     &c.DataDir,
+		"TOOLWARDEN_POLICY":       &c.Policy,
+		"TOOLWARDEN_REDIS_URL":    &c.RedisURL,
+		"TOOLWARDEN_REDIS_PREFIX": &c.RedisPrefix,
+	}
+	for name, dst := range env {
+		if v, ok := os.LookupEnv(name); ok {
+			*dst = v
+		}
+	}
+	if v, ok := os.LookupEnv("TOOLWARDEN_ISOLATION_MODE"); ok {
+		c.Isolation.Mode = v
+	}
+	if v, ok := os.LookupEnv("TOOLWARDEN_EXECUTOR_CONCURRENCY"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return c, fmt.Errorf("TOOLWARDEN_EXECUTOR_CONCURRENCY: %q is not an integer", v)
+		}
+		c.Concurrency = n
+	}
+	return c, c.Validate()
+}
+
+// Validate checks ranges and names the offending key.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(key, msg string) { errs = append(errs, fmt.Errorf("config %s: %s", key, msg)) }
+	if c.Listen == "" {
+		bad("listen", "must not be empty")
+	}
+	if c.DataDir == "" {
+		bad("data_dir", "must not be empty")
+	}
+	if c.Concurrency < 1 {
+		bad("executor_concurrency", "must be >= 1")
+	}
+	if c.Agent.ToolTimeoutMinutes < 0 {
+		bad("agent.tool_timeout_minutes", "must be >= 0")
+	}
+	if c.Agent.ToolWaitTimeoutSeconds < 0 {
+		bad("agent.tool_wait_timeout_seconds", "must be >= 0")
+	}
+	if c.Agent.ShellNoOutputTimeoutSeconds < 0 {
+		bad("agent.shell_no_output_timeout_seconds", "must be >= 0")
+	}
+	if m := c.MultiAgent.EinoMiddleware.ReductionMaxLengthForTrunc; m < 1024 {
+		bad("multi_agent.eino_middleware.reduction_max_length_for_trunc", "must be >= 1024")
+	}
+	switch c.Isolation.Mode {
+	case "", isolation.ModeAuto, isolation.ModeRequired, isolation.ModeProcessGroup:
+	default:
+		bad("security.process_isolation.mode", fmt.Sprintf("%q: want auto, required or process_group", c.Isolation.Mode))
+	}
+	return errors.Join(errs...)
+}
+
+// ToolTimeout is the hard timeout of one run.
+func (c Config) ToolTimeout() time.Duration {
+	return time.Duration(c.Agent.ToolTimeoutMinutes * float64(time.Minute))
+}
+
+// WaitTimeout is the default bounded wait.
+func (c Config) WaitTimeout() time.Duration {
+	return time.Duration(c.Agent.ToolWaitTimeoutSeconds * float64(time.Second))
+}
+
+// NoOutputTimeout is the silence after which a run is killed.
+func (c Config) NoOutputTimeout() time.Duration {
+	return time.Duration(c.Agent.ShellNoOutputTimeoutSeconds * float64(time.Second))
+}
+
+// ReductionRoot is where oversized outputs are persisted (absolute).
+func (c Config) ReductionRoot() string {
+	root := c.ReductionRootDir
+	if root == "" {
+		root = filepath.Join(c.DataDir, "reduction")
+	}
+	if abs, err := filepath.Abs(root); err == nil {
+		return abs
+	}
+	return root
+}
+
+// MaxResultBytes is the cap of a canonical result.
+func (c Config) MaxResultBytes() int { return c.MultiAgent.EinoMiddleware.ReductionMaxLengthForTrunc }
