@@ -416,7 +416,7 @@ func (a *analyzer) walkWhile(s *syntax.Stmt, w *syntax.WhileClause, c ctx) {
 			}
 			if kind != "" {
 				a.b.Facts.Loops = append(a.b.Facts.Loops, sdk.Loop{
-					Kind: kind, HasBreak: hasBreak(w.Do, 0), Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos()),
+					Kind: kind, HasBreak: hasBreak(w.Do), Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos()),
 				})
 			}
 		}
@@ -431,7 +431,7 @@ func (a *analyzer) walkFor(s *syntax.Stmt, f *syntax.ForClause, c ctx) {
 		a.walkHiddenSubsts(l)
 		if l.Cond == nil {
 			a.b.Facts.Loops = append(a.b.Facts.Loops, sdk.Loop{
-				Kind: "for_ever", HasBreak: hasBreak(f.Do, 0), Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos()),
+				Kind: "for_ever", HasBreak: hasBreak(f.Do), Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos()),
 			})
 		}
 	case *syntax.WordIter:
@@ -446,8 +446,8 @@ func (a *analyzer) walkFor(s *syntax.Stmt, f *syntax.ForClause, c ctx) {
 }
 
 // hasBreak reports whether stmts contain a break/return/exit that leaves
-// the loop at nesting depth 0 (break inside an inner loop does not count).
-func hasBreak(stmts []*syntax.Stmt, depth int) bool {
+// the loop (a break inside an inner loop does not count; an exit does).
+func hasBreak(stmts []*syntax.Stmt) bool {
 	found := false
 	for _, s := range stmts {
 		syntax.Walk(s, func(n syntax.Node) bool {

@@ -306,7 +306,7 @@ func (a *analyzer) unwrap(s *syntax.Stmt, name string, args []field, c ctx) (int
 		for i, f := range args {
 			if f.s == "-c" || f.s == "--command" {
 				if i+1 < len(args) {
-					a.nestedShell(s, "flock", "flock -c", args[i+1], c)
+					a.nestedShell(s, "flock", args[i+1])
 				}
 				return -1, "", true
 			}
@@ -326,7 +326,7 @@ func (a *analyzer) unwrap(s *syntax.Stmt, name string, args []field, c ctx) (int
 				continue
 			case f.s == "-S" || f.s == "--split-string":
 				if i+1 < len(args) {
-					a.nestedShell(s, "env", "env -S", args[i+1], c)
+					a.nestedShell(s, "env", args[i+1])
 				}
 				return -1, "", true
 			case f.s == "-u" || f.s == "-C" || f.s == "--unset" || f.s == "--chdir":
@@ -553,10 +553,10 @@ func (a *analyzer) find(s *syntax.Stmt, args []field, c ctx) {
 	}
 }
 
-// nestedShell analyzes f (a shell command string) as nested bash.
-func (a *analyzer) nestedShell(s *syntax.Stmt, interp, via string, f field, c ctx) {
+// nestedShell analyzes f, a shell command string run by interp (flock -c,
+// env -S), as nested bash.
+func (a *analyzer) nestedShell(s *syntax.Stmt, interp string, f field) {
 	a.dynExec(s, "shell_c", interp, f, f, true)
-	_ = c
 }
 
 // dynExec records a DynamicExec for content f and analyzes it nested when

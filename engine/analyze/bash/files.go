@@ -183,7 +183,7 @@ func (a *analyzer) files(s *syntax.Stmt, name string, args []field, c ctx) {
 			ch := f.s[j]
 			switch ch {
 			case 'r', 'R':
-				if name != "sort" && name != "grep" && name != "ls" {
+				if recursiveFlag(name, ch) {
 					recursive = true
 				}
 			case 'f':
@@ -239,14 +239,11 @@ func (a *analyzer) files(s *syntax.Stmt, name string, args []field, c ctx) {
 			op = "append"
 		case name == "sed" && inPlace:
 			op = "write"
-		case name == "shred" && !force && false:
 		}
-		rec, frc := recursive, force
+		rec, frc := recursive || alwaysRecursive[name], force
 		a.addFile(s, f, op, name, c, func(fa *sdk.FileAccess) {
-			if fa.Op == "delete" || fa.Op == "copy_from" || fa.Op == "copy_to" || fa.Op == "chmod" || fa.Op == "chown" || fa.Op == "move" {
-				fa.Recursive = fa.Recursive || rec
-				fa.Force = frc
-			}
+			fa.Recursive = fa.Recursive || rec
+			fa.Force = frc
 			fa.Mode = mode
 			fa.Owner = owner
 		})
@@ -424,3 +421,18 @@ func normPath(p string) string {
 	}
 	return p
 }
+
+// recursiveFlag reports whether short option ch means "recursive" for the
+// command (sort -r reverses, ls -r reverses but ls -R recurses).
+func recursiveFlag(name string, ch byte) bool {
+	switch name {
+	case "sort", "uniq", "tail", "head", "cat", "diff", "cmp", "tac", "touch", "truncate", "xxd", "od", "wc":
+		return false
+	case "ls", "dir":
+		return ch == 'R'
+	}
+	return true
+}
+
+// alwaysRecursive commands walk the trees they are given.
+var alwaysRecursive = map[string]bool{"du": true, "tree": true}

@@ -143,10 +143,12 @@ func (a *analyzer) devTCP(s *syntax.Stmt, f field, cmdName string) int {
 	return len(a.b.Facts.Network) - 1
 }
 
-// optScan walks options of a network tool; onOpt sees every option with
-// its value (nil for flags) and returns whether it consumed a value.
+// optHandler sees every option of a command with its value (nil for
+// flags).
 type optHandler func(opt string, val *field)
 
+// scanOpts walks the options of a command, calling onOpt for each, and
+// returns its operands. shortVal and longVal name options taking a value.
 func scanOpts(args []field, shortVal string, longVal []string, onOpt optHandler) []field {
 	var operands []field
 	for i := 0; i < len(args); i++ {

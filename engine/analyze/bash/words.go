@@ -31,7 +31,6 @@ type field struct {
 	enc        bool
 	decoders   []string
 	downloaded bool
-	// netSubst is set when a substitution ran a downloader.
 }
 
 // qmode is the quoting context of a word part.
