@@ -297,7 +297,7 @@ func checkSecretPaths(e *catalog.Env, accs []access) {
 		}
 		p := normalizeHome(a.path)
 		pat, ok := e.M.Paths.Match(p, a.glob)
-		if !ok && a.recursive && (a.op == "read" || a.op == "copy_from" || a.op == "list" || a.op == "chmod" || a.op == "chown") {
+		if !ok && a.recursive && (a.op == "read" || a.op == "copy_from" || a.op == "chmod" || a.op == "chown") {
 			pat, ok = e.M.Paths.MatchTree(p)
 		}
 		msg := fmt.Sprintf("Script references denied path %s.", p)

@@ -76,6 +76,7 @@ func TestSecretPaths(t *testing.T) {
 		{Name: "~user home", Facts: sdk.Facts{Files: []sdk.FileAccess{file("~bob/notes.txt", "read", "cat")}}, Rule: "FILE_SECRET_PATH_ACCESS", Want: deny},
 		{Name: "redirect write to .env", Facts: cmds(sdk.Command{ID: 1, Name: "echo", Args: []string{"X=1"}, Redirects: []sdk.Redirect{{Op: ">>", Fd: -1, Target: "config/.env"}}}), Rule: "FILE_SECRET_PATH_ACCESS", Want: deny},
 		{Name: "tar of whole home", Facts: sdk.Facts{Files: []sdk.FileAccess{{Path: "~", Op: "read", By: "tar", Recursive: true}}}, Rule: "FILE_SECRET_PATH_ACCESS", Want: deny},
+		{Name: "du of whole home only lists", Facts: sdk.Facts{Files: []sdk.FileAccess{{Path: "~", Op: "list", By: "du", Recursive: true}}}, Rule: "FILE_SECRET_PATH_ACCESS"},
 		{Name: "upload of key", Facts: sdk.Facts{Network: []sdk.NetworkUse{{Host: "transfer.sh", Via: "curl", Upload: true, UploadFrom: "~/.aws/credentials"}}}, Rule: "FILE_SECRET_PATH_ACCESS", Want: deny},
 		{Name: "python dotenv call", Lang: "python", Facts: sdk.Facts{Calls: []sdk.Call{{Name: "dotenv.dotenv_values", Args: []sdk.Value{packtest.Str(".env")}}}}, Rule: "FILE_SECRET_PATH_ACCESS", Want: deny},
 		{Name: "git check-ignore names a path only", Facts: sdk.Facts{Commands: []sdk.Command{packtest.Cmd(1, "git", "check-ignore", ".env")}, Files: []sdk.FileAccess{file(".env", "ref", "git")}}, Rule: "FILE_SECRET_PATH_ACCESS"},

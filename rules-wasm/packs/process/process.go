@@ -587,8 +587,8 @@ func checkDynamicCode(e *catalog.Env) {
 		if !pyDynamicKinds[d.Kind] {
 			continue
 		}
-		if d.Static && d.Kind != "py_import" {
-			continue
+		if d.Static {
+			continue // known content was analyzed at depth+1 and judged there
 		}
 		e.Add(catalog.Finding{Rule: "PY_DYNAMIC_CODE_EXECUTION", Evidence: d.Evidence, Pos: d.Pos, Key: "dyn",
 			Message:  fmt.Sprintf("Dynamic code execution (%s) with content that is not a literal requires review.", d.Kind),
@@ -604,6 +604,11 @@ func checkDynamicCode(e *catalog.Env) {
 		case "__import__", "builtins.__import__", "importlib.import_module", "importlib.__import__",
 			"runpy.run_path", "runpy.run_module", "imp.load_source", "importlib.util.spec_from_file_location",
 			"importlib.machinery.SourceFileLoader":
+			// A literal module name is an ordinary import written another
+			// way; a name chosen at run time is not.
+			if len(c.Args) > 0 && constValue(c.Args[0]) {
+				continue
+			}
 		default:
 			continue
 		}

@@ -118,6 +118,9 @@ func TestPythonExecution(t *testing.T) {
 		{Name: "exec(user_code)", Facts: calls(sdk.Call{Name: "exec", Args: []sdk.Value{packtest.Name("code")}}), Rule: "PY_DYNAMIC_CODE_EXECUTION", Want: review},
 		{Name: "exec of literal", Facts: calls(sdk.Call{Name: "exec", Args: []sdk.Value{packtest.Str("print(1)")}}), Rule: "PY_DYNAMIC_CODE_EXECUTION"},
 		{Name: "__import__(name)", Facts: calls(sdk.Call{Name: "__import__", Args: []sdk.Value{packtest.Name("name")}}), Rule: "PY_DYNAMIC_CODE_EXECUTION", Want: review},
+		{Name: "__import__ literal", Facts: calls(sdk.Call{Name: "__import__", Args: []sdk.Value{packtest.Str("json")}}), Rule: "PY_DYNAMIC_CODE_EXECUTION"},
+		{Name: "import of a variable folded to a constant", Facts: sdk.Facts{Language: "python", Calls: []sdk.Call{{Name: "__import__", Args: []sdk.Value{packtest.Str("json")}}},
+			DynamicExec: []sdk.DynamicExec{{Kind: "py_import", Static: false, Content: "json"}}}, Rule: "PY_DYNAMIC_CODE_EXECUTION", Want: review},
 		{Name: "dynamic exec fact", Facts: sdk.Facts{Language: "python", DynamicExec: []sdk.DynamicExec{{Kind: "py_eval", Static: false}}}, Rule: "PY_DYNAMIC_CODE_EXECUTION", Want: review},
 		{Name: "method named eval", Facts: calls(sdk.Call{Name: "Model.eval"}), Rule: "PY_DYNAMIC_CODE_EXECUTION"},
 	})
