@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/toolwarden/toolwarden/auth"
+	"github.com/toolwarden/toolwarden/config"
+	"github.com/toolwarden/toolwarden/engine"
+	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/execution/embedded"
+	"github.com/toolwarden/toolwarden/execution/redisq"
+	"github.com/toolwarden/toolwarden/executor"
+	"github.com/toolwarden/toolwarden/isolation"
+	"github.com/toolwarden/toolwarden/policies"
+	"github.com/toolwarden/toolwarden/sdk"
+	"github.com/toolwarden/toolwarden/server"
+)
+
+func init() { subcommands = append(subcommands, newServeCmd) }
+
+// serveFlags are the flags of `toolwarden serve`; set flags override the
+// configuration file and the environment.
+type serveFlags struct {
+	config, listen, dataDir, redis, policy string
+	noExecutor                             bool
+}
+
+func newServeCmd() *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the API server (and, unless --no-executor, an embedded executor)",
+		Long: `serve starts the HTTP API on --listen (loopback by default) with the built-in rule packs and the policy,
+stores executions in the embedded store under --data-dir (or in Redis with --redis), and runs an embedded
+executor that executes allowed calls under OS isolation. On first start without TOOLWARDEN_ADMIN_KEY it
+creates an admin API key and prints it once.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := config.Load(f.config)
+			if err != nil {
+				return usageErr(err)
+			}
+			fl := cmd.Flags()
+			if fl.Changed("listen") {
+				cfg.Listen = f.listen
+			}
+			if fl.Changed("data-dir") {
+				cfg.DataDir = f.dataDir
+			}
+			if fl.Changed("redis") {
+				cfg.RedisURL = f.redis
+			}
+			if fl.Changed("policy") {
+				cfg.Policy = f.policy
+			}
+			if f.noExecutor {
+				cfg.EmbeddedExecutor = false
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return serve(ctx, cfg, cmd.OutOrStdout())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.config, "config", "", "YAML configuration file")
+	fl.StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to listen on")
+	fl.StringVar(&f.dataDir, "data-dir", "data", "directory for the embedded store, API keys and spilled output")
+	fl.StringVar(&f.redis, "redis", "", "Redis URL (redis://host:6379/0): share queue and store with other servers and executors")
+	fl.StringVar(&f.policy, "policy", "default", "policy: default, strict or a policy file")
+	fl.BoolVar(&f.noExecutor, "no-executor", false, "do not run an embedded executor (executors run elsewhere)")
+	return cmd
+}
+
+// openPolicy loads the configured policy; built-in names take the
+// TOOLWARDEN_* policy overrides from the environment like files do.
+func openPolicy(name string) (*sdk.Policy, error) {
+	if name == "" {
+		name = "default"
+	}
+	switch name {
+	case "default", "strict":
+		p, err := policies.Builtin(name)
+		if err != nil {
+			return nil, err
+		}
+		return policies.ApplyEnv(p)
+	}
+	return policies.Load(name)
+}
+
+// openBackend opens the Redis backend when a URL is configured, else the
+// embedded store in the data directory.
+func openBackend(ctx context.Context, cfg config.Config) (execution.Backend, error) {
+	if cfg.RedisURL != "" {
+		b, err := redisq.Open(ctx, redisq.Options{URL: cfg.RedisURL, Prefix: cfg.RedisPrefix})
+		if err != nil {
+			return nil, fmt.Errorf("open redis backend: %w", err)
+		}
+		return b, nil
+	}
+	b, err := embedded.Open(cfg.DataDir, embedded.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("open embedded store in %s: %w", cfg.DataDir, err)
+	}
+	return b, nil
+}
+
+// executorConfig maps the service configuration onto an executor's.
+func executorConfig(cfg config.Config) (executor.Config, error) {
+	ws := filepath.Join(cfg.DataDir, "workspace")
+	// Workloads run as an unprivileged uid: the shared workspace is
+	// world-writable and sticky, like /tmp.
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		return executor.Config{}, fmt.Errorf("create workspace %s: %w", ws, err)
+	}
+	if err := os.Chmod(ws, 0o1777); err != nil {
+		return executor.Config{}, fmt.Errorf("create workspace %s: %w", ws, err)
+	}
+	abs, _ := filepath.Abs(ws)
+	return executor.Config{
+		Concurrency:     cfg.Concurrency,
+		Timeout:         cfg.ToolTimeout(),
+		NoOutputTimeout: cfg.NoOutputTimeout(),
+		MaxResultBytes:  cfg.MaxResultBytes(),
+		ReductionRoot:   cfg.ReductionRoot(),
+		WorkspaceRoot:   abs,
+	}, nil
+}
+
+func serve(ctx context.Context, cfg config.Config, out io.Writer) error {
+	log := slog.Default()
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return usageErr(fmt.Errorf("create data dir: %w", err))
+	}
+	pol, err := openPolicy(cfg.Policy)
+	if err != nil {
+		return usageErr(err)
+	}
+	eng, err := engine.New(ctx, engine.Options{Policy: pol})
+	if err != nil {
+		return usageErr(err)
+	}
+	defer eng.Close(context.Background())
+
+	backend, err := openBackend(ctx, cfg)
+	if err != nil {
+		return usageErr(err)
+	}
+	defer backend.Close()
+
+	keys, err := auth.Open(filepath.Join(cfg.DataDir, "keys.json"))
+	if err != nil {
+		return usageErr(err)
+	}
+	token, err := keys.Bootstrap(os.Getenv("TOOLWARDEN_ADMIN_KEY"))
+	if err != nil {
+		return usageErr(fmt.Errorf("bootstrap admin key: %w", err))
+	}
+	if token != "" {
+		fmt.Fprintf(out, "toolwarden: created the first admin API key (shown once, store it now):\n%s\n", token)
+	}
+
+	srv := server.New(server.Config{
+		Listen:        cfg.Listen,
+		RatePerSecond: cfg.RatePerSecond,
+		RateBurst:     cfg.RateBurst,
+		WaitTimeout:   cfg.WaitTimeout(),
+		ReductionRoot: cfg.ReductionRoot(),
+	}, eng, backend, keys)
+	_ = server.RegisterQueueGauge(backend)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	execDone := make(chan error, 1)
+	if cfg.EmbeddedExecutor {
+		iso, err := isolation.Open(ctx, cfg.Isolation)
+		if err != nil {
+			return usageErr(fmt.Errorf("isolation: %w", err))
+		}
+		defer iso.Close()
+		ecfg, err := executorConfig(cfg)
+		if err != nil {
+			return usageErr(err)
+		}
+		ecfg.Exclusive = cfg.RedisURL == ""
+		d, err := executor.New(backend, iso, ecfg)
+		if err != nil {
+			return usageErr(err)
+		}
+		log.Info("embedded executor", "worker", d.WorkerID(), "isolation", iso.Name(), "concurrency", cfg.Concurrency)
+		running := make(chan struct{})
+		go func() {
+			close(running)
+			execDone <- d.Run(ctx)
+		}()
+		<-running
+		srv.Ready = func(context.Context) error {
+			select {
+			case err := <-execDone:
+				execDone <- err
+				return fmt.Errorf("embedded executor stopped: %v", err)
+			default:
+				return nil
+			}
+		}
+	} else {
+		close(execDone)
+	}
+
+	ln, err := srv.Listen()
+	if err != nil {
+		return usageErr(err)
+	}
+	fmt.Fprintf(out, "toolwarden: listening on http://%s (policy %s, store %s, %d rule packs)\n",
+		ln.Addr(), pol.Name, storeName(cfg), len(eng.Plugins()))
+	err = srv.Serve(ctx, ln)
+	cancel()
+	if eerr, ok := <-execDone; ok && eerr != nil && !errors.Is(eerr, context.Canceled) {
+		log.Error("embedded executor", "err", eerr)
+	}
+	return err
+}
+
+func storeName(cfg config.Config) string {
+	if cfg.RedisURL != "" {
+		return "redis"
+	}
+	return "embedded (" + cfg.DataDir + ")"
+}
