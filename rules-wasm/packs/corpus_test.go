@@ -117,3 +117,26 @@ func BenchmarkScanOnly(b *testing.B) {
 		}
 	}
 }
+
+// FuzzPacks feeds arbitrary scan inputs to every pack: a pack may return an
+// error, but it must never panic (in Wasm a panic costs an instance).
+func FuzzPacks(f *testing.F) {
+	for i, c := range loadCases(f) {
+		if i%10 != 0 {
+			continue
+		}
+		raw, _ := json.Marshal(&sdk.ScanInput{Facts: c.Facts, Content: c.Content, Language: c.Language, Policy: packtest.Policy()})
+		f.Add(raw)
+	}
+	f.Add([]byte(`{"facts":{"commands":[{"name":"rm","args":["-rf"],"dynamic_args":[5]}],"files":[{"path":"/home/","op":"delete","recursive":true}]}}`))
+	f.Add([]byte(`{"facts":{"network":[{"url":"$(","host":"[::"}],"commands":[{"name":"curl","args":["http://$(x","-o"]}]}}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var in sdk.ScanInput
+		if json.Unmarshal(raw, &in) != nil {
+			return
+		}
+		for _, p := range packs.All() {
+			_, _ = p.Scan(&in)
+		}
+	})
+}

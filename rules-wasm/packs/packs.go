@@ -1,5 +1,30 @@
 // Package packs lists the built-in rule packs so the host can run the very
 // same code natively (benchmarks, tests) that it loads as Wasm in production.
+//
+// The packs split RULES.md's catalog by what they look at, so that a scan
+// costs four Wasm calls:
+//
+//   - filesystem: BASH_RECURSIVE_DELETE, FILE_DANGEROUS_DELETE,
+//     WORKSPACE_RECURSIVE_DELETE_REVIEW, FILE_SECRET_PATH_ACCESS,
+//     EXECUTION_DENIED_CWD, BLOCK_DEVICE_WRITE, PERSISTENCE, DEFENSE_EVASION
+//   - network: NETWORK_NON_WHITELIST_DOMAIN, NETWORK_DYNAMIC_URL_REVIEW,
+//     BASH_REMOTE_CODE_EXEC, REVERSE_SHELL, DATA_EXFILTRATION,
+//     PY_SOCKET_NETWORK_ACCESS
+//   - process: BASH_PRIVILEGE_ESCALATION, DEPENDENCY_INSTALL,
+//     BASH_OBFUSCATED_EXEC, PY_OBFUSCATED_EXEC, BASH_FORK_BOMB,
+//     PY_PROCESS_EXECUTION_REVIEW, PY_SHELL_INJECTION_RISK,
+//     PY_DYNAMIC_CODE_EXECUTION, BASH_INLINE_INTERPRETER_REVIEW,
+//     BASH_COMMAND_REVIEW, BASH_SHELL_FEATURE_REVIEW
+//   - resources: BASH_INFINITE_LOOP, PY_INFINITE_LOOP, BASH_LONG_SLEEP,
+//     RESOURCE_TIMEOUT_LIMIT_EXCEEDED, RESOURCE_OUTPUT_LIMIT_EXCEEDED,
+//     SENSITIVE_ENV_READ_REVIEW, SENSITIVE_OUTPUT,
+//     SENSITIVE_PRIVATE_KEY_LITERAL, SENSITIVE_CREDENTIAL_LITERAL_REVIEW,
+//     BASH_PARSE_ERROR_REVIEW, PY_PARSE_ERROR_REVIEW
+//
+// Every pack judges facts at any nesting depth alike, honours the policy
+// switches (a switched-off deny becomes a review, never silence), fails
+// closed on a missing facts document, and leaves per-rule overrides
+// (policy.rules) to the host.
 package packs
 
 import (
