@@ -104,6 +104,10 @@ type analyzer struct {
 	aliases  map[string]string
 	// funcs maps a declared function name to its index in Facts.Functions.
 	funcs map[string]int
+	// written holds static text the script wrote to files; fetched the
+	// files it downloaded to. Running such a file is judged by them.
+	written map[string]string
+	fetched map[string]bool
 	// tcpFDs maps descriptors opened on /dev/tcp to their network fact.
 	tcpFDs map[int]int
 	// ifs is the field separator set by the script (default IFS when "").

