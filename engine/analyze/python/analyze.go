@@ -638,6 +638,8 @@ func (a *analyzer) qualSym(q string, indirect bool) *sym {
 		return strSym(".")
 	case "os.name":
 		return strSym("posix")
+	case "os.environ", "os.environb":
+		return &sym{qual: "os.environ", indirect: indirect, env: []string{"*"}, src: q}
 	}
 	return &sym{qual: q, indirect: indirect, src: q}
 }
@@ -720,6 +722,12 @@ func (a *analyzer) eval1(e *expr, sc *scope) *sym {
 				v := a.eval(it.x, sc)
 				if v.isSeq() {
 					r.items = append(r.items, v.items...)
+					continue
+				}
+				if (v.kind == "list" || v.kind == "tuple") && len(v.items) > 0 {
+					r.cnst = false
+					r.items = append(r.items, v.items...)
+					r.taint(v)
 					continue
 				}
 				r.cnst = false

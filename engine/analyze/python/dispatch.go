@@ -1,6 +1,7 @@
 package python
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -212,6 +213,47 @@ func (a *analyzer) dispatch(c *callCtx) *sym {
 		return &sym{kind: "expr", inst: n}
 	case "exec", "eval", "compile":
 		return a.doExec(c)
+	case "code.InteractiveInterpreter.runsource", "code.InteractiveInterpreter.runcode", "code.InteractiveConsole.push",
+		"code.InteractiveConsole.runsource", "code.compile_command", "timeit.timeit", "timeit.repeat", "timeit.Timer":
+		// the setup runs first, in the same namespace as the statement
+		code := c.arg(0, "stmt")
+		if setup := c.kws["setup"]; setup != nil && code != nil {
+			code = binop("+", binop("+", setup, strSym("\n")), code)
+		}
+		if code == nil || code.kind == "code" {
+			return nil
+		}
+		s, ok := code.strVal()
+		static := ok && code.kind == "str"
+		a.dynExec(c, "py_exec", "python", code, static)
+		if static {
+			a.nested("python", s, c, c.name, code.encoded)
+		}
+		return nil
+	case "code.InteractiveInterpreter", "code.InteractiveConsole":
+		return &sym{kind: "expr", inst: n}
+	case "pickle.loads", "marshal.loads", "dill.loads", "cloudpickle.loads", "_pickle.loads":
+		// deserializing an embedded payload can run arbitrary code
+		if arg0 != nil && arg0.cnst {
+			d := sdk.DynamicExec{Kind: "py_exec", Interpreter: "python", Encoded: true, Decoders: append(append([]string(nil), arg0.decoders...), strings.SplitN(n, ".", 2)[0]), Evidence: c.ev, Pos: a.pos(c.line, c.col)}
+			a.f.DynamicExec = append(a.f.DynamicExec, d)
+		}
+		return nil
+	case "float":
+		if s, ok := arg0.strVal(); ok && arg0 != nil {
+			if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+				return &sym{kind: "float", cnst: true, s: s, num: f}
+			}
+		}
+		return nil
+	case "threading.Event":
+		return &sym{kind: "expr", inst: n}
+	case "pip.main", "pip._internal.main", "pip._internal.cli.main.main":
+		if arg0 != nil && (arg0.kind == "list" || arg0.kind == "tuple") {
+			line, _ := argvLine(concatArgv(append([]*sym{strSym("pip")}, arg0.items...)))
+			a.runCommand(c, line, arg0.encoded)
+		}
+		return nil
 	case "print", "sys.stdout.write", "sys.stderr.write", "sys.stdout.writelines", "sys.stderr.writelines", "pprint.pprint", "pprint.pp",
 		"logging.info", "logging.debug", "logging.warning", "logging.warn", "logging.error", "logging.critical", "logging.exception", "logging.log":
 		a.output(c, "stdout", c.args...)
@@ -272,12 +314,20 @@ func (a *analyzer) dispatch(c *callCtx) *sym {
 		sl := sdk.Sleep{Evidence: c.ev, Pos: a.pos(c.line, c.col)}
 		if arg0 != nil && arg0.isNum() {
 			sl.Seconds = arg0.num
+			if math.IsInf(sl.Seconds, 0) || math.IsNaN(sl.Seconds) {
+				sl.Seconds = -1
+			}
 		} else {
 			sl.Dynamic = true
 		}
 		a.f.Sleeps = append(a.f.Sleeps, sl)
 		return nil
 	case "signal.pause", "threading.Event.wait":
+		if t := c.arg(0, "timeout"); t != nil && t.kind != "none" {
+			sl := sdk.Sleep{Evidence: c.ev, Pos: a.pos(c.line, c.col), Seconds: t.num, Dynamic: !t.isNum()}
+			a.f.Sleeps = append(a.f.Sleeps, sl)
+			return nil
+		}
 		a.f.Sleeps = append(a.f.Sleeps, sdk.Sleep{Seconds: -1, Evidence: c.ev, Pos: a.pos(c.line, c.col)})
 		return nil
 	}
