@@ -214,6 +214,31 @@ func normalizeHome(p string) string {
 	return p
 }
 
+// dynamicSystemDelete judges a delete target with an expansion in it by
+// what it is when the expansion is empty or arbitrary: "/$X" and "~/$X"
+// delete root or home, "/usr/$X" something inside a system tree. A static
+// tail after the expansion ("/tmp/$ID/build", "$OUT/x") keeps it specific.
+func dynamicSystemDelete(p string) bool {
+	pre := staticPrefix(p)
+	if pre == "" {
+		return false
+	}
+	rest := p[len(pre):]
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		if tail := strings.Trim(rest[i:], "/*"); tail != "" {
+			return false
+		}
+	}
+	c := match.CleanPath(pre)
+	if c == "/" || c == "~" {
+		return true
+	}
+	if !strings.HasSuffix(pre, "/") {
+		return false // "/usr$X" or "build-$X": a name being completed
+	}
+	return match.IsSystemTree(c+"/x") && !strings.HasPrefix(c, "/home") && !strings.HasPrefix(c, "/Users")
+}
+
 // staticPrefix is the part of a dynamic path before its first expansion.
 func staticPrefix(p string) string {
 	if i := strings.IndexAny(p, "$`"); i >= 0 {
@@ -230,9 +255,7 @@ func checkDeletes(e *catalog.Env, accs []access) {
 		path := normalizeHome(a.path)
 		system := false
 		if a.dynamic {
-			pre := staticPrefix(path)
-			// "/$X" deletes / when X is empty; "$X" alone is unknown.
-			system = pre != "" && (match.CleanPath(pre) == "/" || match.IsSystemTree(pre) && strings.HasSuffix(pre, "/"))
+			system = dynamicSystemDelete(path)
 		} else {
 			system = match.IsSystemTree(path)
 		}

@@ -36,6 +36,13 @@ func TestDeletes(t *testing.T) {
 	dynRoot.Dynamic = true
 	dynRel := del("$OUT", true, true, "rm")
 	dynRel.Dynamic = true
+	for p, want := range map[string]bool{"/$X": true, "~/$DIR": true, "/usr/$X": true, "/$X/*": true,
+		"/tmp/$RUN_ID": false, "/tmp/$ID/build": false, "$OUT": false, "$OUT/x": false, "/home/$USER/build": false,
+		"build-$X": false, "/usr/lib/$X/cache/x": false} {
+		if got := dynamicSystemDelete(p); got != want {
+			t.Errorf("dynamicSystemDelete(%q) = %v, want %v", p, got, want)
+		}
+	}
 	packtest.Run(t, Scan, []C{
 		{Name: "rm -rf / fact", Facts: sdk.Facts{Files: []sdk.FileAccess{del("/", true, true, "rm")}}, Rule: "BASH_RECURSIVE_DELETE", Want: deny},
 		{Name: "rm -rf ~ from command only", Facts: cmds(packtest.Cmd(1, "rm", "-rf", "~")), Rule: "BASH_RECURSIVE_DELETE", Want: deny},
