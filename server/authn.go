@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolwarden/toolwarden/auth"
+	"github.com/toolwarden/toolwarden/service"
 )
 
 const keyCtx = "toolwarden.key"
@@ -63,7 +64,7 @@ func (s *Server) createKey(c echo.Context) error {
 	}
 	role, err := auth.ParseRole(req.Role)
 	if err != nil {
-		return &fieldError{"role", err.Error()}
+		return service.BadField("role", err.Error())
 	}
 	token, k, err := s.keys.Create(req.Name, role)
 	if err != nil {

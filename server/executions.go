@@ -7,18 +7,16 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/toolwarden/toolwarden/engine/analyze"
-	"github.com/toolwarden/toolwarden/engine/report"
 	"github.com/toolwarden/toolwarden/execution"
 	"github.com/toolwarden/toolwarden/reduction"
 	"github.com/toolwarden/toolwarden/sdk"
+	"github.com/toolwarden/toolwarden/service"
 )
 
 // bindStrict decodes a JSON body, rejecting unknown fields and wrong types
@@ -43,59 +41,28 @@ func bindStrict(c echo.Context, v any) error {
 		var se *json.SyntaxError
 		switch {
 		case errors.As(err, &te):
-			return &fieldError{te.Field, fmt.Sprintf("must be %s, got %s", te.Type, te.Value)}
+			return service.BadField(te.Field, fmt.Sprintf("must be %s, got %s", te.Type, te.Value))
 		case errors.As(err, &se):
 			return apiError(http.StatusBadRequest, "invalid_json", fmt.Sprintf("invalid JSON at byte %d: %v", se.Offset, err))
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
 			f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-			return &fieldError{f, "unknown field"}
+			return service.BadField(f, "unknown field")
 		}
 		return apiError(http.StatusBadRequest, "invalid_json", err.Error())
 	}
 	return nil
 }
 
-// scanPieces scans every piece and merges the reports into one: the
-// decision of several code blocks is that of all their findings together.
-func (s *Server) scanPieces(c echo.Context, req *ToolRequest, pieces []piece) (*sdk.SafetyReport, error) {
-	ctx := c.Request().Context()
-	var reps []*sdk.SafetyReport
-	for _, p := range pieces {
-		rep, err := s.eng.Scan(ctx, req.engineRequest(p))
-		if err != nil {
-			var tl *analyze.TooLargeError
-			if errors.As(err, &tl) {
-				return nil, &apiErr{Status: http.StatusRequestEntityTooLarge, Code: "content_too_large", Message: err.Error(), Field: p.Field}
-			}
-			return nil, &fieldError{p.Field, err.Error()}
-		}
-		reps = append(reps, rep)
-	}
-	if len(reps) == 1 {
-		return reps[0], nil
-	}
-	var all []sdk.Finding
-	var elapsed time.Duration
-	for _, r := range reps {
-		all = append(all, r.Findings...)
-		elapsed += time.Duration(r.ElapsedMS * float64(time.Millisecond))
-	}
-	first := reps[0]
-	start, _ := time.Parse(time.RFC3339Nano, first.Timestamp)
-	return report.Build(report.Meta{ScanID: first.ScanID, ToolName: first.ToolName, Language: first.Language,
-		Start: start, Elapsed: elapsed}, all, s.eng.Policy()), nil
-}
-
 func (s *Server) scan(c echo.Context) error {
-	var req ToolRequest
+	var req service.ToolRequest
 	if err := bindStrict(c, &req); err != nil {
 		return err
 	}
-	pieces, err := req.pieces()
+	pieces, err := req.Pieces()
 	if err != nil {
 		return err
 	}
-	rep, err := s.scanPieces(c, &req, pieces)
+	rep, err := s.svc.Scan(c.Request().Context(), &req, pieces)
 	if err != nil {
 		return err
 	}
@@ -107,76 +74,28 @@ func (s *Server) scan(c echo.Context) error {
 // pending_review record; finished within the wait → 200 with the result;
 // still going → 202 with the running (or queued) record.
 func (s *Server) createExecution(c echo.Context) error {
-	var req ToolRequest
+	var req service.ToolRequest
 	if err := bindStrict(c, &req); err != nil {
 		return err
-	}
-	pieces, err := req.pieces()
-	if err != nil {
-		return err
-	}
-	if len(pieces) != 1 {
-		return &fieldError{"code_blocks", "an execution runs one block; send one block per execution"}
 	}
 	wait, err := s.waitDuration(req.WaitSeconds, "wait_seconds", s.cfg.WaitTimeout)
 	if err != nil {
 		return err
 	}
-	if req.TimeoutSeconds < 0 || math.IsNaN(req.TimeoutSeconds) {
-		return &fieldError{"timeout_seconds", "must be >= 0"}
+	rec, done, err := s.svc.Submit(c.Request().Context(), &req, keyOf(c).ID, wait)
+	if rec != nil {
+		s.metrics.execCreated(rec.Status)
 	}
-	rep, err := s.scanPieces(c, &req, pieces)
 	if err != nil {
 		return err
-	}
-	p := pieces[0]
-	rec := &execution.Record{
-		ExecutionID:    execution.NewID(),
-		ToolName:       req.ToolName,
-		ConversationID: req.ConversationID,
-		Language:       rep.Language,
-		Content:        p.Content,
-		Cwd:            req.Cwd,
-		EnvNames:       sortedKeys(req.Env),
-		TimeoutMS:      int64(req.TimeoutSeconds * 1000),
-		OwnerKeyID:     keyOf(c).ID,
-		SafetyReport:   rep,
 	}
 	switch {
-	case rep.Decision == sdk.Deny:
-		rec.Status = execution.StatusBlocked
-		rec.StatusReason = rep.Summary
-		rec.IsError = true
-		rec.Error = "TOOL_SAFETY_BLOCKED: " + rep.Summary
-	case rep.Blocked:
-		rec.Status = execution.StatusPendingReview
-		rec.StatusReason = "held for human review (block_on_review): " + rep.Summary
-	default:
-		rec.Status = execution.StatusQueued
-	}
-	ctx := c.Request().Context()
-	if err := s.backend.Create(ctx, rec); err != nil {
-		return fmt.Errorf("store execution: %w", err)
-	}
-	s.metrics.execCreated(rec.Status)
-	switch rec.Status {
-	case execution.StatusBlocked:
+	case rec.Status == execution.StatusBlocked && rec.SafetyReport != nil && rec.SafetyReport.Decision == sdk.Deny:
 		return c.JSON(http.StatusForbidden, view(rec, 0, false))
-	case execution.StatusPendingReview:
-		return c.JSON(http.StatusAccepted, view(rec, 0, false))
+	case done:
+		return c.JSON(http.StatusOK, view(rec, execution.DefaultPartialOutputMaxBytes, true))
 	}
-	got, done, err := execution.Wait(ctx, s.backend, rec.ExecutionID, wait)
-	if err != nil {
-		return err
-	}
-	if got == nil {
-		got = rec
-	}
-	status := http.StatusAccepted
-	if done {
-		status = http.StatusOK
-	}
-	return c.JSON(status, view(got, execution.DefaultPartialOutputMaxBytes, true))
+	return c.JSON(http.StatusAccepted, view(rec, execution.DefaultPartialOutputMaxBytes, true))
 }
 
 // waitDuration validates a requested wait in seconds.
@@ -185,25 +104,13 @@ func (s *Server) waitDuration(v *float64, field string, def time.Duration) (time
 		return def, nil
 	}
 	if *v < 0 || math.IsNaN(*v) || math.IsInf(*v, 0) {
-		return 0, &fieldError{field, "must be a number of seconds >= 0"}
+		return 0, service.BadField(field, "must be a number of seconds >= 0")
 	}
 	d := time.Duration(*v * float64(time.Second))
 	if d > s.cfg.MaxWait {
 		d = s.cfg.MaxWait
 	}
 	return d, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // recordView is the API shape of an execution record: the record's JSON,
@@ -232,14 +139,7 @@ func view(r *execution.Record, maxPartial int, includePartial bool) recordView {
 // (someone else's record is reported as not found, not forbidden, so ids
 // cannot be probed).
 func (s *Server) load(c echo.Context) (*execution.Record, error) {
-	r, err := s.backend.Get(c.Request().Context(), c.Param("id"))
-	if err != nil {
-		return nil, err
-	}
-	if !seesAll(c) && r.OwnerKeyID != keyOf(c).ID {
-		return nil, execution.ErrNotFound
-	}
-	return r, nil
+	return s.svc.Load(c.Request().Context(), c.Param("id"), keyOf(c).ID, seesAll(c))
 }
 
 // partialParams reads include_partial_output (default true) and
@@ -249,7 +149,7 @@ func partialParams(c echo.Context) (bool, int, error) {
 	if v := c.QueryParam("include_partial_output"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return false, 0, &fieldError{"include_partial_output", "must be true or false"}
+			return false, 0, service.BadField("include_partial_output", "must be true or false")
 		}
 		include = b
 	}
@@ -257,7 +157,7 @@ func partialParams(c echo.Context) (bool, int, error) {
 	if v := c.QueryParam("partial_output_max_bytes"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > execution.MaxPartialOutputMaxBytes {
-			return false, 0, &fieldError{"partial_output_max_bytes", fmt.Sprintf("must be an integer from 1 to %d", execution.MaxPartialOutputMaxBytes)}
+			return false, 0, service.BadField("partial_output_max_bytes", fmt.Sprintf("must be an integer from 1 to %d", execution.MaxPartialOutputMaxBytes))
 		}
 		max = n
 	}
@@ -303,7 +203,7 @@ func (s *Server) waitExecution(c echo.Context) error {
 		max = execution.DefaultPartialOutputMaxBytes
 	}
 	if max < 1 || max > execution.MaxPartialOutputMaxBytes {
-		return &fieldError{"partial_output_max_bytes", fmt.Sprintf("must be from 1 to %d", execution.MaxPartialOutputMaxBytes)}
+		return service.BadField("partial_output_max_bytes", fmt.Sprintf("must be from 1 to %d", execution.MaxPartialOutputMaxBytes))
 	}
 	r, done, err := execution.Wait(c.Request().Context(), s.backend, c.Param("id"), d)
 	if err != nil {
@@ -391,14 +291,14 @@ func (s *Server) listExecutions(c echo.Context) error {
 	if v := c.QueryParam("status"); v != "" {
 		st := execution.Status(v)
 		if !st.Valid() {
-			return &fieldError{"status", "unknown status " + strconv.Quote(v)}
+			return service.BadField("status", "unknown status " + strconv.Quote(v))
 		}
 		f.Status = st
 	}
 	if v := c.QueryParam("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > execution.MaxListLimit {
-			return &fieldError{"limit", fmt.Sprintf("must be an integer from 1 to %d", execution.MaxListLimit)}
+			return service.BadField("limit", fmt.Sprintf("must be an integer from 1 to %d", execution.MaxListLimit))
 		}
 		f.Limit = n
 	}
@@ -408,7 +308,7 @@ func (s *Server) listExecutions(c echo.Context) error {
 	recs, next, err := s.backend.List(c.Request().Context(), f)
 	if err != nil {
 		if strings.Contains(err.Error(), "cursor") {
-			return &fieldError{"cursor", err.Error()}
+			return service.BadField("cursor", err.Error())
 		}
 		return err
 	}
@@ -430,14 +330,14 @@ func (s *Server) executionOutput(c echo.Context) error {
 	if v := c.QueryParam("offset"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			return &fieldError{"offset", "must be an integer >= 0"}
+			return service.BadField("offset", "must be an integer >= 0")
 		}
 		offset = n
 	}
 	if v := c.QueryParam("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 8<<20 {
-			return &fieldError{"limit", "must be an integer from 1 to 8388608"}
+			return service.BadField("limit", "must be an integer from 1 to 8388608")
 		}
 		limit = n
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/toolwarden/toolwarden/auth"
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/service"
 )
 
 // Config configures the API server. Zero values take the defaults noted.
@@ -76,6 +77,7 @@ type Server struct {
 	keys    *auth.Store
 	e       *echo.Echo
 	metrics *metrics
+	svc     *service.Service
 	// Ready reports extra readiness conditions (e.g. the embedded executor
 	// runs); nil means none.
 	Ready func(ctx context.Context) error
@@ -84,7 +86,8 @@ type Server struct {
 // New builds the server and its routes.
 func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.Store) *Server {
 	cfg.defaults()
-	s := &Server{cfg: cfg, eng: eng, backend: backend, keys: keys, metrics: newMetrics(backend)}
+	s := &Server{cfg: cfg, eng: eng, backend: backend, keys: keys, metrics: newMetrics(backend),
+		svc: &service.Service{Engine: eng, Backend: backend}}
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -182,10 +185,13 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		return
 	}
 	var ae *apiErr
-	var fe *fieldError
+	var fe *service.FieldError
 	var he *echo.HTTPError
+	var tl *service.TooLargeError
 	switch {
 	case errors.As(err, &ae):
+	case errors.As(err, &tl):
+		ae = &apiErr{Status: http.StatusRequestEntityTooLarge, Code: "content_too_large", Message: tl.Error(), Field: tl.Field}
 	case errors.As(err, &fe):
 		ae = &apiErr{Status: http.StatusBadRequest, Code: "invalid_request", Message: fe.Error(), Field: fe.Field}
 	case errors.Is(err, execution.ErrNotFound):

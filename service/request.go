@@ -1,4 +1,4 @@
-package server
+package service
 
 import (
 	"encoding/json"
@@ -47,33 +47,33 @@ type codeBlock struct {
 	Code     string `json:"code"`
 }
 
-// fieldError is a 400 that names the offending field.
-type fieldError struct {
+// FieldError is a bad request that names the offending field.
+type FieldError struct {
 	Field, Msg string
 }
 
-func (e *fieldError) Error() string { return fmt.Sprintf("field %q: %s", e.Field, e.Msg) }
+func (e *FieldError) Error() string { return fmt.Sprintf("field %q: %s", e.Field, e.Msg) }
 
-// piece is one unit of content to scan and run.
-type piece struct {
+// Piece is one unit of content to scan and run.
+type Piece struct {
 	Field    string
 	Language string
 	Content  string
 }
 
-// pieces extracts the content of a request with the Safety Guard's field
+// Pieces extracts the content of a request with the Safety Guard's field
 // mapping: command and cmd are shell command lines unless language says
 // otherwise; python_code and bash_code fix their language; code and script
 // take language or are detected (code is not assumed to be Python).
-func (r *ToolRequest) pieces() ([]piece, error) {
+func (r *ToolRequest) Pieces() ([]Piece, error) {
 	lang, err := analyze.NormalizeLanguage(r.Language)
 	if err != nil {
-		return nil, &fieldError{"language", err.Error()}
+		return nil, &FieldError{"language", err.Error()}
 	}
-	var got []piece
+	var got []Piece
 	add := func(field, language, content string) {
 		if content != "" {
-			got = append(got, piece{field, language, content})
+			got = append(got, Piece{field, language, content})
 		}
 	}
 	cmdLang := lang
@@ -98,13 +98,13 @@ func (r *ToolRequest) pieces() ([]piece, error) {
 	}
 	switch {
 	case len(got) == 0:
-		return nil, &fieldError{"command", "no content: set exactly one of command, cmd, script, code, code_blocks, python_code, bash_code"}
+		return nil, &FieldError{"command", "no content: set exactly one of command, cmd, script, code, code_blocks, python_code, bash_code"}
 	case len(got) > 1 && got[0].Field != "code_blocks":
 		fields := make([]string, len(got))
 		for i, p := range got {
 			fields[i] = p.Field
 		}
-		return nil, &fieldError{got[1].Field, "more than one content field set (" + strings.Join(fields, ", ") + "); set exactly one"}
+		return nil, &FieldError{got[1].Field, "more than one content field set (" + strings.Join(fields, ", ") + "); set exactly one"}
 	}
 	return got, nil
 }
@@ -125,40 +125,40 @@ func withArgs(cmd string, args []string) string {
 	return b.String()
 }
 
-func parseCodeBlocks(raw json.RawMessage, lang string) ([]piece, error) {
+func parseCodeBlocks(raw json.RawMessage, lang string) ([]Piece, error) {
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, &fieldError{"code_blocks", "must be a list of {language, code} objects or strings"}
+		return nil, &FieldError{"code_blocks", "must be a list of {language, code} objects or strings"}
 	}
-	var out []piece
+	var out []Piece
 	for i, it := range items {
 		var b codeBlock
 		var s string
 		if err := json.Unmarshal(it, &s); err == nil {
 			b = codeBlock{Code: s}
 		} else if err := json.Unmarshal(it, &b); err != nil {
-			return nil, &fieldError{fmt.Sprintf("code_blocks[%d]", i), "must be a {language, code} object or a string"}
+			return nil, &FieldError{fmt.Sprintf("code_blocks[%d]", i), "must be a {language, code} object or a string"}
 		}
 		l := lang
 		if b.Language != "" {
 			nl, err := analyze.NormalizeLanguage(b.Language)
 			if err != nil {
-				return nil, &fieldError{fmt.Sprintf("code_blocks[%d].language", i), err.Error()}
+				return nil, &FieldError{fmt.Sprintf("code_blocks[%d].language", i), err.Error()}
 			}
 			l = nl
 		}
 		if b.Code != "" {
-			out = append(out, piece{Field: "code_blocks", Language: l, Content: b.Code})
+			out = append(out, Piece{Field: "code_blocks", Language: l, Content: b.Code})
 		}
 	}
 	if len(out) == 0 {
-		return nil, &fieldError{"code_blocks", "no non-empty block"}
+		return nil, &FieldError{"code_blocks", "no non-empty block"}
 	}
 	return out, nil
 }
 
-// engineRequest builds the engine request for one piece.
-func (r *ToolRequest) engineRequest(p piece) engine.Request {
+// EngineRequest builds the engine request for one piece.
+func (r *ToolRequest) EngineRequest(p Piece) engine.Request {
 	return engine.Request{
 		ToolName:       r.ToolName,
 		Language:       p.Language,
@@ -172,3 +172,7 @@ func (r *ToolRequest) engineRequest(p piece) engine.Request {
 		ConversationID: r.ConversationID,
 	}
 }
+
+// BadField returns a FieldError: the request's field is wrong, and msg says
+// how.
+func BadField(field, msg string) error { return &FieldError{Field: field, Msg: msg} }
