@@ -46,6 +46,7 @@ func TestNormalization(t *testing.T) {
 		{`x=HOME; y=rm; z=y; ${!z} -rf ${!x}`, "rm", []string{"-rf", "~"}},
 		{`echo "a b $X c"`, "echo", []string{"a b $X c"}},
 		{`rm -rf ${HOME:?}/`, "rm", []string{"-rf", "~/"}},
+		{`f=a.tar.gz; echo ${f%%.*} ${f#*.} ${PATH%%:*}`, "echo", []string{"a", "tar.gz", "/usr/local/sbin"}},
 	}
 	for _, tc := range cases {
 		f := run(t, tc.src)
@@ -182,6 +183,7 @@ func TestFileAccesses(t *testing.T) {
 		{`dd if=/dev/zero of=/dev/sda bs=1M`, []want{{op: "write", path: "/dev/sda"}}, nil},
 		{`tar -czf out.tgz src`, []want{{op: "write", path: "out.tgz"}, {op: "read", path: "src", rec: true}}, nil},
 		{`tar xf in.tar`, []want{{op: "read", path: "in.tar"}}, nil},
+		{`zip -r /tmp/a.zip ~/.aws`, []want{{op: "write", path: "/tmp/a.zip", rec: true}, {op: "read", path: "~/.aws", rec: true}}, nil},
 		{`source ./env.sh`, []want{{op: "source", path: "env.sh"}}, nil},
 		{`. ~/.profile`, []want{{op: "source", path: "~/.profile"}}, nil},
 		{`echo hi > out.txt`, []want{{op: "write", path: "out.txt", by: "redirect"}}, nil},
@@ -401,6 +403,11 @@ func TestDynamicExec(t *testing.T) {
 			d := c.dyn("pipe_interpreter")
 			c.expect(d != nil && d.Static && d.Content == "rm -rf /", "xxd %+v", d)
 			c.file("delete", "/")
+		}},
+		{`echo cm0gLXJmIC8= | openssl base64 -d | sh`, func(c *checker) {
+			d := c.dyn("pipe_interpreter")
+			c.expect(d != nil && d.Static && d.Encoded && d.Content == "rm -rf /", "openssl base64 %+v", d)
+			c.noFile("base64")
 		}},
 		{`echo H4sIAAAA | base64 -d | gunzip | sh`, func(c *checker) {
 			d := c.dyn("pipe_interpreter")
@@ -820,6 +827,18 @@ func TestEncodedCommandWord(t *testing.T) {
 	}
 	if c := findCmd(run(t, `$(echo ls) -la`), "ls", "-la"); c == nil || c.Pos.Encoded {
 		t.Fatalf("plain substitution marked encoded: %+v", c)
+	}
+	// Printing decoded text executes nothing.
+	f = run(t, `echo $(echo aGVsbG8= | base64 -d)`)
+	if c := findCmd(f, "echo", "hello"); c == nil || c.Pos.Encoded || len(f.DynamicExec) != 0 {
+		t.Fatalf("printed decoded text: %s", dump(f))
+	}
+	f = run(t, `bash -c "$(echo cm0gLXJmIC8= | base64 -d)"`)
+	if d := findDyn(f, "shell_c"); d == nil || !d.Static || !d.Encoded || findFile(f, "delete", "/") == nil {
+		t.Fatalf("decoded bash -c: %s", dump(f))
+	}
+	if c := findCmd(run(t, `$(which rm) -rf /`), "rm", "-rf", "/"); c == nil || c.Path != "/usr/bin/rm" {
+		t.Fatalf("which resolution: %+v", c)
 	}
 }
 

@@ -125,9 +125,11 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c ctx) int {
 		cmd.Name = name
 	}
 	for i, f := range fields {
-		if f.enc {
-			// The command word or an argument was decoded from
-			// encoded content: the decoded text is executed.
+		if f.enc && i == 0 {
+			// The command word was decoded from encoded content: the
+			// decoded text is executed. (Decoded arguments are only
+			// data unless an interpreter runs them, which DynamicExec
+			// records.)
 			cmd.Pos.Encoded = true
 		}
 		cmd.ArgSources = append(cmd.ArgSources, f.ids...)

@@ -22,8 +22,9 @@ type argSpec struct {
 	skip       int
 	skipUnless []string
 	// last is the op of the last operand when there are two or more
-	// (cp/mv/ln destinations).
-	last string
+	// (cp/mv/ln destinations); first the op of the first operand (the
+	// archive zip writes).
+	last, first string
 	// optFiles maps options whose value is a path to the op on it.
 	optFiles map[string]string
 	// recursive/force flags recorded on the accesses.
@@ -53,9 +54,9 @@ var (
 	lnSpec    = &argSpec{op: "link", last: "link", shortVal: "tS", longVal: []string{"--target-directory", "--suffix", "--backup"}}
 	teeSpec   = &argSpec{op: "write"}
 	cdSpec    = &argSpec{op: "cwd"}
-	zipSpec   = &argSpec{op: "read", shortVal: "xiPbnt", longVal: []string{"--exclude", "--include", "--password"}}
+	zipSpec   = &argSpec{op: "read", first: "write", shortVal: "xiPbnt", longVal: []string{"--exclude", "--include", "--password"}}
 	unzipSpec = &argSpec{op: "read", shortVal: "dxP", optFiles: map[string]string{"-d": "write"}}
-	sslSpec   = &argSpec{op: "ref", shortVal: "", longVal: []string{"-in", "-out", "-inkey", "-key", "-passin", "-passout", "-certfile", "-signkey", "-CAfile", "-config", "-pass", "-md", "-K", "-iv", "-connect", "-servername", "-subj", "-days", "-newkey", "-keyout", "-cert", "-CApath", "-digest", "-name"},
+	sslSpec   = &argSpec{op: "ref", skip: 1, shortVal: "", longVal: []string{"-in", "-out", "-inkey", "-key", "-passin", "-passout", "-certfile", "-signkey", "-CAfile", "-config", "-pass", "-md", "-K", "-iv", "-connect", "-servername", "-subj", "-days", "-newkey", "-keyout", "-cert", "-CApath", "-digest", "-name"},
 		optFiles: map[string]string{"-in": "read", "-out": "write", "-inkey": "read", "-key": "read", "-keyout": "write", "-certfile": "read", "-signkey": "read", "-cert": "read"}}
 	installSpec = &argSpec{op: "copy_from", last: "copy_to", shortVal: "mogtSC", longVal: []string{"--mode", "--owner", "--group", "--target-directory", "--suffix"}}
 	truncSpec   = &argSpec{op: "write", shortVal: "sr", longVal: []string{"--size", "--reference"}}
@@ -233,6 +234,9 @@ func (a *analyzer) files(s *syntax.Stmt, name string, args []field, c ctx) {
 		op := spec.op
 		if spec.last != "" && i == len(operands)-1 && len(operands) >= 2 {
 			op = spec.last
+		}
+		if spec.first != "" && i == 0 {
+			op = spec.first
 		}
 		switch {
 		case name == "tee" && appendMode:

@@ -148,6 +148,11 @@ func (a *analyzer) foldStages(stages []*syntax.Stmt) foldResult {
 			}
 		case name == "cat" && len(nonOptions(args)) == 0:
 			out, outKnown = in, inKnown
+		case (name == "which" || name == "command" || name == "type") && !dyn && len(nonOptions(args)) == 1:
+			// `which rm`, `command -v rm`, `type -P rm` print a path.
+			if n := nonOptions(args)[0].s; isIdent(strings.ReplaceAll(n, "-", "_")) {
+				out, outKnown = "/usr/bin/"+n+"\n", true
+			}
 		case downloaders[name]:
 			r.downloaded = true
 		case decoderNames[name]:
@@ -414,10 +419,14 @@ func decode(name string, args []field, in string, known bool) (string, string, b
 		}
 		return name, "", false, true
 	case "openssl":
-		if has("-d", "base64", "enc") {
-			return "openssl", "", false, true
+		if !has("-d") {
+			return name, "", false, false
 		}
-		return name, "", false, false
+		if has("base64", "-base64", "-a", "-A") && !has("-aes-256-cbc", "-k", "-K", "-pass") {
+			// openssl base64 -d / openssl enc -base64 -d
+			return decode("base64", []field{{s: "-d"}}, in, known)
+		}
+		return "openssl", "", false, true
 	}
 	return name, "", false, true
 }

@@ -511,13 +511,14 @@ func (a *analyzer) paramValue(p *syntax.ParamExp, name string) (string, bool) {
 				return arg, true
 			}
 			return "", false
-		case syntax.RemSmallPrefix, syntax.RemLargePrefix:
-			if known && argOK && !hasGlobMeta(arg) {
-				return strings.TrimPrefix(val, arg), true
+		case syntax.RemSmallPrefix, syntax.RemLargePrefix, syntax.RemSmallSuffix, syntax.RemLargeSuffix:
+			if !known {
+				if wk, ok := wellKnownSlice[name]; ok {
+					val, known = wk, true
+				}
 			}
-		case syntax.RemSmallSuffix, syntax.RemLargeSuffix:
-			if known && argOK && !hasGlobMeta(arg) {
-				return strings.TrimSuffix(val, arg), true
+			if known && argOK {
+				return trimPattern(val, arg, p.Exp.Op), true
 			}
 		case syntax.UpperAll:
 			if known {
@@ -800,4 +801,69 @@ func isIdent(s string) bool {
 		return false
 	}
 	return true
+}
+
+// trimPattern implements ${v#p}, ${v##p}, ${v%p}, ${v%%p} for patterns
+// made of literals, * and ?.
+func trimPattern(val, pat string, op syntax.ParExpOperator) string {
+	switch op {
+	case syntax.RemSmallPrefix:
+		for i := 0; i <= len(val); i++ {
+			if globMatch(pat, val[:i]) {
+				return val[i:]
+			}
+		}
+	case syntax.RemLargePrefix:
+		for i := len(val); i >= 0; i-- {
+			if globMatch(pat, val[:i]) {
+				return val[i:]
+			}
+		}
+	case syntax.RemSmallSuffix:
+		for i := len(val); i >= 0; i-- {
+			if globMatch(pat, val[i:]) {
+				return val[:i]
+			}
+		}
+	case syntax.RemLargeSuffix:
+		for i := 0; i <= len(val); i++ {
+			if globMatch(pat, val[i:]) {
+				return val[:i]
+			}
+		}
+	}
+	return val
+}
+
+// globMatch matches s against a shell pattern of literals, * and ? (other
+// pattern syntax is taken literally).
+func globMatch(pat, s string) bool {
+	for len(pat) > 0 {
+		switch pat[0] {
+		case '*':
+			for len(pat) > 0 && pat[0] == '*' {
+				pat = pat[1:]
+			}
+			if pat == "" {
+				return true
+			}
+			for i := 0; i <= len(s); i++ {
+				if globMatch(pat, s[i:]) {
+					return true
+				}
+			}
+			return false
+		case '?':
+			if s == "" {
+				return false
+			}
+			pat, s = pat[1:], s[1:]
+		default:
+			if s == "" || s[0] != pat[0] {
+				return false
+			}
+			pat, s = pat[1:], s[1:]
+		}
+	}
+	return s == ""
 }
