@@ -582,3 +582,11 @@ func TestMoreExecutionPaths(t *testing.T) {
 		wantBash(t, fb, `git log "$sys"`, "subprocess.run", false)
 	})
 }
+
+func TestKeywordUnpackingThenKeyword(t *testing.T) {
+	f, _ := analyzeSrc("import subprocess\nopts = {'check': True}\nsubprocess.run(['ls'], **opts, text=True)")
+	c := wantCall(t, f, "subprocess.run", false)
+	if !c.Kwargs["check"].Const || c.Kwargs["text"].Str != "True" {
+		t.Errorf("kwargs: %+v", c.Kwargs)
+	}
+}

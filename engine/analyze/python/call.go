@@ -138,10 +138,11 @@ func (a *analyzer) call(e *expr, sc *scope) *sym {
 	}
 	for _, k := range e.kws {
 		v := a.eval(k.v, sc)
+		if c.kws == nil {
+			c.kws = map[string]*sym{}
+			c.kwEx = map[string]*expr{}
+		}
 		if k.name == "" {
-			if c.kws == nil {
-				c.kws = map[string]*sym{}
-			}
 			if v.kind == "dict" {
 				for i, key := range v.keys {
 					if key != nil && key.kind == "str" && key.cnst {
@@ -151,10 +152,6 @@ func (a *analyzer) call(e *expr, sc *scope) *sym {
 				}
 			}
 			continue
-		}
-		if c.kws == nil {
-			c.kws = map[string]*sym{}
-			c.kwEx = map[string]*expr{}
 		}
 		c.kws[k.name] = v
 		c.kwEx[k.name] = k.v
