@@ -291,7 +291,7 @@ func (s *Server) listExecutions(c echo.Context) error {
 	if v := c.QueryParam("status"); v != "" {
 		st := execution.Status(v)
 		if !st.Valid() {
-			return service.BadField("status", "unknown status " + strconv.Quote(v))
+			return service.BadField("status", "unknown status "+strconv.Quote(v))
 		}
 		f.Status = st
 	}

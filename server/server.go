@@ -78,6 +78,7 @@ type Server struct {
 	e       *echo.Echo
 	metrics *metrics
 	svc     *service.Service
+	limiter echo.MiddlewareFunc
 	// Ready reports extra readiness conditions (e.g. the embedded executor
 	// runs); nil means none.
 	Ready func(ctx context.Context) error
@@ -103,7 +104,7 @@ func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.S
 
 	v1 := e.Group("/v1", s.authenticate)
 	if cfg.RatePerSecond > 0 {
-		v1.Use(middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+		s.limiter = middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
 			Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
 				Rate: rate.Limit(cfg.RatePerSecond), Burst: cfg.RateBurst, ExpiresIn: 3 * time.Minute,
 			}),
@@ -114,7 +115,8 @@ func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.S
 			DenyHandler: func(c echo.Context, id string, err error) error {
 				return apiError(http.StatusTooManyRequests, "rate_limited", "too many requests for this API key; slow down")
 			},
-		}))
+		})
+		v1.Use(s.limiter)
 	}
 	agent, reviewer, admin := require(auth.RoleAgent), require(auth.RoleReviewer), require(auth.RoleAdmin)
 	v1.POST("/scan", s.scan, agent)
@@ -132,6 +134,36 @@ func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.S
 	v1.DELETE("/keys/:id", s.deleteKey, admin)
 	s.e = e
 	return s
+}
+
+// Mount serves h under prefix (e.g. "/mcp") behind the same API-key
+// authentication, per-key rate limit and role check as the REST API. The
+// authenticated key reaches h through KeyFromContext.
+func (s *Server) Mount(prefix string, h http.Handler, need auth.Role) {
+	wrapped := echo.WrapHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+	}))
+	handler := func(c echo.Context) error {
+		k := keyOf(c)
+		c.SetRequest(c.Request().WithContext(context.WithValue(c.Request().Context(), keyContextKey{}, k)))
+		return wrapped(c)
+	}
+	mw := []echo.MiddlewareFunc{s.authenticate}
+	if s.limiter != nil {
+		mw = append(mw, s.limiter)
+	}
+	mw = append(mw, require(need))
+	s.e.Any(prefix, handler, mw...)
+	s.e.Any(prefix+"/*", handler, mw...)
+}
+
+type keyContextKey struct{}
+
+// KeyFromContext returns the API key that authenticated a request served
+// by a Mount-ed handler.
+func KeyFromContext(ctx context.Context) (auth.Key, bool) {
+	k, ok := ctx.Value(keyContextKey{}).(auth.Key)
+	return k, ok
 }
 
 // Handler returns the server as an http.Handler.
@@ -224,3 +256,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	}
 	_ = c.JSON(ae.Status, map[string]any{"error": ae})
 }
+
+// Service returns the tool-call service the API submits through, so other
+// front doors (the MCP server) decide and record exactly alike.
+func (s *Server) Service() *service.Service { return s.svc }
