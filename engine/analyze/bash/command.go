@@ -223,6 +223,20 @@ func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c ctx) {
 	case name == "eval":
 		a.eval(s, args, c)
 		return
+	case name == "trap":
+		// trap 'code' SIGNAL: the code runs later, in this shell.
+		if len(args) >= 2 && !strings.HasPrefix(args[0].s, "-") && !args[0].dyn && args[0].s != "" {
+			l, col := a.lc(s.Pos())
+			a.b.Nested("bash", args[0].s, a.at, l, col, "trap", false)
+		}
+		return
+	case name == "script":
+		for i, f := range args {
+			if (f.s == "-c" || f.s == "--command" || strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "--") && strings.HasSuffix(f.s, "c")) && i+1 < len(args) {
+				a.dynExec(s, "shell_c", "script", args[i+1], args[i+1], true)
+				return
+			}
+		}
 	case name == "su":
 		a.su(s, args, c)
 		return
@@ -290,6 +304,12 @@ func (a *analyzer) unwrap(s *syntax.Stmt, name string, args []field, c ctx) (int
 		return skipOpts(args, "n", []string{"--adjustment"}, 0), "wrapper", true
 	case "timeout":
 		return skipOpts(args, "sk", []string{"--signal", "--kill-after"}, 1), "wrapper", true
+	case "busybox", "toybox":
+		// busybox APPLET args…
+		if len(args) > 0 && !strings.HasPrefix(args[0].s, "-") {
+			return 0, "wrapper", true
+		}
+		return -1, "", true
 	case "nohup", "builtin", "setsid", "unbuffer", "caffeinate", "proxychains", "proxychains4", "torsocks",
 		"unshare", "fakeroot", "catchsegv":
 		return skipOpts(args, "", nil, 0), "wrapper", true
@@ -804,7 +824,7 @@ func (a *analyzer) awk(s *syntax.Stmt, args []field, c ctx) {
 		if strings.HasPrefix(f.s, "-") && len(f.s) > 1 {
 			continue
 		}
-		for _, cmd := range extractCalls(f.s, []string{"system"}, false) {
+		for _, cmd := range extractCalls(f.s, []string{"system("}, false) {
 			a.dynExec(s, "awk_system", "awk", field{s: cmd}, f, true)
 		}
 		if f.dyn && strings.Contains(f.s, "system") {
@@ -833,6 +853,7 @@ func extractCalls(prog string, fns []string, backticks bool) []string {
 			for j < len(prog) && (prog[j] == ' ' || prog[j] == '(' || prog[j] == '\t') {
 				j++
 			}
+			// awk: system( "cmd" ) — spaces after the parenthesis too.
 			if j >= len(prog) || (prog[j] != '"' && prog[j] != '\'') {
 				continue
 			}

@@ -283,7 +283,7 @@ func (a *analyzer) genericRefs(s *syntax.Stmt, name string, args []field, c ctx)
 		if f.dyn && !strings.HasPrefix(f.s, "~") && !strings.HasPrefix(f.s, "/") && !strings.HasPrefix(f.s, ".") {
 			continue
 		}
-		if looksLikePath(f.s) && !strings.ContainsAny(f.s, "=:") {
+		if looksLikePath(f.s) && !strings.ContainsAny(f.s, "=: \t\n") {
 			a.addFile(s, f, "ref", name, c, nil)
 		}
 	}
