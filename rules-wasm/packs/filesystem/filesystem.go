@@ -97,6 +97,18 @@ func collect(f *sdk.Facts) []access {
 // that a delete is judged even when the analyzer recorded no FileAccess.
 func commandDeletes(f *sdk.Facts, i int) []access {
 	c := &f.Commands[i]
+	if catalog.Is(c, "busybox", "toybox") && len(c.Args) > 0 {
+		// busybox rm -rf /: the applet is the command.
+		u := *c
+		u.Name, u.Candidates, u.Args = c.Args[0], nil, c.Args[1:]
+		u.DynamicArgs = nil
+		for _, d := range c.DynamicArgs {
+			if d > 0 {
+				u.DynamicArgs = append(u.DynamicArgs, d-1)
+			}
+		}
+		c = &u
+	}
 	var out []access
 	switch {
 	case catalog.Is(c, "rm", "rmdir", "unlink", "shred", "srm", "wipe"):
@@ -140,8 +152,9 @@ func commandDeletes(f *sdk.Facts, i int) []access {
 	return out
 }
 
-// findRoots returns the start paths of the find command that feeds the
-// command at index i (find -exec, or find … | xargs).
+// findRoots returns what feeds the command at index i its operands: the
+// start paths of a find (find -exec, find … | xargs), or the words an
+// xargs reads (echo / | xargs rm -rf, xargs rm <<< /).
 func findRoots(f *sdk.Facts, i int) []string {
 	c := &f.Commands[i]
 	for j := i - 1; j >= 0; j-- {
@@ -152,8 +165,57 @@ func findRoots(f *sdk.Facts, i int) []string {
 		if catalog.Is(p, "find") {
 			return rootsOf(p)
 		}
+		if catalog.Is(p, "xargs") {
+			var words []string
+			for _, r := range p.Redirects {
+				if r.Op == "<<<" && !r.Dynamic {
+					words = append(words, strings.Fields(r.Target)...)
+				}
+			}
+			for _, s := range catalog.Feeders(f, p) {
+				if catalog.Is(s, "echo", "printf") && len(s.DynamicArgs) == 0 {
+					ops, _ := catalog.Operands(s)
+					for _, o := range ops {
+						words = append(words, strings.Fields(o)...)
+					}
+				}
+				if catalog.Is(s, "find") {
+					words = append(words, rootsOf(s)...)
+				}
+			}
+			if len(words) > 0 {
+				return words
+			}
+		}
 	}
 	return nil
+}
+
+// cwdAt returns the directory a static `cd` earlier in the same content
+// moved to before pos, or "" when unknown (no cd, or a dynamic one).
+func cwdAt(f *sdk.Facts, pos sdk.Pos) string {
+	dir := ""
+	for i := range f.Commands {
+		c := &f.Commands[i]
+		if c.Pos.Depth != pos.Depth || c.Pos.Line > pos.Line || (c.Pos.Line == pos.Line && c.Pos.Col >= pos.Col && pos.Col > 0) {
+			continue
+		}
+		if !catalog.Is(c, "cd", "pushd") {
+			continue
+		}
+		ops, idx := catalog.Operands(c)
+		switch {
+		case len(ops) == 0:
+			dir = "~"
+		case catalog.ArgDynamic(c, idx[0]):
+			dir = ""
+		case strings.HasPrefix(ops[0], "/") || strings.HasPrefix(ops[0], "~"):
+			dir = match.CleanPath(ops[0])
+		case dir != "":
+			dir = match.CleanPath(dir + "/" + ops[0])
+		}
+	}
+	return dir
 }
 
 func rootsOf(c *sdk.Command) []string {
@@ -253,6 +315,11 @@ func checkDeletes(e *catalog.Env, accs []access) {
 			continue
 		}
 		path := normalizeHome(a.path)
+		if !strings.HasPrefix(path, "/") && !strings.HasPrefix(path, "~") && !strings.HasPrefix(path, "$") && !a.python {
+			if dir := cwdAt(e.Facts, a.pos); dir != "" {
+				path = match.CleanPath(dir + "/" + path) // cd / && rm -rf *
+			}
+		}
 		system := false
 		if a.dynamic {
 			system = dynamicSystemDelete(path)

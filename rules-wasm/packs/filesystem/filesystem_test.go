@@ -54,6 +54,20 @@ func TestDeletes(t *testing.T) {
 		{Name: "find /etc -delete", Facts: cmds(packtest.Cmd(1, "find", "/etc", "-type", "f", "-delete")), Rule: "BASH_RECURSIVE_DELETE", Want: deny},
 		{Name: "rm -rf /$X (empty var deletes root)", Facts: sdk.Facts{Files: []sdk.FileAccess{dynRoot}}, Rule: "BASH_RECURSIVE_DELETE", Want: deny},
 		{Name: "nested rm -rf / counts like top level", Facts: sdk.Facts{Files: []sdk.FileAccess{{Path: "/", Op: "delete", Recursive: true, Force: true, By: "rm", Pos: sdk.Pos{Line: 3, Col: 1, Depth: 1, Via: "os.system"}}}}, Lang: "python", Rule: "BASH_RECURSIVE_DELETE", Want: deny},
+		{Name: "echo / | xargs rm -rf", Facts: cmds(
+			sdk.Command{ID: 1, Name: "echo", Args: []string{"/"}, Pipeline: 1, Pos: sdk.Pos{Line: 1, Col: 1}},
+			sdk.Command{ID: 2, Name: "xargs", Args: []string{"rm", "-rf"}, Pipeline: 1, Stage: 1, StdinSources: []int{1}, Pos: sdk.Pos{Line: 1, Col: 10}},
+			sdk.Command{ID: 3, Name: "rm", Args: []string{"-rf"}, Reach: []string{"xargs"}, Pos: sdk.Pos{Line: 1, Col: 10}}), Rule: "BASH_RECURSIVE_DELETE", Want: deny},
+		{Name: "xargs <<< /", Facts: cmds(
+			sdk.Command{ID: 1, Name: "xargs", Args: []string{"-I{}", "rm", "-rf", "{}"}, Redirects: []sdk.Redirect{{Op: "<<<", Target: "/"}}, Pos: sdk.Pos{Line: 1, Col: 1}},
+			sdk.Command{ID: 2, Name: "rm", Args: []string{"-rf", "{}"}, Reach: []string{"xargs"}, Pos: sdk.Pos{Line: 1, Col: 1}}), Rule: "BASH_RECURSIVE_DELETE", Want: deny},
+		{Name: "cd / && rm -rf *", Facts: cmds(
+			sdk.Command{ID: 1, Name: "cd", Args: []string{"/"}, Pos: sdk.Pos{Line: 1, Col: 1}},
+			sdk.Command{ID: 2, Name: "rm", Args: []string{"-rf", "*"}, Pos: sdk.Pos{Line: 1, Col: 9}}), Rule: "BASH_RECURSIVE_DELETE", Want: deny},
+		{Name: "cd build && rm -rf *", Facts: cmds(
+			sdk.Command{ID: 1, Name: "cd", Args: []string{"build"}, Pos: sdk.Pos{Line: 1, Col: 1}},
+			sdk.Command{ID: 2, Name: "rm", Args: []string{"-rf", "*"}, Pos: sdk.Pos{Line: 1, Col: 13}}), Rule: "BASH_RECURSIVE_DELETE"},
+		{Name: "busybox rm", Facts: cmds(packtest.Cmd(1, "busybox", "rm", "-rf", "/")), Rule: "BASH_RECURSIVE_DELETE", Want: deny},
 		{Name: "rm -rf build is workspace review", Facts: cmds(packtest.Cmd(1, "rm", "-rf", "build/")), Rule: "WORKSPACE_RECURSIVE_DELETE_REVIEW", Want: review},
 		{Name: "rm -rf build is not a system delete", Facts: cmds(packtest.Cmd(1, "rm", "-rf", "build/")), Rule: "BASH_RECURSIVE_DELETE"},
 		{Name: "rm -rf dynamic relative is review", Facts: sdk.Facts{Files: []sdk.FileAccess{dynRel}}, Rule: "WORKSPACE_RECURSIVE_DELETE_REVIEW", Want: review},
