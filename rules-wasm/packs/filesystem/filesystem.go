@@ -138,6 +138,19 @@ func commandDeletes(f *sdk.Facts, i int) []access {
 					glob: match.HasGlob(r), evidence: c.Evidence, pos: c.Pos})
 			}
 		}
+	case catalog.Is(c, "git"):
+		// git clean -fd deletes every untracked file and directory.
+		if sub, i := catalog.FirstOperand(c.Args, "-C", "-c"); sub == "clean" && catalog.HasShortFlag(c.Args[i+1:], 'f', "--force") &&
+			!catalog.HasShortFlag(c.Args[i+1:], 'n', "--dry-run") {
+			root := "."
+			for k := 0; k+1 < i; k++ {
+				if c.Args[k] == "-C" {
+					root = c.Args[k+1]
+				}
+			}
+			out = append(out, access{path: root, op: "delete", by: "git clean", recursive: catalog.HasShortFlag(c.Args[i+1:], 'd'),
+				force: true, evidence: c.Evidence, pos: c.Pos})
+		}
 	case catalog.Is(c, "find"):
 		for _, a := range c.Args {
 			if a == "-delete" {

@@ -68,6 +68,8 @@ func TestDeletes(t *testing.T) {
 			sdk.Command{ID: 1, Name: "cd", Args: []string{"build"}, Pos: sdk.Pos{Line: 1, Col: 1}},
 			sdk.Command{ID: 2, Name: "rm", Args: []string{"-rf", "*"}, Pos: sdk.Pos{Line: 1, Col: 13}}), Rule: "BASH_RECURSIVE_DELETE"},
 		{Name: "busybox rm", Facts: cmds(packtest.Cmd(1, "busybox", "rm", "-rf", "/")), Rule: "BASH_RECURSIVE_DELETE", Want: deny},
+		{Name: "git clean -fdx", Facts: cmds(packtest.Cmd(1, "git", "clean", "-fdx")), Rule: "WORKSPACE_RECURSIVE_DELETE_REVIEW", Want: review},
+		{Name: "git clean -n", Facts: cmds(packtest.Cmd(1, "git", "clean", "-nd")), Rule: "WORKSPACE_RECURSIVE_DELETE_REVIEW"},
 		{Name: "rm -rf build is workspace review", Facts: cmds(packtest.Cmd(1, "rm", "-rf", "build/")), Rule: "WORKSPACE_RECURSIVE_DELETE_REVIEW", Want: review},
 		{Name: "rm -rf build is not a system delete", Facts: cmds(packtest.Cmd(1, "rm", "-rf", "build/")), Rule: "BASH_RECURSIVE_DELETE"},
 		{Name: "rm -rf dynamic relative is review", Facts: sdk.Facts{Files: []sdk.FileAccess{dynRel}}, Rule: "WORKSPACE_RECURSIVE_DELETE_REVIEW", Want: review},

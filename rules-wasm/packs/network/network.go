@@ -646,9 +646,15 @@ func checkSockets(e *catalog.Env, uses []sdk.NetworkUse) {
 			what = "an unresolved host"
 		}
 		reported = true
-		e.Add(catalog.Finding{Rule: "PY_SOCKET_NETWORK_ACCESS", Evidence: n.Evidence, Pos: n.Pos, Key: host,
+		f := catalog.Finding{Rule: "PY_SOCKET_NETWORK_ACCESS", Evidence: n.Evidence, Pos: n.Pos, Key: host,
 			Message:  fmt.Sprintf("Raw socket connects to %s, which is not in allowed_domains.", what),
-			Metadata: map[string]any{"domain": host, "via": n.Via}})
+			Metadata: map[string]any{"domain": host, "via": n.Via}}
+		if host != "" && match.IsLoopback(host) {
+			// Local services are reviewed like loopback HTTP requests.
+			f.Decision, f.Risk = sdk.NeedsHumanReview, sdk.RiskMedium
+			f.Message = fmt.Sprintf("Raw socket connects to local host %s; local services are reviewed.", host)
+		}
+		e.Add(f)
 	}
 	if reported || okHost {
 		return

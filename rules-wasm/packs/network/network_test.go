@@ -101,6 +101,7 @@ func TestExfiltrationAndSockets(t *testing.T) {
 		{Name: "token to its allowed API", Facts: sdk.Facts{Outputs: []sdk.Output{{Sink: "network", Vars: []string{"GITHUB_TOKEN"}, Pos: sdk.Pos{Line: 1}}},
 			Network: []sdk.NetworkUse{{Host: "api.github.com", Via: "curl", Pos: sdk.Pos{Line: 1}}}}, Rule: "DATA_EXFILTRATION"},
 		{Name: "socket to IP", Lang: "python", Facts: net1(sdk.NetworkUse{Host: "203.0.113.5", Port: 443, Via: "socket.create_connection"}), Rule: "PY_SOCKET_NETWORK_ACCESS", Want: deny},
+		{Name: "socket to loopback is reviewed", Lang: "python", Facts: net1(sdk.NetworkUse{Host: "localhost", Port: 6379, Via: "socket.create_connection"}), Rule: "PY_SOCKET_NETWORK_ACCESS", Want: review},
 		{Name: "socket to allowed host", Lang: "python", Facts: sdk.Facts{Calls: []sdk.Call{{Name: "socket.socket"}}, Network: []sdk.NetworkUse{{Host: "github.com", Via: "socket.socket.connect"}}}, Rule: "PY_SOCKET_NETWORK_ACCESS"},
 		{Name: "socket with unknown peer", Lang: "python", Facts: sdk.Facts{Calls: []sdk.Call{{Name: "socket.socket"}}}, Rule: "PY_SOCKET_NETWORK_ACCESS", Want: deny},
 		{Name: "listening socket", Lang: "python", Facts: sdk.Facts{Calls: []sdk.Call{{Name: "socket.socket"}}, Network: []sdk.NetworkUse{{Host: "127.0.0.1", Via: "socket.socket.bind", Listen: true}}}, Rule: "PY_SOCKET_NETWORK_ACCESS"},
