@@ -359,9 +359,16 @@ func isDownloader(c *sdk.Command) bool {
 func checkRemoteCode(e *catalog.Env) {
 	for _, d := range e.Facts.DynamicExec {
 		if d.Downloaded {
+			meta := map[string]any{"kind": d.Kind, "interpreter": d.Interpreter}
+			for _, n := range e.Facts.Network {
+				if n.Pos.Line == d.Pos.Line && n.Host != "" {
+					meta["domain"] = n.Host
+					break
+				}
+			}
 			e.Add(catalog.Finding{Rule: "BASH_REMOTE_CODE_EXEC", Evidence: d.Evidence, Pos: d.Pos, Key: "dl",
 				Message:  fmt.Sprintf("Downloaded content is executed by %s.", orKind(d.Interpreter, d.Kind)),
-				Metadata: map[string]any{"kind": d.Kind, "interpreter": d.Interpreter}})
+				Metadata: meta})
 		}
 	}
 	for i := range e.Facts.Commands {
