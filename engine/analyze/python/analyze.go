@@ -130,6 +130,7 @@ type analyzer struct {
 	fnStack  []string
 	unroll   int
 	inline   int
+	depth    int
 	rets     []*retFrame
 	steps    int
 	dup2     []int
@@ -644,9 +645,19 @@ func (a *analyzer) qualSym(q string, indirect bool) *sym {
 	return &sym{qual: q, indirect: indirect, src: q}
 }
 
+// maxEvalDepth bounds recursion through nested expressions (long
+// left-nested operator chains), keeping the stack small.
+const maxEvalDepth = 2000
+
 func (a *analyzer) eval(e *expr, sc *scope) *sym {
 	a.steps++
+	if a.depth >= maxEvalDepth || a.steps > maxSteps {
+		a.f.Truncated = true
+		return &sym{kind: "expr", src: a.text(e)}
+	}
+	a.depth++
 	v := a.eval1(e, sc)
+	a.depth--
 	if v.src == "" && !v.cnst {
 		// display text only; setting it on a shared value is harmless
 		v.src = a.text(e)
@@ -679,9 +690,9 @@ func (a *analyzer) eval1(e *expr, sc *scope) *sym {
 		case "None":
 			return &sym{kind: "none", cnst: true}
 		case "True":
-			return &sym{kind: "bool", cnst: true, num: 1, isInt: true, s: "True"}
+			return &sym{kind: "bool", cnst: true, num: 1, s: "True"}
 		case "False":
-			return &sym{kind: "bool", cnst: true, num: 0, isInt: true, s: "False"}
+			return &sym{kind: "bool", cnst: true, num: 0, s: "False"}
 		}
 		return &sym{kind: "expr"}
 	case eBin:

@@ -118,8 +118,9 @@ func TestNamesBoundEarlier(t *testing.T) {
 	if dyn == nil || dyn.Str != "sys.argv[1]" {
 		t.Errorf("non-constant argument: %+v", dyn)
 	}
-	if len(fb.got) != 1 {
-		t.Errorf("dynamic command was handed to bash: %q", bashSrcs(fb))
+	// a wholly unknown command still reaches bash, as a dynamic word
+	if got := bashSrcs(fb); len(got) != 2 || got[1] != `"$sys"` {
+		t.Errorf("bash got %q", got)
 	}
 }
 
@@ -589,4 +590,28 @@ func TestKeywordUnpackingThenKeyword(t *testing.T) {
 	if !c.Kwargs["check"].Const || c.Kwargs["text"].Str != "True" {
 		t.Errorf("kwargs: %+v", c.Kwargs)
 	}
+}
+
+// TestDeepNesting checks that pathological nesting ends in a parse error
+// or a truncated document, never a stack overflow.
+func TestDeepNesting(t *testing.T) {
+	for name, src := range map[string]string{
+		"unary":  "x = " + strings.Repeat("-", 100000) + "1",
+		"not":    "x = " + strings.Repeat("not ", 50000) + "y",
+		"parens": "x = " + strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000),
+		"calls":  "x = " + strings.Repeat("f(", 5000) + "1" + strings.Repeat(")", 5000),
+	} {
+		t.Run(name, func(t *testing.T) {
+			f, _ := analyzeSrc(src)
+			if len(f.ParseErrors) != 1 {
+				t.Errorf("parse errors: %+v", f.ParseErrors)
+			}
+		})
+	}
+	t.Run("long operator chain", func(t *testing.T) {
+		f, _ := analyzeSrc("import os\nos.system('a'" + strings.Repeat(" + 'a'", 20000) + ")")
+		if len(f.ParseErrors) != 0 || !f.Truncated {
+			t.Errorf("parse errors %+v truncated %v", f.ParseErrors, f.Truncated)
+		}
+	})
 }

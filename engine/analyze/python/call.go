@@ -431,7 +431,8 @@ func shellLine(v *sym) (string, bool) {
 	if v.prefix != "" || v.suffix != "" {
 		return v.prefix + `"$PYDYN"` + v.suffix, true
 	}
-	return "", false
+	// wholly unknown: the shell runs a command that cannot be known
+	return `"$` + dynName(v.src) + `"`, true
 }
 
 // argvLine renders an argv list (or a single program string) as a shell

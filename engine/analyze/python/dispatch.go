@@ -396,7 +396,7 @@ func (a *analyzer) doExec(c *callCtx) *sym {
 		a.nested("python", s, c, c.name, code.encoded)
 	}
 	if c.name == "compile" {
-		r := &sym{kind: "code", cnst: static, s: s, analyzed: true}
+		r := &sym{kind: "code", cnst: static, s: s}
 		return r.taint(code)
 	}
 	return nil

@@ -928,10 +928,7 @@ func (p *parser) namedTest() *expr {
 }
 
 func (p *parser) test() *expr {
-	p.depth++
-	if p.depth > 200 {
-		p.fail("expression nested too deeply")
-	}
+	p.enter()
 	defer func() { p.depth-- }()
 	t := p.peek()
 	if p.isKw("lambda") {
@@ -1006,7 +1003,18 @@ func (p *parser) andTest() *expr {
 	return e
 }
 
+// enter guards recursion depth; deeply nested input is a parse error
+// rather than a stack overflow.
+func (p *parser) enter() {
+	p.depth++
+	if p.depth > 400 {
+		p.fail("expression nested too deeply")
+	}
+}
+
 func (p *parser) notTest() *expr {
+	p.enter()
+	defer func() { p.depth-- }()
 	t := p.peek()
 	if p.acceptKw("not") {
 		n := p.node(eUnary, t)
@@ -1075,6 +1083,8 @@ func (p *parser) binary(min int) *expr {
 }
 
 func (p *parser) factor() *expr {
+	p.enter()
+	defer func() { p.depth-- }()
 	t := p.peek()
 	if t.kind == tOp && (t.text == "-" || t.text == "+" || t.text == "~") {
 		p.next()

@@ -24,37 +24,35 @@ import (
 // contents, downloads, os.walk roots).
 type sym struct {
 	kind  string // sdk.Value kinds, plus "code" for compile() results
-	cnst  bool
 	s     string
 	num   float64
-	isInt bool
 	items []*sym
 	keys  []*sym
+	qual  string // module/function/class this value names
+	inst  string // class of an instance ("socket.socket", "pathlib.Path", "file")
+	src   string
+	recv  *sym // receiver of a bound method
+	path  *sym // path of a Path/file instance, URL of a request
 
-	encoded  bool
+	// data flow
 	decoders []string
-	chr      bool
+	env      []string // environment variables whose values flow here
+	netIdx   []int    // NetworkUse facts of this connection
+	fromFile string   // path whose contents this value carries
+	walkRoot *sym     // os.walk/glob root this entry comes from
+	prefix   string   // constant head of a partly dynamic string
+	suffix   string   // constant tail of a partly dynamic string
+	localFn  string   // a function defined in this content
+	el       *sym     // what iterating over this value yields
 
-	qual     string // module/function/class this value names
+	cnst     bool
+	encoded  bool
+	chr      bool
 	indirect bool
-	inst     string // class of an instance ("socket.socket", "pathlib.Path", "file")
-	recv     *sym   // receiver of a bound method
-	path     *sym   // path of a Path/file instance, URL of a request, host of a connection
-	port     *sym
 	upload   bool
-	netIdx   []int // indexes of NetworkUse facts produced by this connection
-	sock     bool  // a socket (or its fileno)
-	env      []string
+	sock     bool // a socket (or its fileno)
 	download bool
-	fromFile string
-	walkRoot *sym
 	glob     bool
-	prefix   string // constant head of a partly dynamic string
-	suffix   string // constant tail of a partly dynamic string
-	localFn  string // a function defined in this content
-	el       *sym   // what iterating over this value yields
-	analyzed bool   // code content already analyzed as nested python
-	src      string
 }
 
 func (v *sym) elem() *sym { return v.el }
@@ -62,7 +60,7 @@ func (v *sym) elem() *sym { return v.el }
 func strSym(s string) *sym { return &sym{kind: "str", cnst: true, s: s} }
 
 func intSym(n int64) *sym {
-	return &sym{kind: "int", cnst: true, s: strconv.FormatInt(n, 10), num: float64(n), isInt: true}
+	return &sym{kind: "int", cnst: true, s: strconv.FormatInt(n, 10), num: float64(n)}
 }
 
 func floatSym(f float64) *sym {
