@@ -689,7 +689,7 @@ var harmless = map[string]bool{"cd": true, "set": true, "true": true, "false": t
 	"unset": true, "declare": true, "typeset": true, "readonly": true, "break": true, "continue": true,
 	":": true, "echo": true, "printf": true, "pwd": true, "pushd": true, "popd": true, "dirs": true,
 	"wait": true, "getopts": true, "let": true, "shopt": true, "type": true, "hash": true, "umask": true,
-	"trap": true}
+	"trap": true, "mapfile": true, "readarray": true}
 
 func checkAllowlist(e *catalog.Env) {
 	if len(e.M.Commands) == 0 {
