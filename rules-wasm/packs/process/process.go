@@ -212,9 +212,11 @@ var installVerbs = map[string][]string{
 	"easy_install": {""}, "conda": {"install", "create"}, "mamba": {"install", "create"},
 	"micromamba": {"install", "create"}, "npm": {"install", "i", "add", "ci", "isntall", "in"},
 	"yarn": {"add", "install", "global"}, "pnpm": {"add", "install", "i"}, "bun": {"add", "install", "i"},
-	"apt": {"install", "reinstall"}, "apt-get": {"install", "reinstall"}, "aptitude": {"install"},
-	"dnf": {"install", "reinstall"}, "yum": {"install", "reinstall", "localinstall"}, "microdnf": {"install"},
-	"zypper": {"install", "in"}, "apk": {"add"}, "brew": {"install", "reinstall", "tap"},
+	"apt": {"install", "reinstall", "upgrade", "full-upgrade", "dist-upgrade"},
+	"apt-get": {"install", "reinstall", "upgrade", "dist-upgrade"}, "aptitude": {"install", "upgrade"},
+	"dnf": {"install", "reinstall", "upgrade"}, "yum": {"install", "reinstall", "localinstall", "update", "upgrade"},
+	"microdnf": {"install"}, "zypper": {"install", "in", "update", "up"}, "apk": {"add", "upgrade"},
+	"brew": {"install", "reinstall", "tap", "upgrade"},
 	"gem": {"install"}, "bundle": {"install", "add"}, "cargo": {"install", "add"}, "go": {"install", "get"},
 	"port": {"install"}, "snap": {"install"}, "flatpak": {"install"}, "choco": {"install"},
 	"winget": {"install"}, "scoop": {"install"}, "composer": {"require", "install", "global"},
@@ -240,6 +242,12 @@ func installArgv(name string, args []string, nameDynamic bool) (string, bool) {
 		return installArgv(sub, args[i+1:], false)
 	}
 	if nameDynamic || catalog.IsInterpreter(base) || strings.HasPrefix(base, "python") {
+		// python setup.py install / develop installs into site-packages.
+		for i := 0; i+1 < len(args); i++ {
+			if strings.HasSuffix(args[i], "setup.py") && (args[i+1] == "install" || args[i+1] == "develop") {
+				return "setup.py", true
+			}
+		}
 		for i := 0; i+1 < len(args); i++ {
 			if args[i] == "-m" && pythonModules[args[i+1]] {
 				mod := args[i+1]

@@ -185,9 +185,10 @@ func TestInstallArgv(t *testing.T) {
 	yes := [][]string{{"pip", "install", "x"}, {"pip3", "--quiet", "install", "x"}, {"npm", "i", "x"}, {"yarn", "add", "x"},
 		{"pnpm", "add", "x"}, {"brew", "install", "jq"}, {"gem", "install", "rails"}, {"apk", "add", "curl"},
 		{"conda", "install", "numpy"}, {"uv", "pip", "install", "x"}, {"python3.11", "-m", "pip", "install", "x"},
-		{"dpkg", "-i", "x.deb"}, {"go", "get", "x"}}
+		{"dpkg", "-i", "x.deb"}, {"go", "get", "x"}, {"python3", "setup.py", "install"}, {"apt-get", "-y", "upgrade"}}
 	no := [][]string{{"pip", "freeze"}, {"npm", "run", "build"}, {"uv", "run", "x"}, {"yarn", "test"},
-		{"python3", "-m", "venv", ".venv"}, {"go", "test", "./..."}, {"apt", "list", "--installed"}, {"dpkg", "-l"}}
+		{"python3", "-m", "venv", ".venv"}, {"go", "test", "./..."}, {"apt", "list", "--installed"}, {"dpkg", "-l"},
+		{"python3", "setup.py", "sdist"}, {"apt-get", "update"}}
 	for _, a := range yes {
 		if _, ok := installArgv(a[0], a[1:], false); !ok {
 			t.Errorf("installArgv(%v) = false", a)
