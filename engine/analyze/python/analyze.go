@@ -107,6 +107,7 @@ type funcInfo struct {
 	called    bool
 	def       *stmt
 	scope     *scope
+	defaults  []*sym
 	// ret is the function's constant return value, when every return
 	// statement returns the same constant.
 	ret *sym
@@ -356,8 +357,11 @@ func (a *analyzer) def(s *stmt, sc *scope) {
 	for _, d := range s.decorators {
 		a.eval(d, sc)
 	}
-	for _, d := range s.bases {
-		a.eval(d, sc)
+	defaults := make([]*sym, len(s.defaults))
+	for i, d := range s.defaults {
+		if d != nil {
+			defaults[i] = a.eval(d, sc)
+		}
 	}
 	sc.vars[s.name] = &sym{kind: "name", localFn: s.name, src: s.name}
 	fi, ok := a.funcs[s.name]
@@ -366,10 +370,17 @@ func (a *analyzer) def(s *stmt, sc *scope) {
 		fi = &funcInfo{idx: len(a.f.Functions) - 1}
 		a.funcs[s.name] = fi
 	}
-	fi.def, fi.scope = s, sc
+	fi.def, fi.scope, fi.defaults = s, sc, defaults
 	fs := newScope(sc, s.name)
-	for _, p := range s.params {
+	for i, p := range s.params {
 		p = strings.TrimLeft(p, "*")
+		if v := defaults[i]; v != nil && (v.qual != "" || v.inst != "") {
+			// a default bound to a function is an alias of it
+			cp := *v
+			cp.indirect = cp.qual != ""
+			fs.vars[p] = &cp
+			continue
+		}
 		fs.vars[p] = &sym{kind: "name", src: p}
 	}
 	fi.ret = a.walkBody(s, fs)
@@ -429,6 +440,8 @@ func (a *analyzer) inlineCall(fi *funcInfo, c *callCtx) *sym {
 		default:
 			if v := c.arg(i, p); v != nil {
 				fs.vars[p] = v
+			} else if i < len(fi.defaults) && fi.defaults[i] != nil {
+				fs.vars[p] = fi.defaults[i]
 			} else {
 				fs.vars[p] = &sym{kind: "name", src: p}
 			}

@@ -615,3 +615,30 @@ func TestDeepNesting(t *testing.T) {
 		}
 	})
 }
+
+func TestIndirectionPaths(t *testing.T) {
+	cases := []struct{ name, src, call, bash string }{
+		{"attrgetter", "import os, operator\noperator.attrgetter('system')(os)('id')", "os.system", "id"},
+		{"getattribute", "import os\nos.__getattribute__('system')('id')", "os.system", "id"},
+		{"sys.modules.get", "import sys\nsys.modules.get('os').system('id')", "os.system", "id"},
+		{"map over commands", "import os\nlist(map(os.system, ['id', 'whoami']))", "os.system", "whoami"},
+		{"default argument", "import os\ndef f(run=os.system):\n    run('id')\nf()", "os.system", "id"},
+		{"lambda body", "(lambda: __import__('os').system('id'))()", "os.system", "id"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, fb := analyzeSrc(c.src)
+			if len(f.ParseErrors) > 0 {
+				t.Fatalf("parse errors: %+v", f.ParseErrors)
+			}
+			wantCall(t, f, c.call, true)
+			wantBash(t, fb, c.bash, c.call, false)
+		})
+	}
+	t.Run("script on a shell's stdin", func(t *testing.T) {
+		f, fb := analyzeSrc("import subprocess\nsubprocess.run(['bash'], input='rm -rf /', text=True)\np = subprocess.Popen(['/bin/sh'], stdin=subprocess.PIPE)\np.communicate(b'id')")
+		wantDyn(t, f, "pipe_interpreter", true)
+		wantBash(t, fb, "rm -rf /", "subprocess.run>stdin", false)
+		wantBash(t, fb, "id", "subprocess.Popen.communicate>stdin", false)
+	})
+}

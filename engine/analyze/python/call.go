@@ -163,12 +163,29 @@ func (a *analyzer) call(e *expr, sc *scope) *sym {
 	if fn.kind == "method" && fn.qual == "" {
 		return a.method(fn, c)
 	}
+	if fn.inst == "operator.attrgetter" && fn.path != nil && len(c.args) == 1 {
+		if name, ok := fn.path.strVal(); ok {
+			r := a.attr(c.args[0], name)
+			if r.qual != "" {
+				cp := *r
+				cp.indirect = true
+				return &cp
+			}
+			return r
+		}
+	}
 	if fn.qual == "" {
 		r := &sym{kind: "call"}
 		return r.taint(c.args...)
 	}
 	c.name = canon(fn.qual)
 	c.ev = a.evidence(e.line)
+	return a.finishCall(c)
+}
+
+// finishCall records a resolved call and applies what is known of it.
+func (a *analyzer) finishCall(c *callCtx) *sym {
+	fn := c.fn
 	a.recordCall(c)
 	r := a.dispatch(c)
 	if r == nil {
@@ -805,4 +822,17 @@ func hostPort(addr *sym) (*sym, *sym) {
 		return addr.items[0], nil
 	}
 	return addr, nil
+}
+
+// callWith analyzes a call of fn made on the program's behalf by another
+// API (map, attrgetter results), placed at the carrying call.
+func (a *analyzer) callWith(fn *sym, args []*sym, at *callCtx) *sym {
+	if fn.qual == "" {
+		return nil
+	}
+	cp := *fn
+	cp.indirect = true
+	fn = &cp
+	c := &callCtx{e: at.e, sc: at.sc, fn: fn, name: canon(fn.qual), args: args, argEx: make([]*expr, len(args)), line: at.line, col: at.col, ev: at.ev}
+	return a.finishCall(c)
 }

@@ -33,6 +33,16 @@ func (a *analyzer) dispatch(c *callCtx) *sym {
 		return nil
 	case "__import__", "importlib.import_module", "importlib.__import__":
 		return a.doImport(c)
+	case "operator.attrgetter", "operator.methodcaller":
+		if arg0 != nil && arg0.isStr() && n == "operator.attrgetter" {
+			return &sym{kind: "expr", inst: "operator.attrgetter", path: arg0}
+		}
+		return nil
+	case "sys.modules.get", "sys.modules.__getitem__":
+		if s, ok := arg0.strVal(); ok && arg0 != nil && arg0.kind == "str" {
+			return &sym{qual: canon(s), indirect: true, src: s}
+		}
+		return nil
 	case "globals", "locals":
 		return &sym{qual: "<globals>"}
 	case "vars":
@@ -156,6 +166,13 @@ func (a *analyzer) dispatch(c *callCtx) *sym {
 		}
 		return nil
 	case "map":
+		if len(c.args) == 2 && c.args[0].qual != "" && c.args[0].qual != "chr" && c.args[1].isSeq() && len(c.args[1].items) <= maxUnroll {
+			// map(os.system, [...]) calls the function on each element
+			for _, it := range c.args[1].items {
+				a.callWith(c.args[0], []*sym{it}, c)
+			}
+			return nil
+		}
 		if len(c.args) == 2 && c.args[0].qual == "chr" && c.args[1].isSeq() {
 			r := &sym{kind: "list", cnst: true}
 			for _, it := range c.args[1].items {
@@ -267,6 +284,24 @@ func (a *analyzer) dispatch(c *callCtx) *sym {
 		switch strings.TrimPrefix(n, "logging.Logger.") {
 		case "info", "debug", "warning", "warn", "error", "critical", "exception", "log":
 			a.output(c, "stdout", c.args...)
+		}
+		return nil
+	}
+	if strings.HasSuffix(n, ".__getattribute__") || strings.HasSuffix(n, ".__getattr__") || n == "object.__getattribute__" {
+		obj, name := c.fn.recv, arg0
+		if base := strings.TrimSuffix(strings.TrimSuffix(n, ".__getattribute__"), ".__getattr__"); base != "" && base != "object" {
+			obj = a.qualSym(base, c.fn.indirect)
+		} else if len(c.args) == 2 {
+			obj, name = c.args[0], c.args[1]
+		}
+		if s, ok := name.strVal(); ok && obj != nil && name != nil {
+			r := a.attr(obj, s)
+			if r.qual != "" {
+				cp := *r
+				cp.indirect = true
+				return &cp
+			}
+			return r
 		}
 		return nil
 	}
@@ -450,7 +485,14 @@ func (a *analyzer) processCall(c *callCtx) (*sym, bool) {
 		}
 		a.socketStdio(c)
 		a.runCommand(c, line, cmd != nil && cmd.encoded)
-		return &sym{kind: "call", inst: "subprocess.Popen"}, true
+		prog := programOf(cmd, shell)
+		a.feedStdin(c, prog, c.kws["input"])
+		return &sym{kind: "call", inst: "subprocess.Popen", s: prog}, true
+	case "subprocess.Popen.communicate":
+		if r := c.fn.recv; r != nil {
+			a.feedStdin(c, r.s, c.arg(0, "input"))
+		}
+		return nil, true
 	case "pty.spawn":
 		line, _ := argvLine(arg0)
 		a.runCommand(c, line, arg0 != nil && arg0.encoded)
@@ -542,6 +584,56 @@ func (a *analyzer) processCall(c *callCtx) (*sym, bool) {
 		return nil, true
 	}
 	return nil, false
+}
+
+// programOf returns the base name of the program a subprocess call
+// starts, when known.
+func programOf(cmd *sym, shell bool) string {
+	if cmd == nil || shell {
+		return ""
+	}
+	first := cmd
+	if cmd.kind == "list" || cmd.kind == "tuple" {
+		if len(cmd.items) == 0 {
+			return ""
+		}
+		first = cmd.items[0]
+	}
+	s, ok := first.strVal()
+	if !ok {
+		return ""
+	}
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+// feedStdin analyzes constant input written to an interpreter's stdin
+// (subprocess.run(["bash"], input="rm -rf /")).
+func (a *analyzer) feedStdin(c *callCtx, prog string, in *sym) {
+	if in == nil || prog == "" {
+		return
+	}
+	src, ok := in.strVal()
+	if !ok || !(in.kind == "str" || in.kind == "bytes") {
+		return
+	}
+	switch prog {
+	case "sh", "bash", "zsh", "dash", "ksh", "ash":
+		a.f.DynamicExec = append(a.f.DynamicExec, sdk.DynamicExec{Kind: "pipe_interpreter", Interpreter: prog, Static: true, Encoded: in.encoded, Decoders: in.decoders, Content: capContent(src), Evidence: c.ev, Pos: a.pos(c.line, c.col)})
+		a.nested("bash", src, c, c.name+">stdin", in.encoded)
+	case "python", "python3", "python2":
+		a.f.DynamicExec = append(a.f.DynamicExec, sdk.DynamicExec{Kind: "pipe_interpreter", Interpreter: prog, Static: true, Encoded: in.encoded, Decoders: in.decoders, Content: capContent(src), Evidence: c.ev, Pos: a.pos(c.line, c.col)})
+		a.nested("python", src, c, c.name+">stdin", in.encoded)
+	}
+}
+
+func capContent(s string) string {
+	if len(s) > maxContent {
+		return s[:maxContent]
+	}
+	return s
 }
 
 func anyEncoded(vs []*sym) bool {

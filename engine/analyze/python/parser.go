@@ -116,6 +116,7 @@ type stmt struct {
 	items      []withItem
 	name       string
 	params     []string
+	defaults   []*expr // per parameter, nil when it has no default
 	decorators []*expr
 	bases      []*expr
 	line       int
@@ -717,9 +718,11 @@ func (p *parser) defStmt(t *token, decs []*expr) *stmt {
 		if p.acceptOp(":") {
 			p.test()
 		}
+		var def *expr
 		if p.acceptOp("=") {
-			s.bases = append(s.bases, p.test()) // defaults are evaluated at def time
+			def = p.test()
 		}
+		s.defaults = append(s.defaults, def)
 		if !p.acceptOp(",") {
 			break
 		}
