@@ -1,0 +1,64 @@
+package catalog
+
+import (
+	"testing"
+
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+func TestAddFillsAndDeduplicates(t *testing.T) {
+	e, err := NewEnv(&sdk.ScanInput{Facts: &sdk.Facts{Language: "bash"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := sdk.Pos{Line: 2, Col: 0, Depth: 1, Via: "bash -c", Encoded: true}
+	e.Add(Finding{Rule: "FILE_SECRET_PATH_ACCESS", Pos: pos, Key: ".env", Message: "m", Evidence: "cat .env\nmore"})
+	e.Add(Finding{Rule: "FILE_SECRET_PATH_ACCESS", Pos: pos, Key: ".env", Message: "again"})
+	e.Add(Finding{Rule: "DEPENDENCY_INSTALL", Decision: Switch(false), Pos: sdk.Pos{Line: 1, Col: 4}, Message: "x"})
+	fs := e.Findings()
+	if len(fs) != 2 {
+		t.Fatalf("got %d findings, want 2 (duplicate dropped): %+v", len(fs), fs)
+	}
+	dep, sec := fs[0], fs[1] // sorted by line
+	if dep.RuleID != "DEPENDENCY_INSTALL" || dep.Decision != sdk.NeedsHumanReview || dep.RiskLevel != sdk.RiskHigh ||
+		dep.Column == nil || *dep.Column != 4 || dep.Recommendation == "" {
+		t.Errorf("switched finding: %+v", dep)
+	}
+	if sec.Decision != sdk.Deny || sec.RiskType != sdk.RiskTypeFile || sec.Column != nil || sec.Evidence != "cat .env …" ||
+		sec.Metadata["via"] != "bash -c" || sec.Metadata["encoded"] != true || sec.Metadata["language"] != "bash" {
+		t.Errorf("filled finding: %+v", sec)
+	}
+}
+
+func TestFactLang(t *testing.T) {
+	py, _ := NewEnv(&sdk.ScanInput{Facts: &sdk.Facts{Language: "python"}})
+	sh, _ := NewEnv(&sdk.ScanInput{Facts: &sdk.Facts{Language: "bash"}})
+	cases := []struct {
+		e    *Env
+		via  string
+		want string
+	}{
+		{py, "", "python"}, {sh, "", "bash"}, {py, "os.system", "bash"}, {sh, "python3 -c", "python"},
+		{sh, "heredoc:python3", "python"}, {py, "subprocess.run>bash -c", "bash"}, {sh, "eval", "bash"},
+		{py, "exec", "python"}, {sh, "base64>sh", "bash"},
+	}
+	for _, c := range cases {
+		depth := 0
+		if c.via != "" {
+			depth = 1
+		}
+		if got := c.e.FactLang(sdk.Pos{Depth: depth, Via: c.via}); got != c.want {
+			t.Errorf("%s FactLang(%q) = %s, want %s", c.e.Lang, c.via, got, c.want)
+		}
+	}
+}
+
+func TestCompileReusesPolicy(t *testing.T) {
+	p := &sdk.Policy{AllowedDomains: []string{"github.com"}}
+	if Compile(p) != Compile(p) {
+		t.Error("the same policy pointer must reuse its matchers")
+	}
+	if q := (&sdk.Policy{}); Compile(q) == Compile(p) {
+		t.Error("another policy must get its own matchers")
+	}
+}
