@@ -132,11 +132,13 @@ type analyzer struct {
 	unroll   int
 	inline   int
 	depth    int
-	rets     []*retFrame
-	steps    int
-	dup2     []int
-	procExec bool
-	lines    []int
+	// nestedBytes counts content handed to nested analysis.
+	nestedBytes int
+	rets        []*retFrame
+	steps       int
+	dup2        []int
+	procExec    bool
+	lines       []int
 }
 
 func newAnalyzer(b *facts.Builder, src string, at facts.Frame) *analyzer {
@@ -1026,10 +1028,11 @@ func (a *analyzer) fstring(e *expr, sc *scope) *sym {
 		}
 		suffix += s
 	}
-	if r.cnst {
+	if r.cnst && b.Len() <= maxConst {
 		r.s = b.String()
 		return r
 	}
+	r.cnst = false
 	r.kind = "expr"
 	r.prefix = prefix.String()
 	r.suffix = suffix

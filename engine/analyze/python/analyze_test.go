@@ -642,3 +642,49 @@ func TestIndirectionPaths(t *testing.T) {
 		wantBash(t, fb, "id", "subprocess.Popen.communicate>stdin", false)
 	})
 }
+
+func TestLineEndingsAndEncodingMarks(t *testing.T) {
+	for name, src := range map[string]string{
+		"crlf":         "import os\r\nif True:\r\n    os.system('id')\r\n",
+		"bom":          "\ufeffimport os\nos.system('id')\n",
+		"cr only ends": "import os\nos.system('id')",
+		"continuation": "import os\nos.system(\\\n    'id')\n",
+		"tabs":         "import os\nif 1:\n\tos.system('id')\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			f, fb := analyzeSrc(src)
+			if len(f.ParseErrors) > 0 {
+				t.Fatalf("parse errors: %+v", f.ParseErrors)
+			}
+			wantBash(t, fb, "id", "os.system", false)
+		})
+	}
+}
+
+// TestGrowthIsBounded checks that content doubling a string in every
+// statement stays cheap: folding stops at the size bound.
+func TestGrowthIsBounded(t *testing.T) {
+	src := "import os\na = 'xxxxxxxx'\n" + strings.Repeat("a = a + a\n", 60) + "os.system(a)\nb = [1]\n" + strings.Repeat("b = b + b\n", 60) + "c = f'{a}{a}'\nd = '-'.join([a, a])\n"
+	f, _ := analyzeSrc(src)
+	c := wantCall(t, f, "os.system", false)
+	if c.Args[0].Const || len(c.Args[0].Str) > 1000 {
+		t.Errorf("oversized constant kept: const=%v len=%d", c.Args[0].Const, len(c.Args[0].Str))
+	}
+}
+
+func TestLargeConstantsStayBounded(t *testing.T) {
+	src := "import os\na = 'x' * 60000\na = a + a + a + a\n" + strings.Repeat("os.system(a)\n", 40)
+	f, fb := analyzeSrc(src)
+	total := 0
+	for _, g := range fb.got {
+		total += len(g.src)
+	}
+	if total > maxNestedBytes || !f.Truncated {
+		t.Errorf("nested %d bytes, truncated=%v", total, f.Truncated)
+	}
+	for _, c := range f.Calls {
+		if len(c.Args[0].Str) > maxValueStr {
+			t.Fatalf("value of %d bytes in facts", len(c.Args[0].Str))
+		}
+	}
+}

@@ -313,7 +313,7 @@ func (a *analyzer) method(fn *sym, c *callCtx) *sym {
 					}
 					parts = append(parts, s)
 				}
-				if ok {
+				if ok && joinedLen(parts, recv.s) <= maxConst {
 					r := &sym{kind: recv.kind, cnst: true, s: strings.Join(parts, recv.s)}
 					r.taint(arg0)
 					for _, it := range arg0.items {
@@ -356,7 +356,7 @@ func (a *analyzer) method(fn *sym, c *callCtx) *sym {
 		case "replace":
 			o, ok1 := arg0.strVal()
 			n, ok2 := c.arg(1, "").strVal()
-			if ok1 && ok2 && c.arg(0, "").kind == recv.kind {
+			if ok1 && ok2 && c.arg(0, "").kind == recv.kind && o != "" && len(recv.s)+strings.Count(recv.s, o)*len(n) <= maxConst {
 				return (&sym{kind: recv.kind, cnst: true, s: strings.ReplaceAll(recv.s, o, n)}).taint(recv)
 			}
 		case "upper":
@@ -405,6 +405,14 @@ func (a *analyzer) method(fn *sym, c *callCtx) *sym {
 	return r
 }
 
+func joinedLen(parts []string, sep string) int {
+	n := len(sep) * len(parts)
+	for _, p := range parts {
+		n += len(p)
+	}
+	return n
+}
+
 func hexEncode(s string) string {
 	const digits = "0123456789abcdef"
 	out := make([]byte, 0, len(s)*2)
@@ -416,7 +424,16 @@ func hexEncode(s string) string {
 
 // ---- nested content ----
 
+// maxNestedBytes bounds the nested content one analysis hands on, so a
+// large constant passed to many calls cannot multiply the work.
+const maxNestedBytes = 1 << 20
+
 func (a *analyzer) nested(lang, content string, c *callCtx, via string, encoded bool) bool {
+	a.nestedBytes += len(content)
+	if a.nestedBytes > maxNestedBytes {
+		a.f.Truncated = true
+		return false
+	}
 	return a.b.Nested(lang, content, a.at, c.line, c.col, via, encoded)
 }
 

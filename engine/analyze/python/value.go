@@ -57,6 +57,16 @@ type sym struct {
 
 func (v *sym) elem() *sym { return v.el }
 
+// maxConst and maxItems bound folded strings and sequences, so content
+// that doubles a string in every statement cannot exhaust memory; larger
+// values are treated as unknown.
+const (
+	maxConst = 1 << 20
+	maxItems = 4096
+	// maxValueStr caps a Value's text in the facts (like DynamicExec.Content).
+	maxValueStr = 4096
+)
+
 func strSym(s string) *sym { return &sym{kind: "str", cnst: true, s: s} }
 
 func intSym(n int64) *sym {
@@ -225,6 +235,9 @@ func (v *sym) toValue() sdk.Value {
 	}
 	if v.cnst {
 		val.Str = v.s
+		if len(val.Str) > maxValueStr {
+			val.Str = val.Str[:maxValueStr]
+		}
 	} else {
 		val.Str = v.src
 		if val.Kind == "" {
@@ -240,13 +253,13 @@ func binop(op string, a, b *sym) *sym {
 	r := &sym{kind: "expr"}
 	if a.cnst && b.cnst {
 		switch {
-		case (a.kind == "str" || a.kind == "bytes") && a.kind == b.kind && op == "+":
+		case (a.kind == "str" || a.kind == "bytes") && a.kind == b.kind && op == "+" && len(a.s)+len(b.s) <= maxConst:
 			r = &sym{kind: a.kind, cnst: true, s: a.s + b.s}
 		case a.isStr() && b.kind == "int" && op == "*":
 			r = &sym{kind: a.kind, cnst: true, s: strings.Repeat(a.s, clampRepeat(b.num, len(a.s)))}
 		case a.kind == "int" && b.isStr() && op == "*":
 			r = &sym{kind: b.kind, cnst: true, s: strings.Repeat(b.s, clampRepeat(a.num, len(b.s)))}
-		case a.isSeq() && b.isSeq() && op == "+":
+		case a.isSeq() && b.isSeq() && op == "+" && len(a.items)+len(b.items) <= maxItems:
 			r = &sym{kind: a.kind, cnst: true, items: append(append([]*sym{}, a.items...), b.items...)}
 		case a.isSeq() && b.kind == "int" && op == "*":
 			n := clampRepeat(b.num, len(a.items))
@@ -325,6 +338,9 @@ func clampRepeat(n float64, unit int) int {
 	max := (1 << 16) / unit
 	if n > float64(max) {
 		return max
+	}
+	if unit*int(n) > maxConst {
+		return maxConst / unit
 	}
 	return int(n)
 }
@@ -433,6 +449,9 @@ func percentFormat(f string, arg *sym) (string, bool) {
 		}
 		b.WriteString(s)
 		k++
+		if b.Len() > maxConst {
+			return "", false
+		}
 	}
 	return b.String(), k == len(args)
 }
@@ -496,6 +515,9 @@ func strFormat(f string, args []*sym, kws map[string]*sym) (string, bool) {
 				return "", false
 			}
 			b.WriteString(s)
+			if b.Len() > maxConst {
+				return "", false
+			}
 			continue
 		}
 		if c == '}' && i+1 < len(f) && f[i+1] == '}' {
