@@ -688,3 +688,32 @@ func TestLargeConstantsStayBounded(t *testing.T) {
 		}
 	}
 }
+
+func TestSmallerResolutions(t *testing.T) {
+	t.Run("rmtree ignore_errors is forced", func(t *testing.T) {
+		f, _ := analyzeSrc("import shutil\nshutil.rmtree('/opt/app', ignore_errors=True)")
+		if fa := wantFile(t, f, "/opt/app", "delete"); !fa.Force || !fa.Recursive {
+			t.Errorf("rmtree: %+v", fa)
+		}
+	})
+	t.Run("print to a file", func(t *testing.T) {
+		f, _ := analyzeSrc("import os\nwith open('o.txt', 'w') as fh:\n    print(os.environ['TOKEN'], file=fh)")
+		if len(f.Outputs) != 1 || f.Outputs[0].Sink != "file" {
+			t.Errorf("outputs: %+v", f.Outputs)
+		}
+	})
+	t.Run("urljoin", func(t *testing.T) {
+		for ref, want := range map[string]string{"/x": "https://a.io/x", "y": "https://a.io/p/y", "https://b.io/": "https://b.io/", "//c.io/z": "https://c.io/z"} {
+			if got := urlJoin("https://a.io/p/q", ref); got != want {
+				t.Errorf("urljoin(%q) = %q, want %q", ref, got, want)
+			}
+		}
+		f, _ := analyzeSrc("import requests\nfrom urllib.parse import urljoin\nrequests.get(urljoin('https://evil.io/a/', 'b'))")
+		wantNet(t, f, "evil.io", 443, "requests.get")
+	})
+	t.Run("connect to a resolved name", func(t *testing.T) {
+		f, _ := analyzeSrc("import socket\ns = socket.socket()\ns.connect((socket.gethostbyname('evil.io'), 4444))")
+		wantNet(t, f, "evil.io", 0, "socket.gethostbyname")
+		wantNet(t, f, "evil.io", 4444, "socket.socket.connect")
+	})
+}

@@ -271,7 +271,19 @@ func (a *analyzer) dispatch(c *callCtx) *sym {
 			a.runCommand(c, line, arg0.encoded)
 		}
 		return nil
-	case "print", "sys.stdout.write", "sys.stderr.write", "sys.stdout.writelines", "sys.stderr.writelines", "pprint.pprint", "pprint.pp",
+	case "print":
+		sink := "stdout"
+		if f := c.kws["file"]; f != nil && f.inst == "file" {
+			sink = "file"
+		}
+		a.output(c, sink, c.args...)
+		return nil
+	case "urllib.parse.urljoin":
+		if len(c.args) == 2 && c.args[0].isStr() && c.args[1].isStr() {
+			return strSym(urlJoin(c.args[0].s, c.args[1].s)).taint(c.args...)
+		}
+		return nil
+	case "sys.stdout.write", "sys.stderr.write", "sys.stdout.writelines", "sys.stderr.writelines", "pprint.pprint", "pprint.pp",
 		"logging.info", "logging.debug", "logging.warning", "logging.warn", "logging.error", "logging.critical", "logging.exception", "logging.log":
 		a.output(c, "stdout", c.args...)
 		return nil
@@ -749,6 +761,9 @@ func (a *analyzer) fileCall(c *callCtx) (*sym, bool) {
 	case "shutil.rmtree":
 		if fa := a.fileAccess(c, c.arg(0, "path"), "delete", n); fa != nil {
 			fa.Recursive = true
+			if v := c.arg(1, "ignore_errors"); v != nil {
+				fa.Force, _ = v.truthy()
+			}
 		}
 		return nil, true
 	case "shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree", "shutil.copyfileobj":
@@ -1121,7 +1136,12 @@ func (a *analyzer) netCall(c *callCtx) (*sym, bool) {
 	case n == "ssl.create_default_context" || n == "ssl.SSLContext":
 		return &sym{kind: "expr", inst: "ssl.SSLContext"}, true
 	case n == "socket.gethostbyname" || n == "socket.gethostbyname_ex" || n == "socket.getaddrinfo" || n == "socket.gethostbyaddr":
-		a.netHost(c, n, "dns", c.arg(0, "host"), c.arg(1, "port"))
+		h := c.arg(0, "host")
+		a.netHost(c, n, "dns", h, c.arg(1, "port"))
+		if n == "socket.gethostbyname" && h != nil && h.isStr() {
+			// the address of a name: later connections to it reach that host
+			return h, true
+		}
 		return nil, true
 	case n == "smtplib.SMTP" || n == "smtplib.SMTP_SSL" || n == "ftplib.FTP" || n == "ftplib.FTP_TLS" || n == "telnetlib.Telnet" || n == "poplib.POP3" || n == "imaplib.IMAP4" || n == "imaplib.IMAP4_SSL":
 		inst := n
@@ -1159,4 +1179,34 @@ func (a *analyzer) netCall(c *callCtx) (*sym, bool) {
 		return &sym{kind: "expr", download: true}, true
 	}
 	return nil, false
+}
+
+// urlJoin resolves ref against base the way urllib.parse.urljoin does
+// for the common cases (absolute, host-relative and path-relative refs).
+func urlJoin(base, ref string) string {
+	if strings.Contains(ref, "://") {
+		return ref
+	}
+	i := strings.Index(base, "://")
+	if i < 0 {
+		return ref
+	}
+	rest := base[i+3:]
+	hostEnd := strings.IndexByte(rest, '/')
+	origin := base
+	path := "/"
+	if hostEnd >= 0 {
+		origin = base[:i+3+hostEnd]
+		path = rest[hostEnd:]
+	}
+	if strings.HasPrefix(ref, "//") {
+		return base[:i+1] + ref
+	}
+	if strings.HasPrefix(ref, "/") {
+		return origin + ref
+	}
+	if j := strings.LastIndexByte(path, '/'); j >= 0 {
+		path = path[:j+1]
+	}
+	return origin + path + ref
 }
