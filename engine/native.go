@@ -10,17 +10,34 @@ import (
 )
 
 // NativePacks returns the built-in rule packs compiled into the host instead
-// of Wasm. They judge exactly what the Wasm packs judge, decoding the same
-// input bytes, so benchmarks can state what the sandbox costs and tests can
-// check both builds agree. Production scans use the Wasm packs: only they
-// run under a deadline and a memory cap.
+// of Wasm, combined into one pack exactly as rules-wasm/cmd/core combines
+// them for the Wasm build: one decode of the input, every pack's Scan on it,
+// every rule declared under "toolwarden-core". They judge exactly what the
+// Wasm pack judges, decoding the same input bytes, so benchmarks can state
+// what the sandbox costs and tests can check both builds agree. Production
+// scans use the Wasm pack: only it runs under a deadline and a memory cap.
 func NativePacks() []Pack {
 	all := packs.All()
-	out := make([]Pack, len(all))
-	for i, p := range all {
-		out[i] = nativePack{p: p, info: p.Info()}
+	info := sdk.PluginInfo{Name: "toolwarden-core"}
+	for _, p := range all {
+		pi := p.Info()
+		if info.Version == "" {
+			info.Version = pi.Version
+		}
+		info.Rules = append(info.Rules, pi.Rules...)
 	}
-	return out
+	scan := func(in *sdk.ScanInput) ([]sdk.Finding, error) {
+		var out []sdk.Finding
+		for _, p := range all {
+			fs, err := p.Scan(in)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p.Info().Name, err)
+			}
+			out = append(out, fs...)
+		}
+		return out, nil
+	}
+	return []Pack{nativePack{p: packs.Pack{Info: func() sdk.PluginInfo { return info }, Scan: scan}, info: info}}
 }
 
 type nativePack struct {
