@@ -521,6 +521,10 @@ func (a *analyzer) walkFunc(f *syntax.FuncDecl, c ctx) {
 }
 
 func (a *analyzer) setVar(name, val string, static bool) {
+	if len(val) > maxFold {
+		// Values that large come from doubling tricks; stop tracking.
+		val, static = "", false
+	}
 	a.vars[name] = varVal{val: val, static: static}
 	a.assigned[name] = true
 	if name == "IFS" {

@@ -174,13 +174,24 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c ctx) int {
 		a.runFile(s, "sh", f0)
 	}
 	a.semantics(s, name, fields[1:], c)
-	for _, cand := range cmd.Candidates {
-		if cand != name {
-			a.semantics(s, cand, fields[1:], c)
+	if len(cmd.Candidates) > 1 {
+		// A pattern matching several programs: record what each could
+		// do to files and hosts, without unwrapping or nesting (which
+		// could multiply without bound).
+		for i, cand := range cmd.Candidates {
+			if i == maxCandidateSemantics {
+				break
+			}
+			a.network(s, cand, fields[1:], c)
+			a.files(s, cand, fields[1:], c)
 		}
 	}
 	return cmd.ID
 }
+
+// maxCandidateSemantics bounds how many candidates of a glob command word
+// get their file and network semantics applied.
+const maxCandidateSemantics = 16
 
 // shells run their argument or stdin as shell code.
 var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "ash": true,
