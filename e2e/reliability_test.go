@@ -339,3 +339,65 @@ func TestRedisRestartUnderLoad(t *testing.T) {
 		t.Errorf("no acknowledged execution completed")
 	}
 }
+
+// TestExecutorSIGKILLOrphansRun runs `serve --no-executor` and two remote
+// `executor` daemons on one Redis, SIGKILLs the executor that holds a run,
+// and checks that the other executor's reconciliation marks the record
+// orphaned once the dead executor's lease expires: the record is never
+// lost, never runs again, and never completes. The wait is bounded by the
+// lease (execution.DefaultLeaseTTL, 30 s) plus one reconcile interval.
+func TestExecutorSIGKILLOrphansRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test: skipped with -short")
+	}
+	needExecutorCommand(t)
+	url, prefix := needRedis(t)
+	s := startServer(t, serverOpts{RedisURL: url, RedisPrefix: prefix, NoExecutor: true})
+	execs := []*proc{
+		startExecutor(t, url, prefix, "executor_concurrency: 2\n"),
+		startExecutor(t, url, prefix, "executor_concurrency: 2\n"),
+	}
+
+	marker := "sleep 1234." + randDigits(6)
+	r := s.api.mustSubmit(t, marker, 1)
+	s.api.awaitStatus(t, r.ExecutionID, "running", time.Minute)
+	pids, ok := awaitProcesses(marker, true, 30*time.Second)
+	if !ok {
+		t.Fatalf("no %q process while running", marker)
+	}
+	var victim, survivor *proc
+	for i, e := range execs {
+		if descendsFrom(pids[0], e.cmd.Process.Pid) {
+			victim, survivor = e, execs[1-i]
+		}
+	}
+	if victim == nil {
+		t.Fatalf("process %d of the run descends from neither executor (%d, %d)", pids[0],
+			execs[0].cmd.Process.Pid, execs[1].cmd.Process.Pid)
+	}
+
+	victim.kill(t)
+	got := s.api.awaitStatus(t, r.ExecutionID, "orphaned", 3*time.Minute)
+	if !got.IsError || got.Error == "" {
+		t.Errorf("orphaned record: is_error %v error %q; want an error that says why", got.IsError, got.Error)
+	}
+	if pids, ok := awaitProcesses(marker, false, 30*time.Second); !ok {
+		t.Errorf("processes %v of the killed executor's run are still alive", pids)
+	}
+	// Never redelivered: the survivor does not start the run again, and the
+	// record stays orphaned.
+	time.Sleep(3 * time.Second)
+	if pids := processesWith(marker); len(pids) != 0 {
+		t.Fatalf("the orphaned run was started again: pids %v", pids)
+	}
+	if again := s.api.mustGet(t, r.ExecutionID); again.Status != "orphaned" || again.Attempt > 1 {
+		t.Fatalf("after orphaning: status %q attempt %d; want orphaned, attempt 1", again.Status, again.Attempt)
+	}
+	if survivor.exited() {
+		t.Fatalf("the surviving executor exited: %v", survivor.err)
+	}
+	after := settle(t, s.api, s.api.mustSubmit(t, "echo survivor", 60))
+	if after.Status != "completed" || after.Result != "survivor\n" {
+		t.Fatalf("run on the surviving executor: status %q result %q", after.Status, after.Result)
+	}
+}
