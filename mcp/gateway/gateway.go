@@ -1,0 +1,495 @@
+// Package gateway puts toolwarden in front of existing MCP servers. It
+// connects to the configured upstream servers (stdio commands or
+// streamable-HTTP URLs), lists their tools under a per-server prefix, and
+// guards every tools/call: the content fields of the arguments are scanned
+// with the same engine and policy as the REST API; a denied call is not
+// forwarded and its error result carries the safety_report; an allowed or
+// reviewed call is forwarded with the safety_report attached to its result.
+//
+// Upstream calls are executions: each has a record (running → completed,
+// failed, hard_timeout, cancelled or orphaned), a bounded wait, and can be
+// observed and cancelled by execution_id afterwards. Calls are isolated per
+// server (concurrency cap, circuit breaker) and globally (concurrency cap).
+//
+// Records live in a store of their own (Options.Store): the gateway runs
+// calls in its own process and takes each record to running with Claim
+// under its own worker id, so the lease, heartbeats and the exactly-once
+// Finish of the execution state machine hold as for any executor. The store
+// must not be shared with an executor pool's queue — an executor would claim
+// the gateway's records — so serve gives the gateway a separate embedded
+// store, or a separate Redis pool (same records keyspace, own stream).
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/mcp/internal/view"
+	"github.com/toolwarden/toolwarden/sdk"
+	"github.com/toolwarden/toolwarden/service"
+)
+
+// Scanner scans a tool call; *service.Service is one.
+type Scanner interface {
+	Scan(ctx context.Context, req *service.ToolRequest, pieces []service.Piece) (*sdk.SafetyReport, error)
+}
+
+// Identify names the caller of a tools/call (the API key id over HTTP, the
+// configured identity over stdio); an error refuses the call.
+type Identify func(ctx context.Context) (owner string, err error)
+
+// Options are the gateway's dependencies.
+type Options struct {
+	// Scanner decides every call (required).
+	Scanner Scanner
+	// Store holds the gateway's execution records (required; see the
+	// package doc for why it must not be an executor pool's queue).
+	Store execution.Backend
+	// WorkerID names the gateway in leases (default mcp-gateway-<host>-<pid>).
+	WorkerID string
+	// Wait is the bounded wait of a tools/call (tool_wait_timeout_seconds,
+	// default 30s); a call still running then returns its execution_id.
+	Wait time.Duration
+	// Heartbeat is how often a running call's lease is extended (default
+	// execution.DefaultLeaseTTL/3); it must be well under the store's lease.
+	Heartbeat time.Duration
+	// Now is the breakers' clock (default time.Now).
+	Now func() time.Time
+	// Dial connects to a server (default Dial).
+	Dial Dialer
+	// Logger gets connection and call-state events; arguments, results and
+	// headers are never logged.
+	Logger *slog.Logger
+}
+
+// Gateway is the guarded front of the upstream MCP servers.
+type Gateway struct {
+	cfg   Config
+	opts  Options
+	total chan struct{}
+
+	servers []*upstreamServer
+	byName  map[string]*upstreamServer
+
+	claimMu sync.Mutex // makes Create+Claim of one record atomic for this gateway
+	ctx     context.Context
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+// upstreamServer is one configured server and its isolation state.
+type upstreamServer struct {
+	cfg     ServerConfig
+	up      Upstream
+	tools   []mcpgo.Tool
+	sem     chan struct{}
+	breaker *Breaker
+	timeout time.Duration
+}
+
+// New validates cfg and builds a gateway; Connect dials the servers.
+func New(cfg Config, opts Options) (*Gateway, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Scanner == nil || opts.Store == nil {
+		return nil, errors.New("mcp gateway: a scanner and an execution store are required")
+	}
+	cfg = cfg.WithDefaults()
+	if opts.WorkerID == "" {
+		host, _ := os.Hostname()
+		opts.WorkerID = fmt.Sprintf("mcp-gateway-%s-%d", host, os.Getpid())
+	}
+	if opts.Wait <= 0 {
+		opts.Wait = 30 * time.Second
+	}
+	if opts.Heartbeat <= 0 {
+		opts.Heartbeat = execution.DefaultLeaseTTL / 3
+	}
+	if opts.Dial == nil {
+		opts.Dial = Dial
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	g := &Gateway{cfg: cfg, opts: opts, total: make(chan struct{}, cfg.MaxConcurrentTotal),
+		byName: map[string]*upstreamServer{}, ctx: ctx, stop: stop}
+	for _, sc := range cfg.Servers {
+		s := &upstreamServer{cfg: sc, sem: make(chan struct{}, sc.MaxConcurrent),
+			breaker: NewBreaker(cfg.CircuitFailureThreshold, cfg.cooldown(), opts.Now),
+			timeout: time.Duration(sc.CallTimeoutSeconds * float64(time.Second))}
+		g.servers = append(g.servers, s)
+		g.byName[sc.Name] = s
+	}
+	return g, nil
+}
+
+// Connect dials every server and lists its tools. A server that cannot be
+// reached is left out (its tools are not offered) and its error is returned
+// joined with the others, so serve can log it and still guard the rest.
+func (g *Gateway) Connect(ctx context.Context) error {
+	var errs []error
+	for _, s := range g.servers {
+		up, err := g.opts.Dial(ctx, s.cfg)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("mcp server %s: %w", s.cfg.Name, err))
+			continue
+		}
+		tools, err := up.ListTools(ctx)
+		if err != nil {
+			_ = up.Close()
+			errs = append(errs, fmt.Errorf("mcp server %s: list tools: %w", s.cfg.Name, err))
+			continue
+		}
+		s.up, s.tools = up, tools
+		g.opts.Logger.Info("mcp upstream connected", "server", s.cfg.Name, "tools", len(tools), "prefix", s.cfg.Prefix)
+	}
+	return errors.Join(errs...)
+}
+
+// Store returns the store of the gateway's execution records.
+func (g *Gateway) Store() execution.Backend { return g.opts.Store }
+
+// Breaker returns the circuit breaker of the named server (nil if unknown).
+func (g *Gateway) Breaker(name string) *Breaker {
+	if s := g.byName[name]; s != nil {
+		return s.breaker
+	}
+	return nil
+}
+
+// Tools returns the upstream tools of every connected server, renamed
+// with the server's prefix, each with a guarded handler. ident names the
+// caller, who owns the records of its calls.
+func (g *Gateway) Tools(ident Identify) []server.ServerTool {
+	var out []server.ServerTool
+	for _, s := range g.servers {
+		if s.up == nil {
+			continue
+		}
+		for _, t := range s.tools {
+			tool := t
+			upstreamName := t.Name
+			tool.Name = s.cfg.Prefix + t.Name
+			tool.Description = strings.TrimSpace(fmt.Sprintf("[%s via toolwarden: scanned before it is forwarded] %s", s.cfg.Name, t.Description))
+			srv := s
+			out = append(out, server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+				owner, err := ident(ctx)
+				if err != nil {
+					return mcpgo.NewToolResultError("not authorized: " + err.Error()), nil
+				}
+				return g.Call(ctx, srv, upstreamName, req.GetArguments(), owner)
+			}})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Tool.Name < out[j].Tool.Name })
+	return out
+}
+
+// CallServer calls tool on the named server through the guard, as a
+// tools/call of the prefixed tool would.
+func (g *Gateway) CallServer(ctx context.Context, serverName, tool string, args map[string]any, owner string) (*mcpgo.CallToolResult, error) {
+	s := g.byName[serverName]
+	if s == nil || s.up == nil {
+		return nil, fmt.Errorf("mcp server %q is not connected", serverName)
+	}
+	return g.Call(ctx, s, tool, args, owner)
+}
+
+// Call scans one tools/call and, unless denied, forwards it as an
+// execution, waiting at most Options.Wait for the result.
+func (g *Gateway) Call(ctx context.Context, s *upstreamServer, tool string, args map[string]any, owner string) (*mcpgo.CallToolResult, error) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	name := s.cfg.Prefix + tool
+	content, err := json.Marshal(args)
+	if err != nil {
+		return mcpgo.NewToolResultError("arguments cannot be encoded: " + err.Error()), nil
+	}
+	rec := &execution.Record{ExecutionID: execution.NewID(), ToolName: name, Language: "mcp",
+		Content: string(content), OwnerKeyID: owner, TimeoutMS: s.timeout.Milliseconds()}
+	in, err := decodeArguments(name, args)
+	if err != nil {
+		return g.block(ctx, rec, "TOOL_SAFETY_UNSCANNABLE: "+err.Error())
+	}
+	rec.ConversationID = in.req.ConversationID
+	if len(in.pieces) > 0 {
+		rep, err := g.opts.Scanner.Scan(ctx, in.req, in.pieces)
+		if err != nil {
+			return g.block(ctx, rec, "TOOL_SAFETY_SCAN_FAILED: "+err.Error())
+		}
+		rec.SafetyReport = rep
+		switch {
+		case rep.Decision == sdk.Deny:
+			return g.block(ctx, rec, "TOOL_SAFETY_BLOCKED: "+rep.Summary)
+		case rep.Blocked:
+			return g.block(ctx, rec, "TOOL_SAFETY_HELD: block_on_review holds this call and the gateway does not park upstream calls for review: "+rep.Summary)
+		}
+	}
+	if err := g.start(ctx, rec); err != nil {
+		return mcpgo.NewToolResultError("the call was not forwarded: " + err.Error()), nil
+	}
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		g.run(s, tool, args, rec)
+	}()
+	got, done, err := execution.Wait(ctx, g.opts.Store, rec.ExecutionID, g.opts.Wait)
+	if err != nil {
+		return nil, fmt.Errorf("wait for %s: %w", rec.ExecutionID, err)
+	}
+	return ResultFor(got, done), nil
+}
+
+// ResultFor is the tools/call result for a gateway record after a wait: the
+// upstream's own result (with the safety_report attached) once it
+// answered, an error result carrying the record when the call ended any
+// other way, and — not an error — the running record with its
+// execution_id when the wait ended first.
+func ResultFor(r *execution.Record, done bool) *mcpgo.CallToolResult {
+	if !done {
+		return mcpgo.NewToolResultText(view.Record(r, true, execution.DefaultPartialOutputMaxBytes, map[string]any{
+			"wait_timed_out": true,
+			"message":        "the upstream call is still " + string(r.Status) + "; call wait_tool_execution or get_tool_execution with this execution_id, or cancel_tool_execution",
+		}))
+	}
+	if (r.Status == execution.StatusCompleted || r.Status == execution.StatusFailed) && r.Result != "" {
+		raw := json.RawMessage(r.Result)
+		if res, err := mcpgo.ParseCallToolResult(&raw); err == nil {
+			return res
+		}
+	}
+	res := mcpgo.NewToolResultText(view.Record(r, false, 0, nil))
+	res.IsError = r.IsError || r.Status != execution.StatusCompleted
+	return res
+}
+
+// block records a call that is not forwarded and returns its error result.
+func (g *Gateway) block(ctx context.Context, rec *execution.Record, why string) (*mcpgo.CallToolResult, error) {
+	rec.Status = execution.StatusBlocked
+	rec.IsError = true
+	rec.Error = why
+	rec.StatusReason = why
+	if err := g.opts.Store.Create(ctx, rec); err != nil {
+		return nil, fmt.Errorf("record blocked mcp call: %w", err)
+	}
+	res := mcpgo.NewToolResultText(view.Record(rec, false, 0, nil))
+	res.IsError = true
+	return res, nil
+}
+
+// start stores rec and takes it to running under the gateway's worker id.
+// Only the gateway enqueues into its store, and it claims right after each
+// Create under claimMu, so the claim returns rec — unless a queued record
+// was left by a gateway process that died between the two steps; such a
+// record was never forwarded and is finished as failed saying so.
+func (g *Gateway) start(ctx context.Context, rec *execution.Record) error {
+	g.claimMu.Lock()
+	defer g.claimMu.Unlock()
+	rec.Status = execution.StatusQueued
+	if err := g.opts.Store.Create(ctx, rec); err != nil {
+		return fmt.Errorf("record mcp call: %w", err)
+	}
+	for i := 0; ; i++ {
+		got, err := g.opts.Store.Claim(ctx, g.opts.WorkerID, time.Second)
+		if err == nil && got.ExecutionID == rec.ExecutionID {
+			*rec = *got
+			return nil
+		}
+		if err != nil || i > 1000 {
+			if err == nil {
+				err = errors.New("too many stale records")
+			}
+			_, _ = g.opts.Store.RequestCancel(context.WithoutCancel(ctx), rec.ExecutionID, "not started: "+err.Error())
+			return fmt.Errorf("start mcp call %s: %w", rec.ExecutionID, err)
+		}
+		stale := &execution.Record{Status: execution.StatusFailed, IsError: true, Cleanup: execution.CleanupDone,
+			Error:        "the mcp gateway stopped before forwarding this call; it was never sent upstream",
+			StatusReason: "gateway restarted before forwarding"}
+		if err := g.opts.Store.Finish(ctx, g.opts.WorkerID, got.ExecutionID, stale); err != nil {
+			g.opts.Logger.Warn("finish stale mcp gateway record", "execution_id", got.ExecutionID, "err", err)
+		}
+	}
+}
+
+// run performs one admitted call to its end and writes the outcome once.
+func (g *Gateway) run(s *upstreamServer, tool string, args map[string]any, rec *execution.Record) {
+	ctx, cancel := context.WithCancel(g.ctx)
+	defer cancel()
+	lost := execution.KeepAlive(ctx, g.opts.Store, g.opts.WorkerID, rec.ExecutionID, g.opts.Heartbeat)
+	cancels := make(chan string, 1)
+	go g.watchCancel(ctx, rec.ExecutionID, cancels)
+
+	final := g.execute(ctx, s, tool, args, rec, cancels, lost)
+	if final == nil {
+		return
+	}
+	fctx, fcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer fcancel()
+	if err := g.opts.Store.Finish(fctx, g.opts.WorkerID, rec.ExecutionID, final); err != nil {
+		g.opts.Logger.Warn("mcp call outcome not stored", "execution_id", rec.ExecutionID, "err", err)
+		return
+	}
+	g.opts.Logger.Info("mcp call finished", "execution_id", rec.ExecutionID, "server", s.cfg.Name, "status", final.Status)
+}
+
+// watchCancel delivers the reason of a cancel request on id.
+func (g *Gateway) watchCancel(ctx context.Context, id string, out chan<- string) {
+	ch, err := g.opts.Store.Watch(ctx, id)
+	if err != nil {
+		return
+	}
+	for r := range ch {
+		if r.CancelRequested {
+			reason := r.CancelReason
+			if reason == "" {
+				reason = "cancel requested"
+			}
+			out <- reason
+			return
+		}
+	}
+}
+
+// outcome builds a terminal record for Finish.
+func outcome(st execution.Status, errMsg, reason string, cleanup execution.Cleanup, detail string) *execution.Record {
+	return &execution.Record{Status: st, IsError: st != execution.StatusCompleted, Error: errMsg,
+		StatusReason: reason, Cleanup: cleanup, CleanupDetail: detail}
+}
+
+// execute admits, queues for slots, calls and classifies. nil means the
+// lease was lost: another party owns the record and nothing is written.
+func (g *Gateway) execute(ctx context.Context, s *upstreamServer, tool string, args map[string]any,
+	rec *execution.Record, cancels <-chan string, lost <-chan error) *execution.Record {
+	ticket, err := s.breaker.Allow()
+	if err != nil {
+		msg := fmt.Sprintf("mcp_circuit_open: server %s failed %d times in a row; calls are refused until a probe succeeds after the %s cooldown",
+			s.cfg.Name, g.cfg.CircuitFailureThreshold, g.cfg.cooldown())
+		return outcome(execution.StatusFailed, msg, "mcp_circuit_open", execution.CleanupDone, "")
+	}
+	settled := false
+	defer func() {
+		if !settled {
+			s.breaker.Release(ticket)
+		}
+	}()
+
+	// Wait for a slot on the server, then a global one; either wait can be
+	// cancelled, and nothing has been sent yet, so a cancel here is clean.
+	for _, sem := range []chan struct{}{s.sem, g.total} {
+		select {
+		case sem <- struct{}{}:
+			defer func(sem chan struct{}) { <-sem }(sem)
+		case reason := <-cancels:
+			return outcome(execution.StatusCancelled, "cancelled while waiting for a concurrency slot; never forwarded", reason, execution.CleanupDone, "")
+		case <-lost:
+			return nil
+		case <-ctx.Done():
+			return outcome(execution.StatusFailed, "the mcp gateway stopped before forwarding this call", "gateway stopped", execution.CleanupDone, "")
+		}
+	}
+
+	callCtx, callCancel := context.WithTimeout(ctx, s.timeout)
+	defer callCancel()
+	type answer struct {
+		res *mcpgo.CallToolResult
+		err error
+	}
+	answers := make(chan answer, 1)
+	go func() {
+		res, err := s.up.CallTool(callCtx, tool, args)
+		answers <- answer{res, err}
+	}()
+	var a answer
+	select {
+	case a = <-answers:
+	case reason := <-cancels:
+		callCancel() // mcp-go sends notifications/cancelled for the request
+		a = <-answers
+		if a.err == nil && a.res != nil {
+			break // it answered before the cancellation took effect
+		}
+		if c, ok := s.up.(CancelConfirmer); ok {
+			cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			confirmed, cerr := c.ConfirmCancelled(cctx, tool, args)
+			ccancel()
+			if cerr == nil && confirmed {
+				return outcome(execution.StatusCancelled, "cancelled; the upstream confirmed the call stopped", reason, execution.CleanupDone, "")
+			}
+		}
+		return outcome(execution.StatusOrphaned,
+			"cancelled locally; MCP cancellation was sent but the upstream server gives no confirmation that the call stopped",
+			reason, execution.CleanupUnconfirmed,
+			fmt.Sprintf("notifications/cancelled sent to mcp server %s for tool %s; its remote state is unconfirmed", s.cfg.Name, tool))
+	case <-lost:
+		callCancel()
+		return nil
+	}
+
+	switch {
+	case a.err == nil && a.res != nil:
+		settled = true
+		s.breaker.Done(ticket, true)
+		res := attachReport(a.res, rec.SafetyReport, rec.ExecutionID)
+		b, err := json.Marshal(res)
+		if err != nil {
+			return outcome(execution.StatusFailed, "upstream result cannot be encoded: "+err.Error(), "", execution.CleanupDone, "")
+		}
+		st := execution.StatusCompleted
+		if res.IsError {
+			st = execution.StatusFailed
+		}
+		o := outcome(st, "", "", execution.CleanupDone, "")
+		o.Result = string(b)
+		if res.IsError {
+			o.Error = "the upstream tool reported an error"
+		}
+		return o
+	case ctx.Err() != nil:
+		return outcome(execution.StatusOrphaned, "the mcp gateway stopped while the call ran", "gateway stopped",
+			execution.CleanupUnconfirmed, "mcp server "+s.cfg.Name+" was not told the result is unwanted")
+	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
+		settled = true
+		s.breaker.Done(ticket, false)
+		return outcome(execution.StatusHardTimeout, fmt.Sprintf("no answer from mcp server %s within %s", s.cfg.Name, s.timeout),
+			"hard timeout", execution.CleanupUnconfirmed, "notifications/cancelled sent; the upstream gives no confirmation")
+	default:
+		settled = true
+		s.breaker.Done(ticket, false)
+		msg := "no result"
+		if a.err != nil {
+			msg = a.err.Error()
+		}
+		return outcome(execution.StatusFailed, fmt.Sprintf("mcp server %s: %s", s.cfg.Name, msg), "", execution.CleanupDone, "")
+	}
+}
+
+// Close stops the gateway: calls still running end orphaned (their
+// upstream state is unconfirmed), then the upstream connections close.
+func (g *Gateway) Close() error {
+	g.stop()
+	g.wg.Wait()
+	var errs []error
+	for _, s := range g.servers {
+		if s.up != nil {
+			if err := s.up.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("close mcp server %s: %w", s.cfg.Name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
