@@ -143,7 +143,7 @@ type analyzer struct {
 
 func newAnalyzer(b *facts.Builder, src string, at facts.Frame) *analyzer {
 	a := &analyzer{b: b, f: b.Facts, at: at, src: src, mod: newScope(nil, ""), modAttrs: map[string]*sym{}, funcs: map[string]*funcInfo{}}
-	a.lines = append(a.lines, 0)
+	a.lines = make([]int, 1, strings.Count(src, "\n")+1)
 	for i := 0; i < len(src); i++ {
 		if src[i] == '\n' {
 			a.lines = append(a.lines, i+1)

@@ -118,6 +118,10 @@ func knownQual(q string) bool { return knownQuals[q] }
 func (a *analyzer) call(e *expr, sc *scope) *sym {
 	fn := a.eval(e.x, sc)
 	c := &callCtx{e: e, sc: sc, fn: fn, line: e.line, col: e.col}
+	if len(e.args) > 0 {
+		c.args = make([]*sym, 0, len(e.args))
+		c.argEx = make([]*expr, 0, len(e.args))
+	}
 	for _, x := range e.args {
 		if x.kind == eStarred {
 			v := a.eval(x.x, sc)

@@ -75,7 +75,7 @@ type lexer struct {
 
 func tokenize(src string) (toks []token, err error) {
 	lx := &lexer{src: src, line: 1, indents: []int{0}, atLineBeg: true}
-	lx.toks = make([]token, 0, len(src)/3+8)
+	lx.toks = make([]token, 0, len(src)/3+16)
 	if err := lx.run(); err != nil {
 		return lx.complete(), err
 	}
