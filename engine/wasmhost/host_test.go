@@ -20,6 +20,11 @@ func newHost(t testing.TB, opts Options) *Host {
 	if opts.CacheDir == "" {
 		opts.CacheDir = testCacheDir
 	}
+	// Calls that are meant to succeed get a deadline no loaded machine or
+	// race detector can miss; tests of the deadline set their own.
+	if opts.CallTimeout == 0 {
+		opts.CallTimeout = time.Minute
+	}
 	h, err := New(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -195,7 +200,7 @@ func TestCallerCancelIsNotATimeout(t *testing.T) {
 
 func TestHostileUnboundedAllocationHitsMemoryCap(t *testing.T) {
 	const limit = 48 << 20
-	h := newHost(t, Options{PoolSize: 1, MemoryLimitBytes: limit, CallTimeout: 20 * time.Second})
+	h := newHost(t, Options{PoolSize: 1, MemoryLimitBytes: limit, CallTimeout: time.Minute})
 	p := load(t, h, "hog")
 	_, err := p.Scan(context.Background(), input(t, "hog all memory", nil))
 	if err == nil {
@@ -584,7 +589,11 @@ func TestScanAfterCloseFails(t *testing.T) {
 }
 
 func TestOptionsDefaultsAndValidation(t *testing.T) {
-	h := newHost(t, Options{})
+	h, err := New(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(context.Background())
 	o := h.Options()
 	if o.MemoryLimitBytes != DefaultMemoryLimitBytes || o.CallTimeout != DefaultCallTimeout || o.PoolSize < 1 ||
 		o.RecycleAfterCalls != DefaultRecycleAfterCalls || o.RecycleAboveBytes != DefaultRecycleAboveBytes {
