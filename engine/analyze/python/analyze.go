@@ -324,10 +324,15 @@ func (a *analyzer) stmt(s *stmt, sc *scope) {
 			if h.typ != nil {
 				a.eval(h.typ, sc)
 			}
+			// a handler runs only when the body failed: its fallbacks
+			// (`except ImportError: requests = None`) must not hide what
+			// the body bound
+			hs := newScope(sc, sc.fn)
 			if h.name != "" {
-				sc.vars[h.name] = &sym{kind: "name", src: h.name}
+				hs.vars[h.name] = &sym{kind: "name", src: h.name}
 			}
-			a.block(h.body, sc)
+			a.block(h.body, hs)
+			mergeFallback(sc, hs)
 		}
 		a.block(s.orelse, sc)
 		a.block(s.final, sc)
@@ -346,6 +351,19 @@ func (a *analyzer) stmt(s *stmt, sc *scope) {
 			a.eval(s.value, sc)
 		}
 	}
+}
+
+// mergeFallback copies the bindings of an except handler into sc, except
+// where they would replace a module, function or object with a plain
+// value.
+func mergeFallback(sc, hs *scope) {
+	for name, v := range hs.vars {
+		if old, ok := sc.vars[name]; ok && (old.qual != "" || old.inst != "") && v.qual == "" && v.inst == "" {
+			continue
+		}
+		sc.vars[name] = v
+	}
+	sc.stars = append(sc.stars, hs.stars...)
 }
 
 func flattenTargets(e *expr) []*expr {

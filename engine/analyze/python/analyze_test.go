@@ -717,3 +717,10 @@ func TestSmallerResolutions(t *testing.T) {
 		wantNet(t, f, "evil.io", 4444, "socket.socket.connect")
 	})
 }
+
+func TestImportFallbacks(t *testing.T) {
+	f, _ := analyzeSrc("try:\n    import requests\nexcept ImportError:\n    requests = None\nrequests.get('https://evil.io')")
+	wantNet(t, f, "evil.io", 443, "requests.get")
+	f, _ = analyzeSrc("try:\n    import ujson as json\nexcept ImportError:\n    import json\njson.dumps({})")
+	wantCall(t, f, "json.dumps", false)
+}
