@@ -724,3 +724,19 @@ func TestImportFallbacks(t *testing.T) {
 	f, _ = analyzeSrc("try:\n    import ujson as json\nexcept ImportError:\n    import json\njson.dumps({})")
 	wantCall(t, f, "json.dumps", false)
 }
+
+// TestUnboundMethodsDoNotFail calls instance methods through their class,
+// where no receiver object is known; the analysis must not fail.
+func TestUnboundMethodsDoNotFail(t *testing.T) {
+	src := `import http.client, socket, subprocess, pathlib
+http.client.HTTPConnection.request(None, "POST", "/", "x")
+socket.socket.connect(None, ("h", 1))
+socket.socket.fileno(None)
+subprocess.Popen.communicate(None, b"id")
+pathlib.Path.read_text(None)
+`
+	f, _ := analyzeSrc(src)
+	if len(f.ParseErrors) > 0 {
+		t.Fatalf("parse errors: %+v", f.ParseErrors)
+	}
+}

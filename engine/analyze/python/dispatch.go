@@ -1089,8 +1089,8 @@ func (a *analyzer) netCall(c *callCtx) (*sym, bool) {
 		}
 		return &sym{kind: "expr", inst: "http.client.HTTPConnection", netIdx: []int{i}}, true
 	case n == "http.client.HTTPConnection.request":
-		if len(c.args) > 2 || c.kws["body"] != nil {
-			for _, i := range c.fn.recv.netIdx {
+		if r := c.fn.recv; r != nil && (len(c.args) > 2 || c.kws["body"] != nil) {
+			for _, i := range r.netIdx {
 				a.f.Network[i].Upload = true
 			}
 		}

@@ -11,7 +11,6 @@ import (
 	"encoding/hex"
 	"io"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -816,8 +815,3 @@ func quoteWord(a string) string {
 	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 }
 
-func sortedNames(n []string) []string {
-	out := append([]string(nil), n...)
-	sort.Strings(out)
-	return out
-}
