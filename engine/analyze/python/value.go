@@ -814,4 +814,3 @@ func quoteWord(a string) string {
 	}
 	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 }
-
