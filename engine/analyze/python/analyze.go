@@ -1,14 +1,3 @@
-// Package python analyzes Python 3 source into sdk facts: calls by
-// qualified name after alias resolution, constant-folded arguments, the
-// files, hosts, processes and dynamic code they reach, and the nested
-// shell or Python content they carry, which goes back through the facts
-// builder to the analyzer of its language.
-//
-// No Go library parses Python 3, so the package has its own tokenizer and
-// a recursive-descent parser for the statement and expression grammar,
-// then walks the tree once with a small abstract interpreter that tracks
-// what each name is bound to. It judges nothing: rules do that on the
-// facts.
 package python
 
 import (
