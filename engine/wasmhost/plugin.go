@@ -294,6 +294,10 @@ func (p *Plugin) Stats() Stats {
 // output, a trap, a timeout (wrapping ErrCallTimeout), a bad pointer or
 // length, or exhausting the memory cap. The instance involved is discarded.
 func (p *Plugin) Scan(ctx context.Context, input []byte) ([]sdk.Finding, error) {
+	if err := ctx.Err(); err != nil {
+		// Checked first so a dead context does not cost a pooled instance.
+		return nil, fmt.Errorf("wasm rule %s: %w", p.name, err)
+	}
 	inst, err := p.acquire(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("wasm rule %s: %w", p.name, err)
