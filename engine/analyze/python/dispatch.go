@@ -1133,6 +1133,13 @@ func (a *analyzer) netCall(c *callCtx) (*sym, bool) {
 			return arg0, true
 		}
 		return nil, true
+	case n == "urllib.request.build_opener":
+		return &sym{kind: "expr", inst: "urllib.request.OpenerDirector"}, true
+	case n == "dns.resolver.resolve" || n == "dns.resolver.query" || n == "dns.resolver.Resolver.resolve" || n == "dns.resolver.Resolver.query":
+		a.netHost(c, n, "dns", c.arg(0, "qname"), nil)
+		return nil, true
+	case n == "dns.resolver.Resolver":
+		return &sym{kind: "expr", inst: n}, true
 	case n == "ssl.create_default_context" || n == "ssl.SSLContext":
 		return &sym{kind: "expr", inst: "ssl.SSLContext"}, true
 	case n == "socket.gethostbyname" || n == "socket.gethostbyname_ex" || n == "socket.getaddrinfo" || n == "socket.gethostbyaddr":
