@@ -27,11 +27,19 @@ import (
 // binPath is the toolwarden binary built once by TestMain.
 var binPath string
 
-// shared holds processes started for benchmarks, which outlive one call of
-// a benchmark function; TestMain stops them after the run.
+// shared holds the teardown of what benchmarks start (servers, data dirs,
+// Redis keys): it outlives one call of a benchmark function, so TestMain
+// runs it, last first, after all tests and benchmarks.
 var shared struct {
 	sync.Mutex
-	procs []*proc
+	cleanups []func()
+}
+
+// atExit registers fn with the shared teardown.
+func atExit(fn func()) {
+	shared.Lock()
+	defer shared.Unlock()
+	shared.cleanups = append(shared.cleanups, fn)
 }
 
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
@@ -63,8 +71,8 @@ func runMain(m *testing.M) int {
 	}
 	code := m.Run()
 	shared.Lock()
-	for _, p := range shared.procs {
-		p.stop()
+	for i := len(shared.cleanups) - 1; i >= 0; i-- {
+		shared.cleanups[i]()
 	}
 	shared.Unlock()
 	return code
@@ -238,6 +246,9 @@ type serverOpts struct {
 	Config string
 	// Key is the admin key (TOOLWARDEN_ADMIN_KEY); empty makes one.
 	Key string
+	// isolation is the executor's cgroup root configuration, kept across
+	// restarts so a restarted server reaps what the previous one left.
+	isolation string
 }
 
 // server is a running `toolwarden serve` and a client for it.
@@ -255,7 +266,7 @@ const baseConfig = "rate_per_second: 1000000\nrate_burst: 1000000\n"
 // 200, and stops it when the test ends (printing its output on failure).
 func startServer(t testing.TB, o serverOpts) *server {
 	t.Helper()
-	s, err := launchServer(t, o)
+	s, err := launchServer(t, o, t.Cleanup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,9 +279,10 @@ func startServer(t testing.TB, o serverOpts) *server {
 	return s
 }
 
-// launchServer starts serve without registering cleanup (benchmarks share
-// servers across calls).
-func launchServer(t testing.TB, o serverOpts) (*server, error) {
+// launchServer starts serve without stopping it at the end of t
+// (benchmarks share servers across calls); cleanup receives the teardown
+// of its cgroup root.
+func launchServer(t testing.TB, o serverOpts, cleanup func(func())) (*server, error) {
 	t.Helper()
 	if o.DataDir == "" {
 		o.DataDir = filepath.Join(tempDir(t), "data")
@@ -282,7 +294,14 @@ func launchServer(t testing.TB, o serverOpts) (*server, error) {
 		o.Key = "tw_e2e_" + randHex(16)
 	}
 	cfgPath := o.DataDir + ".yaml"
-	if err := os.WriteFile(cfgPath, []byte(baseConfig+o.Config), 0o600); err != nil {
+	if err := os.MkdirAll(filepath.Dir(cfgPath), 0o755); err != nil {
+		return nil, fmt.Errorf("create config dir: %w", err)
+	}
+	if !o.NoExecutor && o.isolation == "" {
+		o.isolation = isolationConfig(cleanup)
+	}
+	doc := baseConfig + o.Config + o.isolation
+	if err := os.WriteFile(cfgPath, []byte(doc), 0o600); err != nil {
 		return nil, fmt.Errorf("write serve config: %w", err)
 	}
 	args := []string{"serve", "--listen", fmt.Sprintf("127.0.0.1:%d", o.Port), "--data-dir", o.DataDir, "--config", cfgPath}
@@ -324,7 +343,7 @@ func startExecutor(t testing.TB, redisURL, prefix, config string) *proc {
 	t.Helper()
 	dir := tempDir(t)
 	cfgPath := filepath.Join(dir, "executor.yaml")
-	if err := os.WriteFile(cfgPath, []byte(baseConfig+config), 0o600); err != nil {
+	if err := os.WriteFile(cfgPath, []byte(baseConfig+config+isolationConfig(t.Cleanup)), 0o600); err != nil {
 		t.Fatalf("write executor config: %v", err)
 	}
 	p := startProc(t, "executor", []string{"TOOLWARDEN_REDIS_PREFIX=" + prefix}, binPath,
@@ -351,15 +370,11 @@ func redisURL() string {
 	return v
 }
 
-// needRedis returns the test Redis URL and a key prefix private to the test
-// (its keys are deleted afterwards); it skips when Redis is unreachable,
-// except under CI=true.
-func needRedis(t testing.TB) (url, prefix string) {
-	t.Helper()
-	url = redisURL()
-	o, err := redis.ParseURL(url)
+// probeRedis dials the test Redis once and returns a client to it.
+func probeRedis() (*redis.Client, error) {
+	o, err := redis.ParseURL(redisURL())
 	if err != nil {
-		t.Fatalf("TOOLWARDEN_TEST_REDIS: %v", err)
+		return nil, fmt.Errorf("TOOLWARDEN_TEST_REDIS: %w", err)
 	}
 	o.MaxRetries = -1
 	c := redis.NewClient(o)
@@ -367,22 +382,37 @@ func needRedis(t testing.TB) (url, prefix string) {
 	defer cancel()
 	if err := c.Ping(ctx).Err(); err != nil {
 		c.Close()
-		need(t, fmt.Sprintf("Redis at %s unreachable: %v", url, err))
+		return nil, fmt.Errorf("Redis at %s unreachable: %w", redisURL(), err)
+	}
+	return c, nil
+}
+
+// deletePrefix deletes every key under prefix and closes c.
+func deletePrefix(c *redis.Client, prefix string) {
+	defer c.Close()
+	ctx := context.Background()
+	iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+	var keys []string
+	for iter.Next(ctx) {
+		keys = append(keys, iter.Val())
+	}
+	if len(keys) > 0 {
+		c.Del(ctx, keys...)
+	}
+}
+
+// needRedis returns the test Redis URL and a key prefix private to the test
+// (its keys are deleted afterwards); it skips when Redis is unreachable,
+// except under CI=true.
+func needRedis(t testing.TB) (url, prefix string) {
+	t.Helper()
+	c, err := probeRedis()
+	if err != nil {
+		need(t, err.Error())
 	}
 	prefix = "twe2e:" + randHex(8) + ":"
-	t.Cleanup(func() {
-		defer c.Close()
-		ctx := context.Background()
-		iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
-		var keys []string
-		for iter.Next(ctx) {
-			keys = append(keys, iter.Val())
-		}
-		if len(keys) > 0 {
-			c.Del(ctx, keys...)
-		}
-	})
-	return url, prefix
+	t.Cleanup(func() { deletePrefix(c, prefix) })
+	return redisURL(), prefix
 }
 
 // redisServer is a private redis-server the test may stop and restart.
@@ -729,4 +759,93 @@ func descendsFrom(pid, ancestor int) bool {
 		pid = pp
 	}
 	return false
+}
+
+// isolationConfig returns the security.process_isolation YAML for one
+// executor (embedded or remote) started by the tests: a cgroup root of its
+// own. The cgroup backend locks its root exclusively, so two executors on
+// one host — the two daemons of the executor crash test, or a test running
+// while someone else's `toolwarden serve` holds the default root — need
+// distinct roots. Without root privileges (no cgroup backend) it returns
+// "". cleanup receives the removal of the root's cgroup directories.
+func isolationConfig(cleanup func(func())) string {
+	if os.Geteuid() != 0 {
+		return ""
+	}
+	mounts, selves, err := cgroupLayout()
+	if err != nil || mounts["2"] == "" {
+		return ""
+	}
+	base := "toolwarden-e2e-" + randHex(6)
+	root := filepath.Join(mounts["2"], selves["2"], base)
+	cleanup(func() {
+		for key, m := range mounts {
+			removeCgroupTree(filepath.Join(m, selves[key], base))
+		}
+	})
+	return fmt.Sprintf("security:\n  process_isolation:\n    cgroup_root: %s\n", root)
+}
+
+// cgroupLayout maps each cgroup hierarchy ("2" for cgroup2, else its v1
+// controller list as in /proc/self/cgroup) to its mount point and to this
+// process's path in it.
+func cgroupLayout() (mounts, selves map[string]string, err error) {
+	mounts, selves = map[string]string{}, map[string]string{}
+	mi, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return nil, nil, fmt.Errorf("read mountinfo: %w", err)
+	}
+	for _, line := range strings.Split(string(mi), "\n") {
+		pre, post, ok := strings.Cut(line, " - ")
+		if !ok {
+			continue
+		}
+		pf, qf := strings.Fields(pre), strings.Fields(post)
+		if len(pf) < 5 || len(qf) < 3 {
+			continue
+		}
+		switch qf[0] {
+		case "cgroup2":
+			mounts["2"] = pf[4]
+		case "cgroup":
+			var ctrls []string
+			for _, o := range strings.Split(qf[2], ",") {
+				if o != "rw" && o != "ro" {
+					ctrls = append(ctrls, o)
+				}
+			}
+			mounts[strings.Join(ctrls, ",")] = pf[4]
+		}
+	}
+	cg, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return nil, nil, fmt.Errorf("read /proc/self/cgroup: %w", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(cg)), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 {
+			continue
+		}
+		key := f[1]
+		if f[0] == "0" && f[1] == "" {
+			key = "2"
+		}
+		selves[key] = f[2]
+	}
+	return mounts, selves, nil
+}
+
+// removeCgroupTree removes dir and the cgroups below it, deepest first
+// (cgroup directories are removed with rmdir once empty of processes).
+func removeCgroupTree(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			removeCgroupTree(filepath.Join(dir, e.Name()))
+		}
+	}
+	_ = syscall.Rmdir(dir)
 }
