@@ -1,0 +1,1263 @@
+package sdk
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// DecodeScanInput decodes the JSON of a ScanInput without reflection.
+//
+// A rule plugin decodes its whole input on every scan, and inside Wasm the
+// reflection of encoding/json costs milliseconds for a few kilobytes of
+// facts — more than judging them. This decoder is a hand-written tokenizer
+// with one decode function per type of the ABI, and it agrees with
+// json.Unmarshal on every input that json.Unmarshal accepts: unknown fields
+// are skipped (so a newer host stays compatible), keys match field names
+// case-insensitively, strings get full escape handling (\uXXXX with
+// surrogate pairs; invalid UTF-8 and lone surrogates become U+FFFD), numbers
+// parse as int, int64 or float64 with the same range checks, null leaves a
+// value alone or clears a pointer, slice or map, and a repeated key decodes
+// into what the earlier one left, as encoding/json does. Config and Metadata
+// values decode like json into any (map[string]any, []any, float64, string,
+// bool, nil).
+//
+// It returns an error for malformed JSON and for a value of the wrong JSON
+// type, naming the field, so a plugin fails closed on input it cannot read.
+// Strings without escapes share the memory of one copy of b.
+func DecodeScanInput(b []byte) (*ScanInput, error) {
+	d := decoder{s: string(b)}
+	in := new(ScanInput)
+	d.ws()
+	if d.lit("null") {
+		// json.Unmarshal leaves the target alone for a top-level null.
+	} else if err := d.scanInput(in); err != nil {
+		return nil, fmt.Errorf("decode scan input: %w", err)
+	}
+	d.ws()
+	if d.i != len(d.s) {
+		return nil, fmt.Errorf("decode scan input: %w", d.errf("unexpected %q after the top-level value", d.s[d.i]))
+	}
+	return in, nil
+}
+
+// maxDepth is encoding/json's nesting limit, kept so both accept the same
+// documents and a hostile one cannot exhaust the stack.
+const maxDepth = 10000
+
+type decoder struct {
+	s     string
+	i     int
+	depth int
+}
+
+// syntaxError is a malformed document; typeError a well-formed value of the
+// wrong JSON type for its field.
+type syntaxError struct {
+	msg string
+	off int
+}
+
+func (e *syntaxError) Error() string { return fmt.Sprintf("%s at offset %d", e.msg, e.off) }
+
+func (d *decoder) errf(format string, args ...any) error {
+	return &syntaxError{msg: fmt.Sprintf(format, args...), off: d.i}
+}
+
+// ws skips JSON whitespace.
+func (d *decoder) ws() {
+	for d.i < len(d.s) {
+		switch d.s[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// lit consumes the literal word (true, false, null) if it comes next.
+func (d *decoder) lit(word string) bool {
+	if strings.HasPrefix(d.s[d.i:], word) {
+		d.i += len(word)
+		return true
+	}
+	return false
+}
+
+// peek returns the next non-space byte, 0 at the end.
+func (d *decoder) peek() byte {
+	d.ws()
+	if d.i < len(d.s) {
+		return d.s[d.i]
+	}
+	return 0
+}
+
+// null consumes a null if it comes next.
+func (d *decoder) null() bool {
+	return d.peek() == 'n' && d.lit("null")
+}
+
+// kind names the JSON type of the next value, for errors.
+func (d *decoder) kind() string {
+	switch d.peek() {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	case 0:
+		return "end of input"
+	}
+	return "number"
+}
+
+func (d *decoder) typeErr(want string) error {
+	k := d.kind()
+	if k == "end of input" {
+		return d.errf("unexpected end of input looking for a value")
+	}
+	if k == "number" && !isNumStart(d.s[d.i]) {
+		return d.errf("invalid character %q looking for a value", d.s[d.i])
+	}
+	return fmt.Errorf("cannot decode %s into %s at offset %d", k, want, d.i)
+}
+
+func isNumStart(c byte) bool { return c == '-' || (c >= '0' && c <= '9') }
+
+func (d *decoder) enter() error {
+	d.depth++
+	if d.depth > maxDepth {
+		return d.errf("exceeded max depth %d", maxDepth)
+	}
+	return nil
+}
+
+// object decodes the members of an object. For each key it finds the index
+// of the field in fields (exact match first, then case-insensitive, as
+// encoding/json) and calls field, which must consume the value; members of
+// unknown keys are skipped.
+func (d *decoder) object(what string, fields []string, field func(i int) error) error {
+	if d.peek() != '{' {
+		return d.typeErr(what)
+	}
+	return d.members(func(key string) error {
+		if i := fieldIndex(key, fields); i >= 0 {
+			if err := field(i); err != nil {
+				return fmt.Errorf("%s.%s: %w", what, fields[i], err)
+			}
+			return nil
+		}
+		return d.skip()
+	})
+}
+
+// members walks an object whose '{' is next, calling member after each key
+// and its colon.
+func (d *decoder) members(member func(key string) error) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	d.i++ // '{'
+	if d.peek() == '}' {
+		d.i++
+		d.depth--
+		return nil
+	}
+	for {
+		if d.peek() != '"' {
+			return d.errf("expected a string key in object")
+		}
+		key, err := d.str()
+		if err != nil {
+			return err
+		}
+		if d.peek() != ':' {
+			return d.errf("expected ':' after object key")
+		}
+		d.i++
+		if err := member(key); err != nil {
+			return err
+		}
+		switch d.peek() {
+		case ',':
+			d.i++
+		case '}':
+			d.i++
+			d.depth--
+			return nil
+		default:
+			return d.errf("expected ',' or '}' in object")
+		}
+	}
+}
+
+func fieldIndex(key string, fields []string) int {
+	for i, f := range fields {
+		if f == key {
+			return i
+		}
+	}
+	for i, f := range fields {
+		if strings.EqualFold(f, key) {
+			return i
+		}
+	}
+	return -1
+}
+
+// array walks an array whose '[' is next, calling elem for each element
+// with its index; elem must consume the element. It returns the count.
+func (d *decoder) array(what string, elem func(i int) error) (int, error) {
+	if d.peek() != '[' {
+		return 0, d.typeErr(what)
+	}
+	if err := d.enter(); err != nil {
+		return 0, err
+	}
+	d.i++
+	if d.peek() == ']' {
+		d.i++
+		d.depth--
+		return 0, nil
+	}
+	for n := 0; ; {
+		if err := elem(n); err != nil {
+			return 0, err
+		}
+		n++
+		switch d.peek() {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			d.depth--
+			return n, nil
+		default:
+			return 0, d.errf("expected ',' or ']' in array")
+		}
+	}
+}
+
+// slice decodes an array into *s with encoding/json's semantics: null
+// clears it, elements decode into what the slice already holds (so a
+// repeated key merges like json), the length is cut to the element count,
+// and an empty array is an empty, non-nil slice.
+func slice[T any](d *decoder, s *[]T, what string, elem func(*T) error) error {
+	if d.null() {
+		*s = nil
+		return nil
+	}
+	v := *s
+	n, err := d.array(what, func(i int) error {
+		if i >= cap(v) {
+			v = slices.Grow(v, 1)
+		}
+		if i >= len(v) {
+			v = v[:i+1]
+		}
+		return elem(&v[i])
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		*s = make([]T, 0)
+		return nil
+	}
+	*s = v[:n]
+	return nil
+}
+
+// str decodes a string whose '"' is next.
+func (d *decoder) str() (string, error) {
+	if d.peek() != '"' {
+		return "", d.typeErr("string")
+	}
+	start := d.i + 1
+	i := start
+	for i < len(d.s) {
+		c := d.s[i]
+		switch {
+		case c == '"':
+			d.i = i + 1
+			return d.s[start:i], nil
+		case c == '\\' || c < 0x20:
+			return d.strSlow(start)
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(d.s[i:])
+			if r == utf8.RuneError && size == 1 {
+				return d.strSlow(start)
+			}
+			i += size
+		}
+	}
+	d.i = i
+	return "", d.errf("unterminated string")
+}
+
+// strSlow decodes a string with escapes or invalid UTF-8 exactly as
+// encoding/json does.
+func (d *decoder) strSlow(start int) (string, error) {
+	s := d.s
+	b := make([]byte, 0, 64)
+	i := start
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == '"':
+			d.i = i + 1
+			return string(b), nil
+		case c < 0x20:
+			d.i = i
+			return "", d.errf("invalid control character %q in string", c)
+		case c == '\\':
+			if i+1 >= len(s) {
+				d.i = i
+				return "", d.errf("unterminated string escape")
+			}
+			switch e := s[i+1]; e {
+			case '"', '\\', '/':
+				b = append(b, e)
+				i += 2
+			case 'b':
+				b = append(b, '\b')
+				i += 2
+			case 'f':
+				b = append(b, '\f')
+				i += 2
+			case 'n':
+				b = append(b, '\n')
+				i += 2
+			case 'r':
+				b = append(b, '\r')
+				i += 2
+			case 't':
+				b = append(b, '\t')
+				i += 2
+			case 'u':
+				r := hex4(s, i+2)
+				if r < 0 {
+					d.i = i
+					return "", d.errf("invalid \\u escape in string")
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					r2 := rune(-1)
+					if i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
+						r2 = hex4(s, i+2)
+					}
+					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+						b = utf8.AppendRune(b, dec)
+						i += 6
+						break
+					}
+					r = utf8.RuneError
+				}
+				b = utf8.AppendRune(b, r)
+			default:
+				d.i = i
+				return "", d.errf("invalid escape \\%c in string", e)
+			}
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			b = utf8.AppendRune(b, r)
+			i += size
+		}
+	}
+	d.i = i
+	return "", d.errf("unterminated string")
+}
+
+// hex4 parses the four hex digits at s[i:], -1 when they are not.
+func hex4(s string, i int) rune {
+	if i+4 > len(s) {
+		return -1
+	}
+	var r rune
+	for _, c := range []byte(s[i : i+4]) {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+// number consumes a number token per the JSON grammar and returns its text.
+func (d *decoder) number(what string) (string, error) {
+	d.ws()
+	s, start, i := d.s, d.i, d.i
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	default:
+		if i == start {
+			return "", d.typeErr(what)
+		}
+		d.i = i
+		return "", d.errf("invalid number")
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			d.i = i
+			return "", d.errf("invalid number: digit expected after '.'")
+		}
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			d.i = i
+			return "", d.errf("invalid number: digit expected in exponent")
+		}
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	d.i = i
+	return s[start:i], nil
+}
+
+// int64 decodes a number into *v (null leaves it alone). Like
+// encoding/json it refuses fractions, exponents and out-of-range values.
+func (d *decoder) int64(v *int64) error {
+	if d.null() {
+		return nil
+	}
+	t, err := d.number("integer")
+	if err != nil {
+		return err
+	}
+	// Short plain integers, nearly every one, skip strconv.
+	if n := len(t); n > 0 && n < 19 {
+		neg := t[0] == '-'
+		digits := t
+		if neg {
+			digits = t[1:]
+		}
+		var x int64
+		ok := len(digits) > 0
+		for j := 0; j < len(digits) && ok; j++ {
+			c := digits[j]
+			ok = c >= '0' && c <= '9'
+			x = x*10 + int64(c-'0')
+		}
+		if ok {
+			if neg {
+				x = -x
+			}
+			*v = x
+			return nil
+		}
+	}
+	x, err := strconv.ParseInt(t, 10, 64)
+	if err != nil {
+		return fmt.Errorf("cannot decode number %s into an integer", t)
+	}
+	*v = x
+	return nil
+}
+
+// int decodes a number into *v; Go's int is 64 bits on every target the
+// host and the plugins run on (amd64, arm64, wasm).
+func (d *decoder) int(v *int) error {
+	x := int64(*v)
+	if err := d.int64(&x); err != nil {
+		return err
+	}
+	if int64(int(x)) != x {
+		return fmt.Errorf("number %d overflows int", x)
+	}
+	*v = int(x)
+	return nil
+}
+
+// float decodes a number into *v (null leaves it alone).
+func (d *decoder) float(v *float64) error {
+	if d.null() {
+		return nil
+	}
+	t, err := d.number("number")
+	if err != nil {
+		return err
+	}
+	x, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		return fmt.Errorf("cannot decode number %s into float64", t)
+	}
+	*v = x
+	return nil
+}
+
+// bool decodes true or false into *v (null leaves it alone).
+func (d *decoder) bool(v *bool) error {
+	switch d.peek() {
+	case 't':
+		if d.lit("true") {
+			*v = true
+			return nil
+		}
+	case 'f':
+		if d.lit("false") {
+			*v = false
+			return nil
+		}
+	case 'n':
+		if d.lit("null") {
+			return nil
+		}
+	}
+	return d.typeErr("bool")
+}
+
+// string decodes a string into *v (null leaves it alone).
+func (d *decoder) string(v *string) error {
+	if d.null() {
+		return nil
+	}
+	s, err := d.str()
+	if err != nil {
+		return err
+	}
+	*v = s
+	return nil
+}
+
+func (d *decoder) strings(v *[]string) error {
+	return slice(d, v, "[]string", d.string)
+}
+
+func (d *decoder) ints(v *[]int) error {
+	return slice(d, v, "[]int", d.int)
+}
+
+// any decodes any JSON value as encoding/json does into an interface{}.
+func (d *decoder) any() (any, error) {
+	switch c := d.peek(); c {
+	case '{':
+		m := map[string]any{}
+		err := d.members(func(key string) error {
+			v, err := d.any()
+			m[key] = v
+			return err
+		})
+		return m, err
+	case '[':
+		a := make([]any, 0)
+		_, err := d.array("[]any", func(int) error {
+			v, err := d.any()
+			a = append(a, v)
+			return err
+		})
+		return a, err
+	case '"':
+		return d.str()
+	case 't', 'f':
+		var b bool
+		err := d.bool(&b)
+		return b, err
+	case 'n':
+		if d.lit("null") {
+			return nil, nil
+		}
+		return nil, d.errf("invalid literal")
+	default:
+		if !isNumStart(c) {
+			return nil, d.typeErr("any")
+		}
+		t, err := d.number("number")
+		if err != nil {
+			return nil, err
+		}
+		x, err := strconv.ParseFloat(t, 64)
+		if err != nil {
+			return nil, fmt.Errorf("cannot decode number %s into float64", t)
+		}
+		return x, nil
+	}
+}
+
+// skip consumes and validates one value of any type.
+func (d *decoder) skip() error {
+	switch c := d.peek(); c {
+	case '{':
+		return d.members(func(string) error { return d.skip() })
+	case '[':
+		_, err := d.array("value", func(int) error { return d.skip() })
+		return err
+	case '"':
+		_, err := d.str()
+		return err
+	case 't', 'f':
+		var b bool
+		return d.bool(&b)
+	case 'n':
+		if d.lit("null") {
+			return nil
+		}
+		return d.errf("invalid literal")
+	default:
+		_, err := d.number("value")
+		return err
+	}
+}
+
+// anyMap decodes an object into *m like encoding/json into a
+// map[string]any: null clears it, members are added to an existing map.
+func (d *decoder) anyMap(m *map[string]any) error {
+	if d.null() {
+		*m = nil
+		return nil
+	}
+	if d.peek() != '{' {
+		return d.typeErr("map[string]any")
+	}
+	if *m == nil {
+		*m = map[string]any{}
+	}
+	mm := *m
+	return d.members(func(key string) error {
+		v, err := d.any()
+		if err != nil {
+			return err
+		}
+		mm[key] = v
+		return nil
+	})
+}
+
+// Field name lists, in the order of each type's switch below. They are the
+// JSON names of the ABI and must match the struct tags.
+var (
+	scanInputFields  = []string{"facts", "content", "language", "context", "policy", "config"}
+	requestCtxFields = []string{"tool_name", "cwd", "timeout_seconds", "max_output_bytes", "command_args", "env_keys", "metadata"}
+	policyFields     = []string{"name", "allowed_domains", "allowed_commands", "denied_paths", "max_timeout_seconds",
+		"max_output_bytes", "deny_dependency_install", "deny_privilege_escalation", "review_unknown_network",
+		"review_process_execution", "review_shell_features", "long_sleep_seconds", "block_on_review", "rules",
+		"audit_log_path"}
+	overrideFields = []string{"disabled", "decision", "risk_level"}
+	factsFields    = []string{"version", "language", "commands", "files", "network", "dynamic_exec", "calls", "loops",
+		"sleeps", "shell_features", "functions", "assignments", "env_reads", "outputs", "secrets", "parse_errors",
+		"truncated"}
+	posFields     = []string{"line", "col", "depth", "via", "encoded"}
+	commandFields = []string{"id", "name", "path", "candidates", "args", "dynamic_args", "dynamic", "reach", "pipeline",
+		"stage", "stdin_sources", "arg_sources", "redirects", "evidence", "pos"}
+	redirectFields = []string{"op", "fd", "target", "dynamic"}
+	fileFields     = []string{"path", "op", "recursive", "force", "mode", "owner", "glob", "dynamic", "by", "evidence", "pos"}
+	networkFields  = []string{"url", "host", "port", "scheme", "via", "dynamic", "data_in_host", "upload", "upload_from",
+		"listen", "exec_shell", "evidence", "pos"}
+	dynExecFields  = []string{"kind", "interpreter", "static", "encoded", "decoders", "downloaded", "content", "evidence", "pos"}
+	callFields     = []string{"name", "args", "kwargs", "indirect", "evidence", "pos"}
+	valueFields    = []string{"kind", "const", "str", "items", "encoded"}
+	loopFields     = []string{"kind", "has_break", "evidence", "pos"}
+	sleepFields    = []string{"seconds", "dynamic", "evidence", "pos"}
+	featureFields  = []string{"kind", "evidence", "pos"}
+	funcFields     = []string{"name", "recursive", "self_pipe", "background", "called_at_top", "pos"}
+	assignFields   = []string{"name", "value", "dynamic", "op", "pos"}
+	envReadFields  = []string{"name", "pos"}
+	outputFields   = []string{"sink", "vars", "evidence", "pos"}
+	secretFields   = []string{"kind", "redacted", "pos"}
+	parseErrFields = []string{"message", "language", "pos"}
+)
+
+func (d *decoder) scanInput(v *ScanInput) error {
+	return d.object("scan_input", scanInputFields, func(i int) error {
+		switch i {
+		case 0:
+			if d.null() {
+				v.Facts = nil
+				return nil
+			}
+			if v.Facts == nil {
+				v.Facts = new(Facts)
+			}
+			return d.facts(v.Facts)
+		case 1:
+			return d.string(&v.Content)
+		case 2:
+			return d.string(&v.Language)
+		case 3:
+			return d.requestContext(&v.Context)
+		case 4:
+			if d.null() {
+				v.Policy = nil
+				return nil
+			}
+			if v.Policy == nil {
+				v.Policy = new(Policy)
+			}
+			return d.policy(v.Policy)
+		default:
+			return d.anyMap(&v.Config)
+		}
+	})
+}
+
+func (d *decoder) requestContext(v *RequestContext) error {
+	if d.null() {
+		return nil
+	}
+	return d.object("context", requestCtxFields, func(i int) error {
+		switch i {
+		case 0:
+			return d.string(&v.ToolName)
+		case 1:
+			return d.string(&v.Cwd)
+		case 2:
+			return d.float(&v.TimeoutSeconds)
+		case 3:
+			return d.int64(&v.MaxOutputBytes)
+		case 4:
+			return d.strings(&v.CommandArgs)
+		case 5:
+			return d.strings(&v.EnvKeys)
+		default:
+			return d.anyMap(&v.Metadata)
+		}
+	})
+}
+
+func (d *decoder) policy(v *Policy) error {
+	return d.object("policy", policyFields, func(i int) error {
+		switch i {
+		case 0:
+			return d.string(&v.Name)
+		case 1:
+			return d.strings(&v.AllowedDomains)
+		case 2:
+			return d.strings(&v.AllowedCommands)
+		case 3:
+			return d.strings(&v.DeniedPaths)
+		case 4:
+			return d.float(&v.MaxTimeoutSeconds)
+		case 5:
+			return d.int64(&v.MaxOutputBytes)
+		case 6:
+			return d.bool(&v.DenyDependencyInstall)
+		case 7:
+			return d.bool(&v.DenyPrivilegeEscalation)
+		case 8:
+			return d.bool(&v.ReviewUnknownNetwork)
+		case 9:
+			return d.bool(&v.ReviewProcessExecution)
+		case 10:
+			return d.bool(&v.ReviewShellFeatures)
+		case 11:
+			return d.float(&v.LongSleepSeconds)
+		case 12:
+			return d.bool(&v.BlockOnReview)
+		case 13:
+			return d.overrides(&v.Rules)
+		default:
+			return d.string(&v.AuditLogPath)
+		}
+	})
+}
+
+func (d *decoder) overrides(m *map[string]RuleOverride) error {
+	if d.null() {
+		*m = nil
+		return nil
+	}
+	if d.peek() != '{' {
+		return d.typeErr("map[string]RuleOverride")
+	}
+	if *m == nil {
+		*m = map[string]RuleOverride{}
+	}
+	mm := *m
+	return d.members(func(key string) error {
+		var o RuleOverride
+		if err := d.override(&o); err != nil {
+			return err
+		}
+		mm[key] = o
+		return nil
+	})
+}
+
+func (d *decoder) override(v *RuleOverride) error {
+	if d.null() {
+		return nil
+	}
+	return d.object("rule_override", overrideFields, func(i int) error {
+		switch i {
+		case 0:
+			return d.bool(&v.Disabled)
+		case 1:
+			return d.string((*string)(&v.Decision))
+		default:
+			return d.string((*string)(&v.RiskLevel))
+		}
+	})
+}
+
+func (d *decoder) facts(v *Facts) error {
+	return d.object("facts", factsFields, func(i int) error {
+		switch i {
+		case 0:
+			return d.int(&v.Version)
+		case 1:
+			return d.string(&v.Language)
+		case 2:
+			return slice(d, &v.Commands, "commands", d.command)
+		case 3:
+			return slice(d, &v.Files, "files", d.file)
+		case 4:
+			return slice(d, &v.Network, "network", d.network)
+		case 5:
+			return slice(d, &v.DynamicExec, "dynamic_exec", d.dynamicExec)
+		case 6:
+			return slice(d, &v.Calls, "calls", d.call)
+		case 7:
+			return slice(d, &v.Loops, "loops", d.loop)
+		case 8:
+			return slice(d, &v.Sleeps, "sleeps", d.sleep)
+		case 9:
+			return slice(d, &v.ShellFeatures, "shell_features", d.shellFeature)
+		case 10:
+			return slice(d, &v.Functions, "functions", d.function)
+		case 11:
+			return slice(d, &v.Assignments, "assignments", d.assignment)
+		case 12:
+			return slice(d, &v.EnvReads, "env_reads", d.envRead)
+		case 13:
+			return slice(d, &v.Outputs, "outputs", d.output)
+		case 14:
+			return slice(d, &v.Secrets, "secrets", d.secret)
+		case 15:
+			return slice(d, &v.ParseErrors, "parse_errors", d.parseError)
+		default:
+			return d.bool(&v.Truncated)
+		}
+	})
+}
+
+func (d *decoder) pos(v *Pos) error {
+	if d.null() {
+		return nil
+	}
+	return d.object("pos", posFields, func(i int) error {
+		switch i {
+		case 0:
+			return d.int(&v.Line)
+		case 1:
+			return d.int(&v.Col)
+		case 2:
+			return d.int(&v.Depth)
+		case 3:
+			return d.string(&v.Via)
+		default:
+			return d.bool(&v.Encoded)
+		}
+	})
+}
+
+func (d *decoder) command(v *Command) error {
+	if d.null() {
+		return nil
+	}
+	return d.object("command", commandFields, func(i int) error {
+		switch i {
+		case 0:
+			return d.int(&v.ID)
+		case 1:
+			return d.string(&v.Name)
+		case 2:
+			return d.string(&v.Path)
+		case 3:
+			return d.strings(&v.Candidates)
+		case 4:
+			return d.strings(&v.Args)
+		case 5:
+			return d.ints(&v.DynamicArgs)
+		case 6:
+			return d.bool(&v.Dynamic)
+		case 7:
+			return d.strings(&v.Reach)
+		case 8:
+			return d.int(&v.Pipeline)
+		case 9:
+			return d.int(&v.Stage)
+		case 10:
+			return d.ints(&v.StdinSources)
+		case 11:
+			return d.ints(&v.ArgSources)
+		case 12:
+			return slice(d, &v.Redirects, "redirects", d.redirect)
+		case 13:
+			return d.string(&v.Evidence)
+		default:
+			return d.pos(&v.Pos)
+		}
+	})
+}
+
+func (d *decoder) redirect(v *Redirect) error {
+	if d.null() {
+		return nil
+	}
+	return d.object("redirect", redirectFields, func(i int) error {
+		switch i {
+		case 0:
+			return d.string(&v.Op)
+		case 1:
+			return d.int(&v.Fd)
+		case 2:
+			return d.string(&v.Target)
+		default:
+			return d.bool(&v.Dynamic)
+		}
+	})
+}
+
+func (d *decoder) file(v *FileAccess) error {
+	if d.null() {
+		return nil
+	}
+	return d.object("file", fileFields, func(i int) error {
+		switch i {
+		case 0:
+			return d.string(&v.Path)
+		case 1:
+			return d.string(&v.Op)
+		case 2:
+			return d.bool(&v.Recursive)
+		case 3:
+			return d.bool(&v.Force)
+		case 4:
+			return d.string(&v.Mode)
+		case 5:
+			return d.string(&v.Owner)
+		case 6:
+			return d.bool(&v.Glob)
+		case 7:
+			return d.bool(&v.Dynamic)
+		case 8:
+			return d.string(&v.By)
+		case 9:
+			return d.string(&v.Evidence)
+		default:
+			return d.pos(&v.Pos)
+		}
+	})
+}
+
+func (d *decoder) network(v *NetworkUse) error {
+	if d.null() {
+		return nil
+	}
+	return d.object("network", networkFields, func(i int) error {
+		switch i {
+		case 0:
+			return d.string(&v.URL)
+		case 1:
+			return d.string(&v.Host)
+		case 2:
+			return d.int(&v.Port)
+		case 3:
+			return d.string(&v.Scheme)
+		case 4:
+			return d.string(&v.Via)
+		case 5:
+			return d.bool(&v.Dynamic)
+		case 6:
+			return d.bool(&v.DataInHost)
+		case 7:
+			return d.bool(&v.Upload)
+		case 8:
+			return d.string(&v.UploadFrom)
+		case 9:
+			return d.bool(&v.Listen)
+		case 10:
+			return d.bool(&v.ExecShell)
+		case 11:
+			return d.string(&v.Evidence)
+		default:
+			return d.pos(&v.Pos)
+		}
+	})
+}
+
+func (d *decoder) dynamicExec(v *DynamicExec) error {
+	if d.null() {
+		return nil
+	}
+	return d.object("dynamic_exec", dynExecFields, func(i int) error {
+		switch i {
+		case 0:
+			return d.string(&v.Kind)
+		case 1:
+			return d.string(&v.Interpreter)
+		case 2:
+			return d.bool(&v.Static)
+		case 3:
+			return d.bool(&v.Encoded)
+		case 4:
+			return d.strings(&v.Decoders)
+		case 5:
+			return d.bool(&v.Downloaded)
+		case 6:
+			return d.string(&v.Content)
+		case 7:
+			return d.string(&v.Evidence)
+		default:
+			return d.pos(&v.Pos)
+		}
+	})
+}
+
+func (d *decoder) call(v *Call) error {
+	if d.null() {
+		return nil
+	}
+	return d.object("call", callFields, func(i int) error {
+		switch i {
+		case 0:
+			return d.string(&v.Name)
+		case 1:
+			return slice(d, &v.Args, "args", d.value)
+		case 2:
+			return d.kwargs(&v.Kwargs)
+		case 3:
+			return d.bool(&v.Indirect)
+		case 4:
+			return d.string(&v.Evidence)
+		default:
+			return d.pos(&v.Pos)
+		}
+	})
+}
+
+func (d *decoder) kwargs(m *map[string]Value) error {
+	if d.null() {
+		*m = nil
+		return nil
+	}
+	if d.peek() != '{' {
+		return d.typeErr("map[string]Value")
+	}
+	if *m == nil {
+		*m = map[string]Value{}
+	}
+	mm := *m
+	return d.members(func(key string) error {
+		var v Value
+		if err := d.value(&v); err != nil {
+			return err
+		}
+		mm[key] = v
+		return nil
+	})
+}
+
+func (d *decoder) value(v *Value) error {
+	if d.null() {
+		return nil
+	}
+	return d.object("value", valueFields, func(i int) error {
+		switch i {
+		case 0:
+			return d.string(&v.Kind)
+		case 1:
+			return d.bool(&v.Const)
+		case 2:
+			return d.string(&v.Str)
+		case 3:
+			return slice(d, &v.Items, "items", d.value)
+		default:
+			return d.bool(&v.Encoded)
+		}
+	})
+}
+
+func (d *decoder) loop(v *Loop) error {
+	if d.null() {
+		return nil
+	}
+	return d.object("loop", loopFields, func(i int) error {
+		switch i {
+		case 0:
+			return d.string(&v.Kind)
+		case 1:
+			return d.bool(&v.HasBreak)
+		case 2:
+			return d.string(&v.Evidence)
+		default:
+			return d.pos(&v.Pos)
+		}
+	})
+}
+
+func (d *decoder) sleep(v *Sleep) error {
+	if d.null() {
+		return nil
+	}
+	return d.object("sleep", sleepFields, func(i int) error {
+		switch i {
+		case 0:
+			return d.float(&v.Seconds)
+		case 1:
+			return d.bool(&v.Dynamic)
+		case 2:
+			return d.string(&v.Evidence)
+		default:
+			return d.pos(&v.Pos)
+		}
+	})
+}
+
+func (d *decoder) shellFeature(v *ShellFeature) error {
+	if d.null() {
+		return nil
+	}
+	return d.object("shell_feature", featureFields, func(i int) error {
+		switch i {
+		case 0:
+			return d.string(&v.Kind)
+		case 1:
+			return d.string(&v.Evidence)
+		default:
+			return d.pos(&v.Pos)
+		}
+	})
+}
+
+func (d *decoder) function(v *Function) error {
+	if d.null() {
+		return nil
+	}
+	return d.object("function", funcFields, func(i int) error {
+		switch i {
+		case 0:
+			return d.string(&v.Name)
+		case 1:
+			return d.bool(&v.Recursive)
+		case 2:
+			return d.bool(&v.SelfPipe)
+		case 3:
+			return d.bool(&v.Background)
+		case 4:
+			return d.bool(&v.CalledAtTop)
+		default:
+			return d.pos(&v.Pos)
+		}
+	})
+}
+
+func (d *decoder) assignment(v *Assignment) error {
+	if d.null() {
+		return nil
+	}
+	return d.object("assignment", assignFields, func(i int) error {
+		switch i {
+		case 0:
+			return d.string(&v.Name)
+		case 1:
+			return d.string(&v.Value)
+		case 2:
+			return d.bool(&v.Dynamic)
+		case 3:
+			return d.string(&v.Op)
+		default:
+			return d.pos(&v.Pos)
+		}
+	})
+}
+
+func (d *decoder) envRead(v *EnvRead) error {
+	if d.null() {
+		return nil
+	}
+	return d.object("env_read", envReadFields, func(i int) error {
+		if i == 0 {
+			return d.string(&v.Name)
+		}
+		return d.pos(&v.Pos)
+	})
+}
+
+func (d *decoder) output(v *Output) error {
+	if d.null() {
+		return nil
+	}
+	return d.object("output", outputFields, func(i int) error {
+		switch i {
+		case 0:
+			return d.string(&v.Sink)
+		case 1:
+			return d.strings(&v.Vars)
+		case 2:
+			return d.string(&v.Evidence)
+		default:
+			return d.pos(&v.Pos)
+		}
+	})
+}
+
+func (d *decoder) secret(v *Secret) error {
+	if d.null() {
+		return nil
+	}
+	return d.object("secret", secretFields, func(i int) error {
+		switch i {
+		case 0:
+			return d.string(&v.Kind)
+		case 1:
+			return d.string(&v.Redacted)
+		default:
+			return d.pos(&v.Pos)
+		}
+	})
+}
+
+func (d *decoder) parseError(v *ParseError) error {
+	if d.null() {
+		return nil
+	}
+	return d.object("parse_error", parseErrFields, func(i int) error {
+		switch i {
+		case 0:
+			return d.string(&v.Message)
+		case 1:
+			return d.string(&v.Language)
+		default:
+			return d.pos(&v.Pos)
+		}
+	})
+}
