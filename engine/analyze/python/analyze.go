@@ -52,6 +52,7 @@ func Analyze(b *facts.Builder, src string, at facts.Frame) {
 	}
 	a := newAnalyzer(b, src, at)
 	a.hoistImports(stmts)
+	a.hoistConstants(stmts)
 	a.block(stmts, a.mod)
 	a.finish()
 	if perr != nil {
@@ -187,6 +188,37 @@ func (a *analyzer) text(e *expr) string {
 }
 
 // ---- statements ----
+
+// hoistConstants binds module-level names assigned a literal or an alias
+// (`CMD = "rm -rf /"`, `run = os.system`) before the walk, so a function
+// defined above the assignment, and walked where it is defined, still
+// sees the value it will have when it runs.
+func (a *analyzer) hoistConstants(stmts []*stmt) {
+	for _, s := range stmts {
+		if s.kind != sAssign || !isHoistable(s.value) {
+			continue
+		}
+		for _, t := range s.targets {
+			if t.kind == eName {
+				a.assign(t, a.eval(s.value, a.mod), s.value, a.mod)
+			}
+		}
+	}
+}
+
+func isHoistable(e *expr) bool {
+	switch e.kind {
+	case eName, eStr, eNum, eConst:
+		return true
+	case eAttr:
+		return isHoistable(e.x)
+	case eBin:
+		return isLiteral(e)
+	case eList, eTuple:
+		return isLiteral(e)
+	}
+	return false
+}
 
 // hoistImports binds the module-level imports before the walk, so a
 // function defined above an import still resolves the names it uses (its

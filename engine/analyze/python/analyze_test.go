@@ -751,3 +751,11 @@ func TestMoreNetworkAPIs(t *testing.T) {
 	f, _ = analyzeSrc("import requests\nrequests.get('https://github.com@evil.io/x')")
 	wantNet(t, f, "evil.io", 443, "requests.get")
 }
+
+func TestModuleConstantsDefinedAfterFunctions(t *testing.T) {
+	f, fb := analyzeSrc("import os\ndef main():\n    run(CMD)\nCMD = 'rm -rf /'\nrun = os.system\nif __name__ == '__main__':\n    main()")
+	if len(f.ParseErrors) > 0 {
+		t.Fatalf("parse errors: %+v", f.ParseErrors)
+	}
+	wantBash(t, fb, "rm -rf /", "os.system", false)
+}
