@@ -94,7 +94,7 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c ctx) int {
 	f0 := fields[0]
 	cmd := sdk.Command{
 		ID:           a.b.NextID(),
-		Reach:        append([]string(nil), c.reach...),
+		Reach:        c.reach, // never mutated: ctx.with copies
 		Pipeline:     c.pipe,
 		Stage:        c.stage,
 		StdinSources: append([]int(nil), c.stdin...),
@@ -123,6 +123,9 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c ctx) int {
 			}
 		}
 		cmd.Name = name
+	}
+	if len(fields) > 1 {
+		cmd.Args = make([]string, 0, len(fields)-1)
 	}
 	for i, f := range fields {
 		if f.enc && i == 0 {

@@ -127,7 +127,16 @@ func (a *analyzer) appendWord(out []field, w *syntax.Word, emit bool) []field {
 			parts = w2.Parts
 		}
 	}
-	alts := a.expandParts(parts, emit, unquoted)
+	one, alts := a.expandSeq(parts, emit, unquoted)
+	if alts == nil {
+		for _, f := range one {
+			if f.s == "" && !f.quoted && !f.dyn {
+				continue
+			}
+			out = append(out, f)
+		}
+		return out
+	}
 	for _, alt := range alts {
 		for _, f := range alt {
 			if f.s == "" && !f.quoted && !f.dyn {
@@ -166,11 +175,20 @@ func hasBraceLit(parts []syntax.WordPart) bool {
 // expandParts returns the alternatives (from brace expansion) of a word,
 // each a list of fields.
 func (a *analyzer) expandParts(parts []syntax.WordPart, emit bool, q qmode) [][]field {
+	one, alts := a.expandSeq(parts, emit, q)
+	if alts != nil {
+		return alts
+	}
+	return [][]field{one}
+}
+
+// expandSeq expands word parts; alts is nil unless brace expansion made
+// several alternatives, in which case one is unused.
+func (a *analyzer) expandSeq(parts []syntax.WordPart, emit bool, q qmode) (one []field, alts [][]field) {
 	quoted := q != unquoted
-	alts := [][]field{nil}
 	add := func(fs []field) {
-		if len(alts) == 1 {
-			alts[0] = joinInPlace(alts[0], fs)
+		if alts == nil {
+			one = joinInPlace(one, fs)
 			return
 		}
 		for i := range alts {
@@ -201,9 +219,8 @@ func (a *analyzer) expandParts(parts []syntax.WordPart, emit bool, q qmode) [][]
 		case *syntax.DblQuoted:
 			// Inside quotes nothing splits, except "${arr[@]}" which
 			// yields one word per element.
-			inner := a.expandParts(p.Parts, emit, dquoted)
-			var fs []field
-			if len(inner) > 0 {
+			fs, inner := a.expandSeq(p.Parts, emit, dquoted)
+			if inner != nil {
 				fs = inner[0]
 			}
 			if len(fs) == 0 {
@@ -257,6 +274,9 @@ func (a *analyzer) expandParts(parts []syntax.WordPart, emit bool, q qmode) [][]
 			if len(choices) == 0 {
 				continue
 			}
+			if alts == nil {
+				alts = [][]field{one}
+			}
 			var next [][]field
 			for _, base := range alts {
 				for _, c := range choices {
@@ -271,7 +291,7 @@ func (a *analyzer) expandParts(parts []syntax.WordPart, emit bool, q qmode) [][]
 			add([]field{{s: a.text(p), dyn: true}})
 		}
 	}
-	return alts
+	return one, alts
 }
 
 func braceSeq(b *syntax.BraceExp) []string {
