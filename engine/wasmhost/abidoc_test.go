@@ -1,7 +1,9 @@
 package wasmhost
 
 import (
+	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,4 +45,18 @@ func TestABIDocExample(t *testing.T) {
 	if err != nil || len(findings) != 1 || findings[0].Decision != "deny" {
 		t.Fatalf("Scan = %+v, %v", findings, err)
 	}
+
+	// The package example loads the same module from testdata.
+	wasm := constPlugin{abiVersion: 1, describe: describe, scan: scan}.wasm()
+	const fixture = "testdata/handmade.wasm"
+	if *update {
+		if err := os.WriteFile(fixture, wasm, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := os.ReadFile(fixture); err != nil || !bytes.Equal(got, wasm) {
+		t.Errorf("%s is stale or missing (err %v); rerun with -update", fixture, err)
+	}
 }
+
+var update = flag.Bool("update", false, "rewrite testdata fixtures")
