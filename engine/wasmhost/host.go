@@ -36,18 +36,19 @@ const (
 
 const (
 	pageSize = 65536
-	// minInitTimeout bounds instantiation (which runs the guest's
-	// _initialize, i.e. Go's runtime and package init). It is longer than a
-	// scan deadline because instantiating a Go module takes milliseconds
-	// even on an idle machine, but it is still a bound: an init that never
-	// returns must not hang Load.
-	minInitTimeout = 5 * time.Second
 	// maxResultBytes caps a describe or scan result so that a plugin
 	// cannot make the host copy its whole memory.
 	maxResultBytes = 8 << 20
 	// maxFindings caps the findings of one scan for the same reason.
 	maxFindings = 10000
 )
+
+// minInitTimeout bounds instantiation (which runs the guest's _initialize,
+// i.e. Go's runtime and package init) and the describe call at load. It is
+// longer than a scan deadline because instantiating a Go module takes
+// milliseconds even on an idle machine, but it is still a bound: an init
+// that never returns must not hang Load. A variable so tests can shorten it.
+var minInitTimeout = 5 * time.Second
 
 // ErrCallTimeout is wrapped by errors from a plugin call that overran
 // Options.CallTimeout, so callers can tell a slow rule from a broken one.

@@ -622,3 +622,40 @@ func TestValidateGoPlugin(t *testing.T) {
 		t.Fatalf("Validate = %+v", info)
 	}
 }
+
+func TestForeignEndlessLoops(t *testing.T) {
+	loop := []byte{0x03, 0x40, 0x0c, 0x00, 0x0b} // loop; br 0; end
+	t.Run("in _initialize", func(t *testing.T) {
+		old := minInitTimeout
+		minInitTimeout = 200 * time.Millisecond
+		defer func() { minInitTimeout = old }()
+		h := newHost(t, Options{PoolSize: 1, CallTimeout: time.Millisecond})
+		m := constPlugin{abiVersion: 1, describe: constDescribe, scan: constScan}.module()
+		m.funcs = append(m.funcs, wfunc{name: "_initialize", body: loop})
+		start := time.Now()
+		_, err := h.Load(context.Background(), "initloop", m.encode())
+		if err == nil {
+			t.Fatal("module whose _initialize never returns loaded")
+		}
+		if elapsed := time.Since(start); elapsed > minInitTimeout+2*time.Second {
+			t.Errorf("Load took %s, want about %s", elapsed, minInitTimeout)
+		}
+	})
+	t.Run("in scan", func(t *testing.T) {
+		const timeout = 100 * time.Millisecond
+		h := newHost(t, Options{PoolSize: 1, CallTimeout: timeout})
+		body := append(append([]byte{}, loop...), packedConst(constScanAt, uint32(len(constScan)))...)
+		p, err := h.Load(context.Background(), "scanloop", constPlugin{abiVersion: 1, describe: constDescribe, scan: constScan, scanBody: body}.wasm())
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		_, err = p.Scan(context.Background(), input(t, "x", nil))
+		if !errors.Is(err, ErrCallTimeout) {
+			t.Fatalf("err = %v, want ErrCallTimeout", err)
+		}
+		if elapsed := time.Since(start); elapsed > timeout+2*time.Second {
+			t.Errorf("scan took %s, want about %s", elapsed, timeout)
+		}
+	})
+}
