@@ -68,6 +68,8 @@ type scope struct {
 	parent *scope
 	stars  []string
 	fn     string
+	// class is set on a class body's scope: defs there are methods.
+	class string
 }
 
 func newScope(parent *scope, fn string) *scope {
@@ -98,6 +100,8 @@ type funcInfo struct {
 	def       *stmt
 	scope     *scope
 	defaults  []*sym
+	key       string
+	method    bool
 	// ret is the function's constant return value, when every return
 	// statement returns the same constant.
 	ret *sym
@@ -117,6 +121,9 @@ type analyzer struct {
 	src      string
 	mod      *scope
 	modAttrs map[string]*sym
+	// classes holds the attributes assigned on each class defined in the
+	// content (class body names and self.x assignments).
+	classes map[string]map[string]*sym
 	funcs    map[string]*funcInfo
 	fnStack  []string
 	unroll   int
@@ -132,7 +139,7 @@ type analyzer struct {
 }
 
 func newAnalyzer(b *facts.Builder, src string, at facts.Frame) *analyzer {
-	a := &analyzer{b: b, f: b.Facts, at: at, src: src, mod: newScope(nil, ""), modAttrs: map[string]*sym{}, funcs: map[string]*funcInfo{}}
+	a := &analyzer{b: b, f: b.Facts, at: at, src: src, mod: newScope(nil, ""), modAttrs: map[string]*sym{}, funcs: map[string]*funcInfo{}, classes: map[string]map[string]*sym{}}
 	a.lines = make([]int, 1, strings.Count(src, "\n")+1)
 	for i := 0; i < len(src); i++ {
 		if src[i] == '\n' {
@@ -315,9 +322,20 @@ func (a *analyzer) stmt(s *stmt, sc *scope) {
 		for _, bse := range s.bases {
 			a.eval(bse, sc)
 		}
-		sc.vars[s.name] = &sym{kind: "name", src: s.name}
+		attrs := a.classes[s.name]
+		if attrs == nil {
+			attrs = map[string]*sym{}
+			a.classes[s.name] = attrs
+		}
+		sc.vars[s.name] = &sym{kind: "name", inst: "class:" + s.name, src: s.name}
 		cs := newScope(sc, "")
+		cs.class = s.name
 		a.block(s.body, cs)
+		for n, v := range cs.vars {
+			if _, set := attrs[n]; !set {
+				attrs[n] = v
+			}
+		}
 	case sIf:
 		a.eval(s.value, sc)
 		a.block(s.body, sc)
@@ -404,17 +422,26 @@ func (a *analyzer) def(s *stmt, sc *scope) {
 			defaults[i] = a.eval(d, sc)
 		}
 	}
-	sc.vars[s.name] = &sym{kind: "name", localFn: s.name, src: s.name}
-	fi, ok := a.funcs[s.name]
+	key := s.name
+	if sc.class != "" {
+		key = sc.class + "." + s.name
+	}
+	sc.vars[s.name] = &sym{kind: "name", localFn: key, src: s.name}
+	fi, ok := a.funcs[key]
 	if !ok {
 		a.f.Functions = append(a.f.Functions, sdk.Function{Name: s.name, Pos: a.pos(s.line, s.col)})
 		fi = &funcInfo{idx: len(a.f.Functions) - 1}
-		a.funcs[s.name] = fi
+		a.funcs[key] = fi
 	}
-	fi.def, fi.scope, fi.defaults = s, sc, defaults
-	fs := newScope(sc, s.name)
+	fi.def, fi.scope, fi.defaults, fi.key = s, sc, defaults, key
+	fi.method = sc.class != "" && len(s.params) > 0 && !isStatic(s)
+	fs := newScope(sc, key)
 	for i, p := range s.params {
 		p = strings.TrimLeft(p, "*")
+		if i == 0 && fi.method {
+			fs.vars[p] = &sym{kind: "name", inst: "obj:" + sc.class, src: p}
+			continue
+		}
 		if v := defaults[i]; v != nil && (v.qual != "" || v.inst != "") {
 			// a default bound to a function is an alias of it
 			cp := *v
@@ -424,13 +451,22 @@ func (a *analyzer) def(s *stmt, sc *scope) {
 		}
 		fs.vars[p] = &sym{kind: "name", src: p}
 	}
-	fi.ret = a.walkBody(s, fs)
+	fi.ret = a.walkBody(fi.key, s, fs)
+}
+
+func isStatic(s *stmt) bool {
+	for _, d := range s.decorators {
+		if d.kind == eName && d.name == "staticmethod" {
+			return true
+		}
+	}
+	return false
 }
 
 // walkBody walks a function body and returns its constant return value,
 // if it has exactly one.
-func (a *analyzer) walkBody(s *stmt, fs *scope) *sym {
-	a.fnStack = append(a.fnStack, s.name)
+func (a *analyzer) walkBody(key string, s *stmt, fs *scope) *sym {
+	a.fnStack = append(a.fnStack, key)
 	a.rets = append(a.rets, &retFrame{})
 	a.block(s.body, fs)
 	rf := a.rets[len(a.rets)-1]
@@ -462,8 +498,17 @@ const maxInline = 2
 // command. It returns the call's result when known.
 func (a *analyzer) inlineCall(fi *funcInfo, c *callCtx) *sym {
 	s := fi.def
-	fs := newScope(fi.scope, s.name)
-	for i, p := range s.params {
+	fs := newScope(fi.scope, fi.key)
+	params := s.params
+	if fi.method && len(params) > 0 {
+		self := c.fn.recv
+		if self == nil {
+			self = &sym{kind: "name", inst: "obj:" + fi.scope.class}
+		}
+		fs.vars[strings.TrimLeft(params[0], "*")] = self
+		params = params[1:]
+	}
+	for i, p := range params {
 		switch {
 		case strings.HasPrefix(p, "**"):
 			p = p[2:]
@@ -481,15 +526,15 @@ func (a *analyzer) inlineCall(fi *funcInfo, c *callCtx) *sym {
 		default:
 			if v := c.arg(i, p); v != nil {
 				fs.vars[p] = v
-			} else if i < len(fi.defaults) && fi.defaults[i] != nil {
-				fs.vars[p] = fi.defaults[i]
+			} else if d := i + len(s.params) - len(params); d < len(fi.defaults) && fi.defaults[d] != nil {
+				fs.vars[p] = fi.defaults[d]
 			} else {
 				fs.vars[p] = &sym{kind: "name", src: p}
 			}
 		}
 	}
 	a.inline++
-	r := a.walkBody(s, fs)
+	r := a.walkBody(fi.key, s, fs)
 	a.inline--
 	return r
 }
@@ -542,6 +587,9 @@ func (a *analyzer) assign(t *expr, v *sym, valueExpr *expr, sc *scope) {
 			v = &c
 		}
 		sc.vars[t.name] = v
+		if sc.class != "" {
+			a.classes[sc.class][t.name] = v
+		}
 	case eTuple, eList:
 		if v.isSeq() && len(v.items) == len(t.args) {
 			for i, el := range t.args {
@@ -565,6 +613,12 @@ func (a *analyzer) assign(t *expr, v *sym, valueExpr *expr, sc *scope) {
 		base := a.eval(t.x, sc)
 		if base.qual != "" {
 			a.modAttrs[base.qual+"."+t.name] = v
+		}
+		if strings.HasPrefix(base.inst, "obj:") || strings.HasPrefix(base.inst, "class:") {
+			cls := base.inst[strings.IndexByte(base.inst, ':')+1:]
+			if attrs := a.classes[cls]; attrs != nil {
+				attrs[t.name] = v
+			}
 		}
 	case eSubscript:
 		base := a.eval(t.x, sc)
@@ -949,6 +1003,15 @@ func (a *analyzer) attr(base *sym, name string) *sym {
 			return &sym{kind: "expr"}
 		}
 		return a.qualSym(q+"."+name, base.indirect)
+	case strings.HasPrefix(base.inst, "obj:") || strings.HasPrefix(base.inst, "class:"):
+		cls := base.inst[strings.IndexByte(base.inst, ':')+1:]
+		if fi := a.funcs[cls+"."+name]; fi != nil {
+			return &sym{kind: "name", localFn: cls + "." + name, recv: base, src: name}
+		}
+		if v := a.classes[cls][name]; v != nil {
+			return v
+		}
+		return &sym{kind: "expr"}
 	case base.inst != "":
 		switch base.inst {
 		case "pathlib.Path":

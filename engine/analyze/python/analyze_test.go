@@ -759,3 +759,34 @@ func TestModuleConstantsDefinedAfterFunctions(t *testing.T) {
 	}
 	wantBash(t, fb, "rm -rf /", "os.system", false)
 }
+
+func TestClasses(t *testing.T) {
+	cases := []struct{ name, src, bash string }{
+		{"attribute set in __init__", "import os\nclass R:\n    def __init__(self):\n        self.cmd = 'rm -rf /'\n    def run(self):\n        os.system(self.cmd)\nR().run()", "rm -rf /"},
+		{"constructor argument", "import os\nclass R:\n    def __init__(self, c):\n        self.c = c\n    def go(self):\n        os.system(self.c)\nR('id').go()", "id"},
+		{"class attribute", "import subprocess\nclass T:\n    ARGV = ['rm', '-rf', '/']\n    def go(self):\n        subprocess.run(self.ARGV)", "rm -rf /"},
+		{"method wrapper", "import os\nclass S:\n    def sh(self, c):\n        os.system(c)\nS().sh('whoami')", "whoami"},
+		{"stored function", "import os\nclass E:\n    runner = os.system\n    def go(self):\n        self.runner('id')", "id"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, fb := analyzeSrc(c.src)
+			if len(f.ParseErrors) > 0 {
+				t.Fatalf("parse errors: %+v", f.ParseErrors)
+			}
+			found := false
+			for _, g := range fb.got {
+				found = found || g.src == c.bash
+			}
+			if !found {
+				t.Errorf("bash never got %q; got %q", c.bash, bashSrcs(fb))
+			}
+		})
+	}
+	t.Run("method eval is not the builtin", func(t *testing.T) {
+		f, _ := analyzeSrc("class M:\n    def eval(self, x):\n        return x\nM().eval('rm -rf /')")
+		if findCall(f, "eval") != nil || len(f.DynamicExec) > 0 {
+			t.Errorf("method treated as builtin eval: %+v", f.Calls)
+		}
+	})
+}

@@ -164,6 +164,16 @@ func (a *analyzer) call(e *expr, sc *scope) *sym {
 	if fn.localFn != "" {
 		return a.localCall(fn.localFn, c)
 	}
+	if strings.HasPrefix(fn.inst, "class:") {
+		// instantiating a class defined here: run __init__ with the
+		// arguments when they are known
+		obj := &sym{kind: "expr", inst: "obj:" + fn.inst[6:]}
+		if fi := a.funcs[fn.inst[6:]+".__init__"]; fi != nil {
+			init := &callCtx{e: c.e, sc: c.sc, fn: &sym{localFn: fi.key, recv: obj}, args: c.args, argEx: c.argEx, kws: c.kws, kwEx: c.kwEx, kwList: c.kwList, line: c.line, col: c.col}
+			a.localCall(fi.key, init)
+		}
+		return obj
+	}
 	if fn.kind == "method" && fn.qual == "" {
 		return a.method(fn, c)
 	}
@@ -215,7 +225,8 @@ func (a *analyzer) localCall(name string, c *callCtx) *sym {
 		}
 	}
 	fi.called = true
-	if fi.def != nil && a.inline < maxInline && a.steps < maxSteps/2 && anyKnown(c) {
+	onObject := fi.method && c.fn.recv != nil && strings.HasPrefix(c.fn.recv.inst, "obj:")
+	if fi.def != nil && a.inline < maxInline && a.steps < maxSteps/2 && (anyKnown(c) || onObject) {
 		if r := a.inlineCall(fi, c); r != nil {
 			return r
 		}
