@@ -124,11 +124,11 @@ type analyzer struct {
 	// classes holds the attributes assigned on each class defined in the
 	// content (class body names and self.x assignments).
 	classes map[string]map[string]*sym
-	funcs    map[string]*funcInfo
-	fnStack  []string
-	unroll   int
-	inline   int
-	depth    int
+	funcs   map[string]*funcInfo
+	fnStack []string
+	unroll  int
+	inline  int
+	depth   int
 	// nestedBytes counts content handed to nested analysis.
 	nestedBytes int
 	rets        []*retFrame
