@@ -203,3 +203,23 @@ func BenchmarkScanThroughput(b *testing.B) {
 	l.report(b)
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
 }
+
+// BenchmarkScanSequential is /v1/scan one request at a time: the latency of
+// a scan without queueing behind other requests.
+func BenchmarkScanSequential(b *testing.B) {
+	s := benchServer(b, "scan")
+	body := map[string]any{
+		"tool_name": "exec",
+		"command":   "cd /workspace/project && ls -la src/ && grep -rn TODO src/ | head -n 20 > todo.txt; git status --short",
+	}
+	var l latencies
+	for b.Loop() {
+		t0 := time.Now()
+		code, out, err := s.api.do(context.Background(), http.MethodPost, "/v1/scan", body)
+		l.add(time.Since(t0))
+		if err != nil || code != http.StatusOK {
+			b.Fatalf("scan: HTTP %d %v: %.300s", code, err, out)
+		}
+	}
+	l.report(b)
+}
