@@ -130,7 +130,7 @@ func TestScanOutputFailsClosed(t *testing.T) {
 		{"plugin error", map[string]any{"error": "cannot judge this"}, "cannot judge this"},
 		{"recovered panic", map[string]any{"panic": true}, "rule panicked: echo asked to panic"},
 	}
-	for i, tc := range cases {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			findings, err := p.Scan(context.Background(), input(t, "content", tc.config))
 			if err == nil {
@@ -143,7 +143,6 @@ func TestScanOutputFailsClosed(t *testing.T) {
 				t.Errorf("findings %+v returned alongside an error", findings)
 			}
 			mustServe(t, p)
-			_ = i
 		})
 	}
 	// An empty result is no findings, not an error.
@@ -151,10 +150,9 @@ func TestScanOutputFailsClosed(t *testing.T) {
 	if err != nil || len(findings) != 0 {
 		t.Fatalf("none: findings=%+v err=%v", findings, err)
 	}
-	// Plugin-reported errors are decoded after the call: the instance
-	// itself was healthy and is kept.
-	if s := p.Stats(); s.Discarded != 0 {
-		t.Errorf("stats = %+v: output errors must not count as instance failures", s)
+	// Every failed call cost its instance; the good calls did not.
+	if s := p.Stats(); s.Discarded != int64(len(cases)) || s.Calls != int64(2*len(cases)+1) {
+		t.Errorf("stats = %+v, want %d instances discarded", s, len(cases))
 	}
 }
 

@@ -304,11 +304,13 @@ func (p *Plugin) Scan(ctx context.Context, input []byte) ([]sdk.Finding, error) 
 	}
 	p.calls.Add(1)
 	raw, err := p.call(ctx, inst, input)
-	p.release(inst, err != nil)
-	if err != nil {
-		return nil, fmt.Errorf("wasm rule %s: %w", p.name, err)
+	var findings []sdk.Finding
+	if err == nil {
+		findings, err = p.checkOutput(raw)
 	}
-	findings, err := p.checkOutput(raw)
+	// Output errors discard the instance too: a plugin that reports an
+	// error or a recovered panic may have left its globals half-updated.
+	p.release(inst, err != nil)
 	if err != nil {
 		return nil, fmt.Errorf("wasm rule %s: %w", p.name, err)
 	}
