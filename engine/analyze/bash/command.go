@@ -1116,10 +1116,16 @@ func (a *analyzer) stmtRedirects(s *syntax.Stmt, cmdName string, c ctx) ([]sdk.R
 			if isFdTarget(f.s) {
 				rd.Target = "&" + f.s
 				op = ""
-				// A shell wired to a socket descriptor opened earlier.
-				if n, err := strconv.Atoi(f.s); err == nil && shells[cmdName] {
+				// A descriptor opened earlier on /dev/tcp: a shell wired
+				// to it is a reverse shell; other output sent to it is an
+				// upload.
+				if n, err := strconv.Atoi(f.s); err == nil {
 					if idx, ok := a.tcpFDs[n]; ok && idx < len(a.b.Facts.Network) {
-						a.b.Facts.Network[idx].ExecShell = true
+						if shells[cmdName] {
+							a.b.Facts.Network[idx].ExecShell = true
+						} else if r.Op == syntax.DplOut && cmdName != "exec" {
+							a.markDevUpload(&a.b.Facts.Network[idx], s)
+						}
 					}
 				}
 			} else if r.Op == syntax.DplOut {
@@ -1134,6 +1140,10 @@ func (a *analyzer) stmtRedirects(s *syntax.Stmt, cmdName string, c ctx) ([]sdk.R
 		}
 		if strings.HasPrefix(f.s, "/dev/tcp/") || strings.HasPrefix(f.s, "/dev/udp/") {
 			idx := a.devTCP(s, f, cmdName)
+			if op != "read" && rd.Fd <= 1 && cmdName != "exec" && !shells[cmdName] {
+				// cat file > /dev/tcp/h/p sends the output.
+				a.markDevUpload(&a.b.Facts.Network[idx], s)
+			}
 			if rd.Fd > 2 {
 				// exec 5<>/dev/tcp/h/p: remember the socket descriptor.
 				if a.tcpFDs == nil {
@@ -1501,4 +1511,14 @@ func leadingInt(s string) int {
 		return 0
 	}
 	return n
+}
+
+// markDevUpload marks a /dev/tcp connection that receives a command's
+// output as an upload of the file that command reads (or "-").
+func (a *analyzer) markDevUpload(n *sdk.NetworkUse, s *syntax.Stmt) {
+	n.Upload = true
+	if n.UploadFrom == "" {
+		from, _ := a.upstreamFile(s)
+		n.UploadFrom = orDash(from)
+	}
 }
