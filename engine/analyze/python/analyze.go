@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/toolwarden/toolwarden/engine/facts"
 	"github.com/toolwarden/toolwarden/sdk"
@@ -16,6 +17,10 @@ const Language = "python"
 // loop unrolling and deep nesting cannot make a scan slow; past it the
 // document is marked Truncated.
 const maxSteps = 400000
+
+// budgets maps a document being built to the nested-content budget of
+// its top-level Python analysis, so nested analyses share it.
+var budgets sync.Map
 
 // maxContent caps DynamicExec.Content, as documented in sdk.
 const maxContent = 4096
@@ -51,6 +56,16 @@ func Analyze(b *facts.Builder, src string, at facts.Frame) {
 		perr = nil // the tokenize error already covers the rest
 	}
 	a := newAnalyzer(b, src, at)
+	if at.Depth == 0 {
+		// one budget for all nested content of this document
+		a.budget = new(int)
+		budgets.Store(b.Facts, a.budget)
+		defer budgets.Delete(b.Facts)
+	} else if v, ok := budgets.Load(b.Facts); ok {
+		a.budget = v.(*int)
+	} else {
+		a.budget = new(int)
+	}
 	a.hoistImports(stmts)
 	a.hoistConstants(stmts)
 	a.block(stmts, a.mod)
@@ -129,8 +144,9 @@ type analyzer struct {
 	unroll  int
 	inline  int
 	depth   int
-	// nestedBytes counts content handed to nested analysis.
-	nestedBytes int
+	// budget counts content handed to nested analysis, shared by every
+	// Python analysis of one document.
+	budget *int
 	rets        []*retFrame
 	steps       int
 	dup2        []int
@@ -139,7 +155,7 @@ type analyzer struct {
 }
 
 func newAnalyzer(b *facts.Builder, src string, at facts.Frame) *analyzer {
-	a := &analyzer{b: b, f: b.Facts, at: at, src: src, mod: newScope(nil, ""), modAttrs: map[string]*sym{}, funcs: map[string]*funcInfo{}, classes: map[string]map[string]*sym{}}
+	a := &analyzer{b: b, f: b.Facts, at: at, src: src, mod: newScope(nil, ""), modAttrs: map[string]*sym{}, funcs: map[string]*funcInfo{}, classes: map[string]map[string]*sym{}, budget: new(int)}
 	a.lines = make([]int, 1, strings.Count(src, "\n")+1)
 	for i := 0; i < len(src); i++ {
 		if src[i] == '\n' {

@@ -790,3 +790,19 @@ func TestClasses(t *testing.T) {
 		}
 	})
 }
+
+func TestNestedBudgetIsShared(t *testing.T) {
+	inner := "a = 'x' * 60000\\na = a + a + a + a\\nimport os\\nos.system(a)\\n"
+	src := strings.Repeat("exec('"+inner+"')\n", 8)
+	f, fb := analyzeSrc(src)
+	total := 0
+	for _, g := range fb.got {
+		total += len(g.src)
+	}
+	if total > maxNestedBytes || !f.Truncated {
+		t.Errorf("nested %d bytes over %d nested analyses, truncated=%v", total, len(fb.got), f.Truncated)
+	}
+	if _, left := budgets.Load(f); left {
+		t.Errorf("budget entry not released")
+	}
+}

@@ -439,13 +439,14 @@ func hexEncode(s string) string {
 
 // ---- nested content ----
 
-// maxNestedBytes bounds the nested content one analysis hands on, so a
-// large constant passed to many calls cannot multiply the work.
+// maxNestedBytes bounds the nested content one document hands on, so a
+// large constant passed to many calls (or built in many nested exec
+// levels) cannot multiply the work.
 const maxNestedBytes = 1 << 20
 
 func (a *analyzer) nested(lang, content string, c *callCtx, via string, encoded bool) bool {
-	a.nestedBytes += len(content)
-	if a.nestedBytes > maxNestedBytes {
+	*a.budget += len(content)
+	if *a.budget > maxNestedBytes {
 		a.f.Truncated = true
 		return false
 	}
