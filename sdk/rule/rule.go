@@ -116,11 +116,13 @@ func handle(input []byte) (out sdk.ScanOutput) {
 	if !ok {
 		return sdk.ScanOutput{Error: "scan: no rule pack registered (call rule.Register from init)"}
 	}
-	var in sdk.ScanInput
-	if err := json.Unmarshal(input, &in); err != nil {
+	// sdk.DecodeScanInput, not encoding/json: inside Wasm, reflection made
+	// decoding the input cost more than judging it.
+	in, err := sdk.DecodeScanInput(input)
+	if err != nil {
 		return sdk.ScanOutput{Error: fmt.Sprintf("scan: decode input: %v", err)}
 	}
-	findings, err := scan(&in)
+	findings, err := scan(in)
 	if err != nil {
 		return sdk.ScanOutput{Error: fmt.Sprintf("scan: %v", err)}
 	}
