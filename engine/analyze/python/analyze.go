@@ -146,12 +146,12 @@ type analyzer struct {
 	depth   int
 	// budget counts content handed to nested analysis, shared by every
 	// Python analysis of one document.
-	budget *int
-	rets        []*retFrame
-	steps       int
-	dup2        []int
-	procExec    bool
-	lines       []int
+	budget   *int
+	rets     []*retFrame
+	steps    int
+	dup2     []int
+	procExec bool
+	lines    []int
 }
 
 func newAnalyzer(b *facts.Builder, src string, at facts.Frame) *analyzer {

@@ -792,7 +792,7 @@ func TestClasses(t *testing.T) {
 }
 
 func TestNestedBudgetIsShared(t *testing.T) {
-	inner := "a = 'x' * 60000\\na = a + a + a + a\\nimport os\\nos.system(a)\\n"
+	inner := "a = \"x\" * 60000\\na = a + a + a + a\\nimport os\\nos.system(a)\\n"
 	src := strings.Repeat("exec('"+inner+"')\n", 8)
 	f, fb := analyzeSrc(src)
 	total := 0
