@@ -20,6 +20,7 @@ import (
 	"github.com/knadh/koanf/v2"
 
 	"github.com/toolwarden/toolwarden/isolation"
+	"github.com/toolwarden/toolwarden/mcp/gateway"
 )
 
 // Config is the whole service configuration.
@@ -50,6 +51,10 @@ type Config struct {
 
 	// Isolation is security.process_isolation.
 	Isolation isolation.Config `koanf:"-"`
+
+	// MCP is the MCP gateway: upstream MCP servers toolwarden guards and
+	// their isolation limits (external_mcp_*).
+	MCP gateway.Config `koanf:"mcp"`
 }
 
 // Agent holds the execution-governance timing keys.

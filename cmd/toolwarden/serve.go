@@ -21,6 +21,7 @@ import (
 	"github.com/toolwarden/toolwarden/execution/redisq"
 	"github.com/toolwarden/toolwarden/executor"
 	"github.com/toolwarden/toolwarden/isolation"
+	"github.com/toolwarden/toolwarden/mcp"
 	"github.com/toolwarden/toolwarden/policies"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/server"
@@ -178,6 +179,15 @@ func serve(ctx context.Context, cfg config.Config, out io.Writer) error {
 		ReductionRoot: cfg.ReductionRoot(),
 	}, eng, backend, keys)
 	_ = server.RegisterQueueGauge(backend)
+
+	// MCP at /mcp: toolwarden's tools and the guarded upstream MCP servers
+	// (mcp: in the config), behind the same API keys as the REST API.
+	mcpSrv, closeMCP, err := newMCPServer(ctx, cfg, srv.Service(), mcp.HTTPIdentity, log)
+	if err != nil {
+		return usageErr(err)
+	}
+	defer closeMCP()
+	srv.Mount("/mcp", mcpSrv.HTTPHandler(), auth.RoleAgent)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/toolwarden/toolwarden/config"
+	"github.com/toolwarden/toolwarden/engine"
+	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/execution/embedded"
+	"github.com/toolwarden/toolwarden/execution/redisq"
+	"github.com/toolwarden/toolwarden/executor"
+	"github.com/toolwarden/toolwarden/isolation"
+	"github.com/toolwarden/toolwarden/mcp"
+	"github.com/toolwarden/toolwarden/mcp/gateway"
+	"github.com/toolwarden/toolwarden/service"
+)
+
+func init() { subcommands = append(subcommands, newMCPCmd) }
+
+// mcpFlags are the flags of `toolwarden mcp`.
+type mcpFlags struct {
+	config, dataDir, redis, policy, identity string
+	noExecutor                               bool
+}
+
+func newMCPCmd() *cobra.Command {
+	var f mcpFlags
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the MCP tools (and the guarded MCP gateway) on stdin/stdout",
+		Long: `mcp serves toolwarden's MCP tools — scan, exec, run_python, get_tool_execution, wait_tool_execution,
+cancel_tool_execution — and the tools of the upstream MCP servers configured under "mcp:" (under their
+prefix, every call scanned first) over stdio, for MCP clients that start their servers as a subprocess.
+
+Identity: there is no API key on stdio. The session acts as the agent named by --identity: the records it
+creates carry that owner, and it sees only records with that owner. Whoever can start this process has that
+identity, so the operating-system user is the access boundary.
+
+Store and executor: like serve, it uses the embedded store in --data-dir and runs an embedded executor. The
+embedded store is locked by one process: to share executions with a running 'toolwarden serve', use --redis
+(and --no-executor when executors run elsewhere), or give this process its own --data-dir.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := config.Load(f.config)
+			if err != nil {
+				return usageErr(err)
+			}
+			fl := cmd.Flags()
+			if fl.Changed("data-dir") {
+				cfg.DataDir = f.dataDir
+			}
+			if fl.Changed("redis") {
+				cfg.RedisURL = f.redis
+			}
+			if fl.Changed("policy") {
+				cfg.Policy = f.policy
+			}
+			if f.noExecutor {
+				cfg.EmbeddedExecutor = false
+			}
+			if f.identity == "" {
+				return usageErr(errors.New("--identity must not be empty"))
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return serveMCPStdio(ctx, cfg, f.identity)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.config, "config", "", "YAML configuration file (the mcp: section lists upstream MCP servers)")
+	fl.StringVar(&f.dataDir, "data-dir", "data", "directory for the embedded store and spilled output")
+	fl.StringVar(&f.redis, "redis", "", "Redis URL: share queue and store with serve and other executors")
+	fl.StringVar(&f.policy, "policy", "default", "policy: default, strict or a policy file")
+	fl.StringVar(&f.identity, "identity", "mcp-stdio", "owner id the stdio session acts as (an agent: sees only its own executions)")
+	fl.BoolVar(&f.noExecutor, "no-executor", false, "do not run an embedded executor (executors run elsewhere)")
+	return cmd
+}
+
+// serveMCPStdio runs the stdio MCP server until stdin closes or ctx ends.
+// stdout carries the protocol only; logs go to stderr.
+func serveMCPStdio(ctx context.Context, cfg config.Config, identity string) error {
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return usageErr(fmt.Errorf("create data dir: %w", err))
+	}
+	pol, err := openPolicy(cfg.Policy)
+	if err != nil {
+		return usageErr(err)
+	}
+	eng, err := engine.New(ctx, engine.Options{Policy: pol})
+	if err != nil {
+		return usageErr(err)
+	}
+	defer eng.Close(context.Background())
+	backend, err := openBackend(ctx, cfg)
+	if err != nil {
+		return usageErr(err)
+	}
+	defer backend.Close()
+	svc := &service.Service{Engine: eng, Backend: backend}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	execDone := make(chan error, 1)
+	if cfg.EmbeddedExecutor {
+		iso, err := isolation.Open(ctx, cfg.Isolation)
+		if err != nil {
+			return usageErr(fmt.Errorf("isolation: %w", err))
+		}
+		defer iso.Close()
+		ecfg, err := executorConfig(cfg)
+		if err != nil {
+			return usageErr(err)
+		}
+		ecfg.Exclusive = cfg.RedisURL == ""
+		ecfg.Logger = log
+		d, err := executor.New(backend, iso, ecfg)
+		if err != nil {
+			return usageErr(err)
+		}
+		go func() { execDone <- d.Run(ctx) }()
+	} else {
+		close(execDone)
+	}
+
+	srv, closeMCP, err := newMCPServer(ctx, cfg, svc, mcp.FixedIdentity(mcp.Caller{ID: identity}), log)
+	if err != nil {
+		return usageErr(err)
+	}
+	defer closeMCP()
+	log.Info("toolwarden mcp: serving on stdio", "identity", identity, "policy", pol.Name, "store", storeName(cfg))
+	err = srv.ServeStdio(ctx, os.Stdin, os.Stdout)
+	cancel()
+	if eerr, ok := <-execDone; ok && eerr != nil && !errors.Is(eerr, context.Canceled) {
+		log.Error("embedded executor", "err", eerr)
+	}
+	return err
+}
+
+// newMCPServer builds the MCP server over svc and, when upstream servers
+// are configured, the guarded gateway with a store of its own (see
+// openGatewayStore). Upstreams that cannot be reached are logged and left
+// out; a bad mcp: section is an error. close stops the gateway.
+func newMCPServer(ctx context.Context, cfg config.Config, svc *service.Service, ident mcp.IdentifyFunc, log *slog.Logger) (*mcp.Server, func(), error) {
+	closers := []func(){}
+	closeAll := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	var gw *gateway.Gateway
+	if len(cfg.MCP.Servers) > 0 {
+		if err := cfg.MCP.Validate(); err != nil {
+			return nil, nil, fmt.Errorf("config %w", err)
+		}
+		workerID := gatewayWorkerID()
+		store, err := openGatewayStore(ctx, cfg, workerID)
+		if err != nil {
+			return nil, nil, err
+		}
+		closers = append(closers, func() { store.Close() })
+		gw, err = gateway.New(cfg.MCP, gateway.Options{Scanner: svc, Store: store, WorkerID: workerID,
+			Wait: cfg.WaitTimeout(), Logger: log})
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		if err := gw.Connect(ctx); err != nil {
+			log.Error("mcp gateway: some upstream servers are unavailable; their tools are not offered", "err", err)
+		}
+		closers = append(closers, func() { gw.Close() })
+	}
+	srv, err := mcp.NewServer(mcp.Options{Service: svc, Gateway: gw, Identify: ident, Wait: cfg.WaitTimeout()})
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	return srv, closeAll, nil
+}
+
+// gatewayWorkerID names this process's gateway in leases.
+func gatewayWorkerID() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("mcp-gateway-%s-%d", host, os.Getpid())
+}
+
+// openGatewayStore opens the store of the gateway's execution records. It
+// must not be the executors' queue (an executor would claim the gateway's
+// records): with Redis it is the same records keyspace — so the REST API
+// and the panel see upstream calls — with a stream of its own; embedded, a
+// separate store under <data_dir>/mcp-gateway, whose records the MCP
+// get/wait/cancel tools find.
+func openGatewayStore(ctx context.Context, cfg config.Config, workerID string) (execution.Backend, error) {
+	if cfg.RedisURL != "" {
+		b, err := redisq.Open(ctx, redisq.Options{URL: cfg.RedisURL, Prefix: cfg.RedisPrefix, Pool: workerID})
+		if err != nil {
+			return nil, fmt.Errorf("open redis store for the mcp gateway: %w", err)
+		}
+		return b, nil
+	}
+	dir := filepath.Join(cfg.DataDir, "mcp-gateway")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create mcp gateway store dir: %w", err)
+	}
+	b, err := embedded.Open(dir, embedded.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("open mcp gateway store in %s: %w", dir, err)
+	}
+	return b, nil
+}
