@@ -806,3 +806,15 @@ func TestNestedBudgetIsShared(t *testing.T) {
 		t.Errorf("budget entry not released")
 	}
 }
+
+func TestShlex(t *testing.T) {
+	words, ok := shlexSplit(`rm -rf "/my dir" 'a b' c\ d`)
+	if !ok || strings.Join(words, "|") != "rm|-rf|/my dir|a b|c d" {
+		t.Errorf("split: %q %v", words, ok)
+	}
+	if _, ok := shlexSplit(`echo "open`); ok {
+		t.Errorf("unterminated quote accepted")
+	}
+	_, fb := analyzeSrc("import shlex, subprocess\nsubprocess.run(shlex.split('rm -rf \"/srv/my data\"'))")
+	wantBash(t, fb, "rm -rf '/srv/my data'", "subprocess.run", false)
+}

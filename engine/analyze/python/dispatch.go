@@ -278,6 +278,35 @@ func (a *analyzer) dispatch(c *callCtx) *sym {
 		}
 		a.output(c, sink, c.args...)
 		return nil
+	case "shlex.split":
+		if arg0 != nil && arg0.isStr() {
+			if words, ok := shlexSplit(arg0.s); ok && len(words) <= maxItems {
+				r := &sym{kind: "list", cnst: true}
+				for _, w := range words {
+					r.items = append(r.items, strSym(w))
+				}
+				return r.taint(arg0)
+			}
+		}
+		return nil
+	case "shlex.join":
+		if arg0 != nil && arg0.isSeq() {
+			var words []string
+			for _, it := range arg0.items {
+				w, ok := it.strVal()
+				if !ok {
+					return nil
+				}
+				words = append(words, w)
+			}
+			return strSym(shellQuote(words)).taint(arg0)
+		}
+		return nil
+	case "shlex.quote", "pipes.quote":
+		if arg0 != nil && arg0.isStr() {
+			return strSym(quoteWord(arg0.s)).taint(arg0)
+		}
+		return nil
 	case "urllib.parse.urljoin":
 		if len(c.args) == 2 && c.args[0].isStr() && c.args[1].isStr() {
 			return strSym(urlJoin(c.args[0].s, c.args[1].s)).taint(c.args...)
@@ -1216,4 +1245,56 @@ func urlJoin(base, ref string) string {
 		path = path[:j+1]
 	}
 	return origin + path + ref
+}
+
+// shlexSplit splits a command line the way shlex.split does in POSIX
+// mode: whitespace separates words, quotes group, backslash escapes.
+func shlexSplit(line string) ([]string, bool) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\\':
+			inWord = true
+			if i+1 < len(line) {
+				i++
+				cur.WriteByte(line[i])
+			}
+		case c == '\'':
+			inWord = true
+			j := strings.IndexByte(line[i+1:], '\'')
+			if j < 0 {
+				return nil, false
+			}
+			cur.WriteString(line[i+1 : i+1+j])
+			i += j + 1
+		case c == '"':
+			inWord = true
+			i++
+			for ; i < len(line) && line[i] != '"'; i++ {
+				if line[i] == '\\' && i+1 < len(line) && strings.IndexByte("\\\"$`", line[i+1]) >= 0 {
+					i++
+				}
+				cur.WriteByte(line[i])
+			}
+			if i >= len(line) {
+				return nil, false
+			}
+		default:
+			inWord = true
+			cur.WriteByte(c)
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, true
 }
