@@ -273,8 +273,8 @@ func TestRedisRestartUnderLoad(t *testing.T) {
 					}
 				case code == http.StatusServiceUnavailable:
 					var e apiError
-					if jerr := json.Unmarshal(body, &e); jerr != nil || e.Error.Code == "" || e.Error.Message == "" {
-						badCodes = append(badCodes, fmt.Sprintf("%s: 503 without a JSON error: %.200s", cmd, body))
+					if jerr := json.Unmarshal(body, &e); jerr != nil || e.Error.Code != "store_unavailable" || e.Error.Message == "" {
+						badCodes = append(badCodes, fmt.Sprintf("%s: 503 without the JSON error store_unavailable: %.200s", cmd, body))
 					}
 					unavail++
 				default:
@@ -307,6 +307,14 @@ func TestRedisRestartUnderLoad(t *testing.T) {
 	phase.Store(1)
 	rs.kill(t)
 	waitFor("503 responses during the outage", time.Minute, func() bool { return countUnavail() >= 3 })
+	// Reads fail the same clear way while Redis is down.
+	mu.Lock()
+	first := acks[0].id
+	mu.Unlock()
+	if code, _, body, err := s.api.get(context.Background(), first); err != nil || code != http.StatusServiceUnavailable ||
+		!strings.Contains(string(body), `"store_unavailable"`) {
+		t.Errorf("GET %s during the outage: HTTP %d %v %.200s; want 503 store_unavailable", first, code, err, body)
+	}
 	rs.restart(t)
 	phase.Store(2)
 	waitFor("20 acknowledged requests after Redis restarted", 3*time.Minute, func() bool { return afterOK.Load() >= 20 })
