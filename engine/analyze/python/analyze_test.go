@@ -818,3 +818,12 @@ func TestShlex(t *testing.T) {
 	_, fb := analyzeSrc("import shlex, subprocess\nsubprocess.run(shlex.split('rm -rf \"/srv/my data\"'))")
 	wantBash(t, fb, "rm -rf '/srv/my data'", "subprocess.run", false)
 }
+
+func TestPartlyConstantListArgument(t *testing.T) {
+	f, _ := analyzeSrc("import subprocess, sys\nsubprocess.run(['pip', 'install', sys.argv[1]])")
+	c := wantCall(t, f, "subprocess.run", false)
+	v := c.Args[0]
+	if v.Const || v.Kind != "list" || len(v.Items) != 3 || !v.Items[0].Const || v.Items[0].Str != "pip" || v.Items[2].Const || v.Items[2].Str != "sys.argv[1]" {
+		t.Errorf("list value: %+v", v)
+	}
+}

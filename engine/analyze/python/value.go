@@ -64,6 +64,8 @@ const (
 	maxItems = 4096
 	// maxValueStr caps a Value's text in the facts (like DynamicExec.Content).
 	maxValueStr = 4096
+	// maxValueItems caps the elements listed for one Value.
+	maxValueItems = 64
 )
 
 func strSym(s string) *sym { return &sym{kind: "str", cnst: true, s: s} }
@@ -205,14 +207,20 @@ func (v *sym) toValue() sdk.Value {
 	}
 	switch v.kind {
 	case "list", "tuple":
-		if v.cnst {
-			val.Items = make([]sdk.Value, len(v.items))
-			for i, it := range v.items {
+		// elements are listed even when some are not constant; each
+		// says whether it is
+		if len(v.items) > 0 {
+			n := len(v.items)
+			if n > maxValueItems {
+				n = maxValueItems
+			}
+			val.Items = make([]sdk.Value, n)
+			for i, it := range v.items[:n] {
 				val.Items[i] = it.toValue()
 			}
-			val.Str = v.src
-			return val
 		}
+		val.Str = v.src
+		return val
 	case "dict":
 		val.Str = v.src
 		return val
