@@ -10,6 +10,7 @@ package bash
 import (
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -31,6 +32,14 @@ var parserPool = sync.Pool{New: func() any {
 // any internal failure, becomes an sdk.ParseError fact so the scan fails
 // closed instead of silently allowing.
 func Analyze(b *facts.Builder, src string, at facts.Frame) {
+	analyze(b, src, at, nil, nil)
+}
+
+// analyze is Analyze with positional parameters ($0, $1, …) known, as for
+// `bash -c 'code' name arg…`.
+// targets are the paths a placeholder among them stands for (find -exec
+// sh -c '…' _ {}).
+func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, targets []string) {
 	defer func() {
 		if r := recover(); r != nil {
 			b.Facts.ParseErrors = append(b.Facts.ParseErrors, sdk.ParseError{
@@ -40,6 +49,9 @@ func Analyze(b *facts.Builder, src string, at facts.Frame) {
 			})
 		}
 	}()
+	if strings.Contains(src, "\r\n") {
+		src = strings.ReplaceAll(src, "\r\n", "\n")
+	}
 	p := parserPool.Get().(*syntax.Parser)
 	file, err := p.Parse(strings.NewReader(src), "")
 	parserPool.Put(p)
@@ -65,7 +77,10 @@ func Analyze(b *facts.Builder, src string, at facts.Frame) {
 	if at.Depth == 0 && b.Facts.Commands == nil {
 		presize(b.Facts, src)
 	}
-	start := ctx{}
+	if positional != nil {
+		a.setPositional(positional, true)
+	}
+	start := ctx{targets: targets}
 	if at.Depth > 0 && (at.Via == "eval" || strings.HasSuffix(at.Via, ">eval")) {
 		start.reach = []string{"eval"}
 	}
@@ -93,6 +108,8 @@ type varVal struct {
 	downloaded bool
 	// arr holds the elements of a statically known indexed array.
 	arr []string
+	// placeholder marks a positional parameter filled by find/xargs.
+	placeholder bool
 }
 
 type analyzer struct {
@@ -108,6 +125,11 @@ type analyzer struct {
 	// files it downloaded to. Running such a file is judged by them.
 	written map[string]string
 	fetched map[string]bool
+	// positional are the arguments after `bash -c 'code'`, handed to the
+	// nested analysis of that code as $0, $1 …, with the targets of the
+	// placeholder among them.
+	positional []field
+	posTargets []string
 	// tcpFDs maps descriptors opened on /dev/tcp to their network fact.
 	tcpFDs map[int]int
 	// ifs is the field separator set by the script (default IFS when "").
@@ -677,4 +699,35 @@ func (a *analyzer) walkHiddenSubsts(n syntax.Node) {
 		}
 		return true
 	})
+}
+
+// setPositional sets $0 (when withZero) and $1… from fields; unknown
+// values stay unknown.
+func (a *analyzer) setPositional(fs []field, withZero bool) {
+	start := 1
+	if withZero {
+		start = 0
+	}
+	var all []string
+	known := true
+	for i, f := range fs {
+		n := strconv.Itoa(i + start)
+		if f.dyn && f.s == placeholder {
+			// find -exec sh -c '…' _ {}: stands for the found paths.
+			known = false
+			a.vars[n] = varVal{val: placeholder, static: true, placeholder: true}
+		} else if f.dyn {
+			known = false
+			a.vars[n] = varVal{}
+		} else {
+			a.vars[n] = varVal{val: f.s, static: true}
+		}
+		if i+start > 0 {
+			all = append(all, f.s)
+		}
+	}
+	if known {
+		a.vars["@"] = varVal{val: strings.Join(all, " "), static: true, arr: all}
+		a.vars["#"] = varVal{val: strconv.Itoa(len(all)), static: true}
+	}
 }

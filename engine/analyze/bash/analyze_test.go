@@ -983,3 +983,31 @@ func TestInterpreterReverseShells(t *testing.T) {
 		t.Errorf("perl print: %s", dump(f))
 	}
 }
+
+func TestShellCPositionalArgs(t *testing.T) {
+	cases := []struct{ src, path string }{
+		{`bash -c 'rm -rf "$1"' _ /`, "/"},
+		{`sh -c 'rm -rf $0' ~`, "~"},
+		{`bash -c '"$@"' x rm -rf /etc`, "/etc"},
+		{`find / -exec sh -c 'rm -rf "$1"' _ {} \;`, "/"},
+	}
+	for _, tc := range cases {
+		f := run(t, tc.src)
+		fa := findFile(f, "delete", tc.path)
+		if fa == nil || fa.Pos.Depth != 1 || !fa.Recursive {
+			t.Errorf("%q: %s", tc.src, dump(f))
+		}
+	}
+	// Unknown positional parameters stay dynamic.
+	f := run(t, `bash -c 'rm -rf "$1"' _ "$TARGET"`)
+	if fa := findFile(f, "delete", "$1"); fa == nil || !fa.Dynamic {
+		t.Errorf("dynamic positional: %s", dump(f))
+	}
+}
+
+func TestCRLF(t *testing.T) {
+	f := run(t, "ls -la\r\nrm -rf /\r\n")
+	if findCmd(f, "ls", "-la") == nil || findFile(f, "delete", "/") == nil {
+		t.Fatalf("CRLF script: %s", dump(f))
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/toolwarden/toolwarden/engine/facts"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -661,7 +662,7 @@ func (a *analyzer) dynExec(s *syntax.Stmt, kind, interp string, content, src fie
 	a.b.Facts.DynamicExec = append(a.b.Facts.DynamicExec, d)
 	if d.Static {
 		l, col := a.lc(s.Pos())
-		if !a.b.Nested(lang, content.s, a.at, l, col, via, d.Encoded) {
+		if !a.nested(lang, content.s, l, col, via, d.Encoded) {
 			a.b.Facts.DynamicExec[idx].Static = false
 		}
 	}
@@ -700,7 +701,10 @@ func (a *analyzer) shell(s *syntax.Stmt, name string, args []field, c ctx) {
 			}
 			if !strings.HasPrefix(f.s, "--") && strings.IndexByte(f.s, 'c') >= 0 {
 				if i+1 < len(args) {
+					// bash -c 'code' $0 $1 …
+					a.positional, a.posTargets = args[i+2:], c.targets
 					a.dynExec(s, "shell_c", name, args[i+1], args[i+1], true)
+					a.positional, a.posTargets = nil, nil
 				} else {
 					a.dynExec(s, "shell_c", name, field{dyn: true}, field{}, false)
 				}
@@ -1521,4 +1525,26 @@ func (a *analyzer) markDevUpload(n *sdk.NetworkUse, s *syntax.Stmt) {
 		from, _ := a.upstreamFile(s)
 		n.UploadFrom = orDash(from)
 	}
+}
+
+// nested analyzes content carried by the construct at line/col. Bash
+// content with known positional parameters (a.positional) is analyzed
+// here directly so that $0, $1 … resolve; everything else goes through the
+// Builder, which routes by language.
+func (a *analyzer) nested(lang, src string, line, col int, via string, encoded bool) bool {
+	if lang != "bash" || a.positional == nil {
+		return a.b.Nested(lang, src, a.at, line, col, via, encoded)
+	}
+	max := a.b.MaxDepth
+	if max == 0 {
+		max = facts.DefaultMaxDepth
+	}
+	if a.at.Depth+1 > max {
+		a.b.Facts.Truncated = true
+		return false
+	}
+	pos, targets := a.positional, a.posTargets
+	a.positional, a.posTargets = nil, nil
+	analyze(a.b, src, a.at.Child(line, col, via, encoded), pos, targets)
+	return true
 }

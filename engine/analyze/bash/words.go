@@ -402,6 +402,21 @@ func (a *analyzer) expandParam(p *syntax.ParamExp, emit, quoted bool) []field {
 		}
 	}
 	prov, hasProv := a.vars[name]
+	if (name == "@" || name == "*") && p.Index == nil && p.Exp == nil && p.Slice == nil && p.Repl == nil && !p.Length && !p.Excl {
+		if all, ok := a.vars["@"]; ok && all.static {
+			if name == "*" && quoted {
+				return a.staticFields(all.val, true)
+			}
+			var fs []field
+			for _, e := range all.arr {
+				fs = append(fs, a.staticFields(e, quoted)...)
+			}
+			if fs == nil && quoted {
+				return nil
+			}
+			return fs
+		}
+	}
 	if hasProv && prov.arr != nil && p.Index != nil && !p.Length && p.Exp == nil && p.Slice == nil && p.Repl == nil {
 		if idx, ok := p.Index.(*syntax.Word); ok {
 			switch lit := idx.Lit(); lit {
@@ -427,6 +442,9 @@ func (a *analyzer) expandParam(p *syntax.ParamExp, emit, quoted bool) []field {
 		if v, ok := a.paramValue(target, prov.val); ok {
 			return a.staticFields(v, quoted)
 		}
+	}
+	if hasProv && prov.placeholder && p.Exp == nil && p.Slice == nil && p.Repl == nil && !p.Length {
+		return []field{{s: placeholder, dyn: true, quoted: quoted}}
 	}
 	if v, ok := a.paramValue(p, name); ok {
 		fs := a.staticFields(v, quoted)
