@@ -44,6 +44,8 @@ func TestNormalization(t *testing.T) {
 		{`a=(rm -rf /); ${a[0]} x`, "rm", []string{"x"}},
 		{`a=(x y); echo "${a[*]}"`, "echo", []string{"x y"}},
 		{`x=HOME; y=rm; z=y; ${!z} -rf ${!x}`, "rm", []string{"-rf", "~"}},
+		{`set -- rm -rf /; "$@"`, "rm", []string{"-rf", "/"}},
+		{`set -- a b; echo $1 $#`, "echo", []string{"a", "2"}},
 		{`echo "a b $X c"`, "echo", []string{"a b $X c"}},
 		{`rm -rf ${HOME:?}/`, "rm", []string{"-rf", "~/"}},
 		{`f=a.tar.gz; echo ${f%%.*} ${f#*.} ${PATH%%:*}`, "echo", []string{"a", "tar.gz", "/usr/local/sbin"}},

@@ -280,6 +280,14 @@ func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c ctx) {
 	case name == "sleep":
 		a.sleep(s, args)
 		return
+	case name == "set":
+		for i, f := range args {
+			if f.s == "--" {
+				a.setPositional(args[i+1:], false)
+				break
+			}
+		}
+		return
 	case name == "echo" || name == "printf":
 		a.output(s, args, c)
 		return
