@@ -5,6 +5,30 @@
 //
 // Rules judge these facts instead of the text, so everything here aims at
 // "what would the shell execute", never at "what words appear".
+//
+// Conventions the rules can rely on, beyond the sdk field docs:
+//
+//   - Words are resolved statically where the shell would: quotes and
+//     escapes, $'…', variables and arrays assigned earlier, ${X:off:len},
+//     ${X#pat}, ${!ref}, IFS re-splitting, braces, aliases, $(echo …),
+//     $(printf …), $(which X), `set --` and `bash -c code $0 $1…`.
+//     HOME is "~"; PATH and HOME slice as their usual shapes.
+//   - A glob command word keeps its pattern in Path; when it matches exactly
+//     one well-known program, Name is that program.
+//   - Pos.Via of nested facts names the carrier: "eval", "<shell> -c",
+//     "python3 -c", "perl -e", "ruby -e", "php -r", "node -e",
+//     "awk system", "heredoc:<interp>", "<decoders>><interp>" for pipes
+//     ("base64>sh"), "source" (a file written or downloaded earlier and
+//     run), "crontab" (installed cron jobs), "startup_file" (text appended
+//     to ~/.bashrc and the like), "trap".
+//   - DynamicExec kinds: "shell_c" also covers su -c, script -c, flock -c,
+//     env -S and shell strings of ruby/php/node system()/exec(); "source"
+//     also covers running a file (bash F, ./F) whose content the script
+//     downloaded (Downloaded) or wrote (Static, analyzed).
+//   - Placeholders of xargs and find -exec are the argument "{}", dynamic;
+//     their file accesses use the find start paths (recursive).
+//   - A command whose name was decoded from encoded content has
+//     Pos.Encoded set even at depth 0.
 package bash
 
 import (
