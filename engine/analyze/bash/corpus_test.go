@@ -245,7 +245,7 @@ var corpusChecks = map[string]func(c *checker){
 			c.expect(fa.Mode == "777" && fa.Recursive, "chmod %+v", fa)
 		}
 	},
-	"sh-deny-mkfs-01":  func(c *checker) { c.file("write", "/dev/sdb1") },
+	"sh-deny-mkfs-01": func(c *checker) { c.file("write", "/dev/sdb1") },
 	"sh-deny-fork-bomb-01": func(c *checker) {
 		if len(c.f.Functions) != 1 {
 			c.failf("functions %+v", c.f.Functions)
@@ -353,7 +353,6 @@ var corpusChecks = map[string]func(c *checker){
 		c.noFile(".env")
 	},
 }
-
 
 func TestCorpusCases(t *testing.T) {
 	cases := loadCorpus(t)
