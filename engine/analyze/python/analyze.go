@@ -1176,6 +1176,20 @@ func (a *analyzer) comp(e *expr, sc *scope) *sym {
 			}
 			return r
 		}
+		if it.kind == "bytes" && it.cnst && len(it.s) <= 4*maxCompItems {
+			// iterating bytes yields ints (XOR and shift decoders)
+			r := &sym{kind: "list", cnst: true}
+			for i := 0; i < len(it.s); i++ {
+				a.assign(e.comp[0].target, intSym(int64(it.s[i])), nil, cs)
+				v := a.eval(e.x, cs)
+				if !v.cnst {
+					r.cnst = false
+				}
+				r.items = append(r.items, v)
+				r.taint(v)
+			}
+			return r.taint(it)
+		}
 		if it.kind == "str" && it.cnst && len(it.s) <= 4*maxCompItems {
 			r := &sym{kind: "list", cnst: true}
 			for _, ch := range it.s {

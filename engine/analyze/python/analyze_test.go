@@ -827,3 +827,21 @@ func TestPartlyConstantListArgument(t *testing.T) {
 		t.Errorf("list value: %+v", v)
 	}
 }
+
+func TestCipherDecoders(t *testing.T) {
+	cases := []struct{ name, expr, want string }{
+		{"translate", "'ez'.translate(str.maketrans('ez', 'id'))", "id"},
+		{"xor bytes", "bytes([c ^ 1 for c in b'hc']).decode()", "ib"},
+		{"shift chars", "''.join(chr(ord(c) - 1) for c in 'je')", "id"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, fb := analyzeSrc("import os\nos.system(" + c.expr + ")")
+			call := wantCall(t, f, "os.system", false)
+			if !call.Args[0].Const || call.Args[0].Str != c.want || !call.Args[0].Encoded {
+				t.Errorf("folded %+v", call.Args[0])
+			}
+			wantBash(t, fb, c.want, "os.system", true)
+		})
+	}
+}

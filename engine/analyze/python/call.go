@@ -408,7 +408,14 @@ func (a *analyzer) method(fn *sym, c *callCtx) *sym {
 				}
 				return r.taint(recv)
 			}
-		case "translate", "swapcase", "title", "capitalize", "zfill", "center", "ljust", "rjust":
+		case "translate":
+			if arg0 != nil && arg0.kind == "dict" && recv.kind == "str" {
+				if out, ok := translate(recv.s, arg0); ok {
+					return (&sym{kind: "str", cnst: true, s: out}).taint(recv).decoded("translate")
+				}
+			}
+		case "maketrans":
+			return nil
 		}
 	}
 	r := &sym{kind: "call"}
@@ -418,6 +425,34 @@ func (a *analyzer) method(fn *sym, c *callCtx) *sym {
 		r.fromFile = recv.fromFile
 	}
 	return r
+}
+
+// translate applies a str.maketrans table (code point → code point,
+// string or None) to s.
+func translate(s string, table *sym) (string, bool) {
+	m := map[rune]*sym{}
+	for i, k := range table.keys {
+		if k == nil || !k.cnst || k.kind != "int" {
+			return "", false
+		}
+		m[rune(int(k.num))] = table.items[i]
+	}
+	var b strings.Builder
+	for _, r := range s {
+		v, ok := m[r]
+		switch {
+		case !ok:
+			b.WriteRune(r)
+		case v.cnst && v.kind == "int":
+			b.WriteRune(rune(int(v.num)))
+		case v.cnst && v.kind == "str":
+			b.WriteString(v.s)
+		case v.cnst && v.kind == "none":
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
 }
 
 func joinedLen(parts []string, sep string) int {

@@ -61,6 +61,16 @@ func (a *analyzer) dispatch(c *callCtx) *sym {
 			return r.decoded("chr")
 		}
 		return nil
+	case "ord":
+		if arg0 != nil && arg0.cnst && arg0.kind == "str" {
+			if rs := []rune(arg0.s); len(rs) == 1 {
+				return intSym(int64(rs[0])).taint(arg0)
+			}
+		}
+		if arg0 != nil && arg0.cnst && arg0.kind == "bytes" && len(arg0.s) == 1 {
+			return intSym(int64(arg0.s[0])).taint(arg0)
+		}
+		return nil
 	case "str":
 		if arg0 == nil {
 			return strSym("")
@@ -277,6 +287,21 @@ func (a *analyzer) dispatch(c *callCtx) *sym {
 			sink = "file"
 		}
 		a.output(c, sink, c.args...)
+		return nil
+	case "str.maketrans", "bytes.maketrans":
+		// str.maketrans("abc", "xyz") → {97: 120, ...}
+		if len(c.args) >= 2 && c.args[0].isStr() && c.args[1].isStr() {
+			from, to := []rune(c.args[0].s), []rune(c.args[1].s)
+			if len(from) != len(to) {
+				return nil
+			}
+			r := &sym{kind: "dict"}
+			for i := range from {
+				r.keys = append(r.keys, intSym(int64(from[i])))
+				r.items = append(r.items, intSym(int64(to[i])))
+			}
+			return r
+		}
 		return nil
 	case "shlex.split":
 		if arg0 != nil && arg0.isStr() {
