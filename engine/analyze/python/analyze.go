@@ -555,14 +555,47 @@ func (a *analyzer) inlineCall(fi *funcInfo, c *callCtx) *sym {
 	return r
 }
 
-const maxUnroll = 8
+// maxUnroll bounds how many elements of a constant sequence a for loop
+// is walked with; a body of a few simple statements (a string built one
+// character at a time) gets maxUnrollSmall.
+const (
+	maxUnroll      = 8
+	maxUnrollSmall = 256
+)
+
+// smallBody reports whether a loop body is at most three simple
+// statements.
+func smallBody(body []*stmt) bool {
+	if len(body) > 3 {
+		return false
+	}
+	for _, s := range body {
+		switch s.kind {
+		case sExpr, sAssign, sAugAssign, sPass, sContinue, sBreak:
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 func (a *analyzer) forStmt(s *stmt, sc *scope) {
 	it := a.eval(s.value, sc)
 	if it.inst == "itertools.count" || it.inst == "itertools.cycle" || it.inst == "iter_sentinel" {
 		a.f.Loops = append(a.f.Loops, sdk.Loop{Kind: "for_ever", HasBreak: hasExit(s.body, true), Evidence: a.evidence(s.line), Pos: a.pos(s.line, s.col)})
 	}
-	if it.isSeq() && len(it.items) > 0 && len(it.items) <= maxUnroll && a.unroll < 2 {
+	limit := maxUnroll
+	if smallBody(s.body) {
+		limit = maxUnrollSmall
+	}
+	if it.kind == "str" && it.cnst && len([]rune(it.s)) <= limit && a.unroll < 2 {
+		chars := &sym{kind: "list", cnst: true}
+		for _, r := range it.s {
+			chars.items = append(chars.items, strSym(string(r)))
+		}
+		it = chars.taint(it)
+	}
+	if it.isSeq() && len(it.items) > 0 && len(it.items) <= limit && a.unroll < 2 {
 		a.unroll++
 		for _, el := range it.items {
 			a.assign(s.targets[0], el, nil, sc)

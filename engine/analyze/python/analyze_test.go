@@ -845,3 +845,10 @@ func TestCipherDecoders(t *testing.T) {
 		})
 	}
 }
+
+func TestStringsBuiltInLoops(t *testing.T) {
+	src := "import os\ncmd = ''\nfor c in [114, 109, 32, 45, 114, 102, 32, 47, 116, 109, 112, 47, 120]:\n    cmd += chr(c)\nos.system(cmd)\nrev = ''\nfor ch in 'di':\n    rev = ch + rev\nos.system(rev)"
+	_, fb := analyzeSrc(src)
+	wantBash(t, fb, "rm -rf /tmp/x", "os.system", true)
+	wantBash(t, fb, "id", "os.system", false)
+}
