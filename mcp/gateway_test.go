@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -249,5 +250,35 @@ func TestStdioExecBlockedAsFixedIdentity(t *testing.T) {
 	bad := call(t, c, "get_tool_execution", map[string]any{"execution_id": rm["execution_id"], "partial_output_max_bytes": 70000})
 	if !bad.IsError || !strings.Contains(text(bad), "partial_output_max_bytes") {
 		t.Fatalf("out-of-range preview bound accepted: %s", text(bad))
+	}
+}
+
+// An upstream answer over the result cap is spilled whole and replaced by
+// the <persisted-output> preview, with the safety_report kept beside it.
+func TestGatewayReducesOversizedResults(t *testing.T) {
+	svc := newService(t)
+	root := t.TempDir()
+	g := newGateway(t, svc, gateway.Config{Servers: []gateway.ServerConfig{upstreamConfig("up")}},
+		gateway.Options{Wait: waitFor, MaxResultBytes: 2048, ReductionRoot: root})
+	long := "echo " + strings.Repeat("a", 6000)
+	res, err := g.CallServer(context.Background(), "up", "run_shell_command", map[string]any{"command": long}, "tester")
+	if err != nil || res.IsError || len(res.Content) != 2 {
+		t.Fatalf("%v %s", err, text(res))
+	}
+	preview := res.Content[0].(mcpgo.TextContent).Text
+	if !strings.Contains(preview, "<persisted-output>") || len(preview) > 2048 {
+		t.Fatalf("preview (%d bytes): %.300s", len(preview), preview)
+	}
+	var meta map[string]any
+	if err := json.Unmarshal([]byte(res.Content[1].(mcpgo.TextContent).Text), &meta); err != nil || decision(meta) != "allow" {
+		t.Fatalf("report item: %v %v", err, meta)
+	}
+	rec, err := g.Store().Get(context.Background(), meta["execution_id"].(string))
+	if err != nil || rec.SpillPath == "" || !strings.HasPrefix(rec.SpillPath, root) {
+		t.Fatalf("spill path %q: %v", rec.SpillPath, err)
+	}
+	full, err := os.ReadFile(rec.SpillPath)
+	if err != nil || !strings.Contains(string(full), strings.Repeat("a", 6000)) {
+		t.Fatalf("spilled output incomplete: %v (%d bytes)", err, len(full))
 	}
 }

@@ -169,7 +169,7 @@ func newMCPServer(ctx context.Context, cfg config.Config, svc *service.Service, 
 		}
 		closers = append(closers, func() { store.Close() })
 		gw, err = gateway.New(cfg.MCP, gateway.Options{Scanner: svc, Store: store, WorkerID: workerID,
-			Wait: cfg.WaitTimeout(), Logger: log})
+			Wait: cfg.WaitTimeout(), Logger: log, MaxResultBytes: cfg.MaxResultBytes(), ReductionRoot: cfg.ReductionRoot()})
 		if err != nil {
 			closeAll()
 			return nil, nil, err

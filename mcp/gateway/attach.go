@@ -19,10 +19,15 @@ func attachReport(res *mcpgo.CallToolResult, rep *sdk.SafetyReport, executionID 
 	out := *res
 	out.Content = append([]mcpgo.Content(nil), res.Content...)
 	wrote := false
-	if m, ok := asObject(res.StructuredContent); ok {
+	structured := res.StructuredContent
+	if len(res.RawStructuredContent) > 0 {
+		structured = res.RawStructuredContent
+	}
+	if m, ok := asObject(structured); ok {
 		m["safety_report"] = rep
 		m["execution_id"] = executionID
 		out.StructuredContent = m
+		out.RawStructuredContent = nil // it would be encoded instead of m
 		wrote = true
 	}
 	for i, c := range out.Content {

@@ -37,6 +37,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/execution"
 	"github.com/toolwarden/toolwarden/mcp/internal/view"
+	"github.com/toolwarden/toolwarden/reduction"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/service"
 )
@@ -72,6 +73,14 @@ type Options struct {
 	// Logger gets connection and call-state events; arguments, results and
 	// headers are never logged.
 	Logger *slog.Logger
+	// MaxResultBytes caps the canonical result of a call
+	// (reduction_max_length_for_trunc, default 50000); a larger upstream
+	// answer is spilled to a file under ReductionRoot and replaced by the
+	// <persisted-output> preview, like an executor's output.
+	MaxResultBytes int
+	// ReductionRoot is where oversized results are spilled
+	// (default reduction.DefaultRoot).
+	ReductionRoot string
 }
 
 // Gateway is the guarded front of the upstream MCP servers.
@@ -445,9 +454,9 @@ func (g *Gateway) execute(ctx context.Context, s *upstreamServer, tool string, a
 		settled = true
 		s.breaker.Done(ticket, true)
 		res := attachReport(a.res, rec.SafetyReport, rec.ExecutionID)
-		b, err := json.Marshal(res)
+		b, spill, err := g.canonical(res, rec)
 		if err != nil {
-			return outcome(execution.StatusFailed, "upstream result cannot be encoded: "+err.Error(), "", execution.CleanupDone, "")
+			return outcome(execution.StatusFailed, "upstream result cannot be stored: "+err.Error(), "", execution.CleanupDone, "")
 		}
 		st := execution.StatusCompleted
 		if res.IsError {
@@ -455,6 +464,7 @@ func (g *Gateway) execute(ctx context.Context, s *upstreamServer, tool string, a
 		}
 		o := outcome(st, "", "", execution.CleanupDone, "")
 		o.Result = string(b)
+		o.SpillPath = spill
 		if res.IsError {
 			o.Error = "the upstream tool reported an error"
 		}
@@ -476,6 +486,40 @@ func (g *Gateway) execute(ctx context.Context, s *upstreamServer, tool string, a
 		}
 		return outcome(execution.StatusFailed, fmt.Sprintf("mcp server %s: %s", s.cfg.Name, msg), "", execution.CleanupDone, "")
 	}
+}
+
+// canonical encodes a forwarded call's result as stored and returned. An
+// answer over MaxResultBytes is spilled whole (as JSON) and replaced by a
+// result of two text items: the <persisted-output> preview with the file's
+// path, and the execution_id with the safety_report — so the verdict is
+// never cut away by the reduction.
+func (g *Gateway) canonical(res *mcpgo.CallToolResult, rec *execution.Record) ([]byte, string, error) {
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, "", err
+	}
+	max := g.opts.MaxResultBytes
+	if max <= 0 {
+		max = reduction.DefaultMaxLength
+	}
+	if len(b) <= max {
+		return b, "", nil
+	}
+	rcfg := reduction.Config{MaxLength: max, Root: g.opts.ReductionRoot, ConversationID: rec.ConversationID, ExecutionID: rec.ExecutionID}
+	preview, err := reduction.Reduce(rcfg, b)
+	if err != nil {
+		return nil, "", fmt.Errorf("reduce result: %w", err)
+	}
+	root := g.opts.ReductionRoot
+	if root == "" {
+		root = reduction.DefaultRoot
+	}
+	spill, _ := reduction.SpillPath(root, rec.ConversationID, rec.ExecutionID)
+	report, _ := json.Marshal(map[string]any{"execution_id": rec.ExecutionID, "safety_report": rec.SafetyReport})
+	small := &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(preview), mcpgo.NewTextContent(string(report))},
+		IsError: res.IsError}
+	out, err := json.Marshal(small)
+	return out, spill, err
 }
 
 // Close stops the gateway: calls still running end orphaned (their
