@@ -144,6 +144,8 @@ type analyzer struct {
 	unroll  int
 	inline  int
 	depth   int
+	// sites counts the Call facts recorded per call site.
+	sites map[int64]int
 	// budget counts content handed to nested analysis, shared by every
 	// Python analysis of one document.
 	budget   *int
@@ -155,7 +157,7 @@ type analyzer struct {
 }
 
 func newAnalyzer(b *facts.Builder, src string, at facts.Frame) *analyzer {
-	a := &analyzer{b: b, f: b.Facts, at: at, src: src, mod: newScope(nil, ""), modAttrs: map[string]*sym{}, funcs: map[string]*funcInfo{}, classes: map[string]map[string]*sym{}, budget: new(int)}
+	a := &analyzer{b: b, f: b.Facts, at: at, src: src, mod: newScope(nil, ""), modAttrs: map[string]*sym{}, funcs: map[string]*funcInfo{}, classes: map[string]map[string]*sym{}, budget: new(int), sites: map[int64]int{}}
 	a.lines = make([]int, 1, strings.Count(src, "\n")+1)
 	for i := 0; i < len(src); i++ {
 		if src[i] == '\n' {

@@ -852,3 +852,13 @@ func TestStringsBuiltInLoops(t *testing.T) {
 	wantBash(t, fb, "rm -rf /tmp/x", "os.system", true)
 	wantBash(t, fb, "id", "os.system", false)
 }
+
+func TestCallsPerSiteBounded(t *testing.T) {
+	f, fb := analyzeSrc("import os\nfor i in range(1):\n    pass\nfor c in " + "[" + strings.TrimSuffix(strings.Repeat("'id', ", 100), ", ") + "]:\n    os.system(c)")
+	if n := len(f.Calls); n > maxCallsPerSite+2 {
+		t.Errorf("%d call facts from one site", n)
+	}
+	if len(fb.got) != 100 {
+		t.Errorf("%d commands analyzed, want 100", len(fb.got))
+	}
+}

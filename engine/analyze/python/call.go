@@ -254,7 +254,16 @@ func anyKnown(c *callCtx) bool {
 	return false
 }
 
+// maxCallsPerSite bounds the Call facts one call site produces when loop
+// unrolling or inlining walks it many times; the call's other facts are
+// still produced every time.
+const maxCallsPerSite = 8
+
 func (a *analyzer) recordCall(c *callCtx) {
+	site := int64(c.line)<<32 | int64(c.col)
+	if a.sites[site]++; a.sites[site] > maxCallsPerSite {
+		return
+	}
 	call := sdk.Call{Name: c.name, Indirect: c.fn.indirect, Evidence: c.ev, Pos: a.pos(c.line, c.col)}
 	if len(c.args) > 0 {
 		call.Args = make([]sdk.Value, len(c.args))
