@@ -862,3 +862,9 @@ func TestCallsPerSiteBounded(t *testing.T) {
 		t.Errorf("%d commands analyzed, want 100", len(fb.got))
 	}
 }
+
+func TestRangeAndEnumerate(t *testing.T) {
+	_, fb := analyzeSrc("import os\nfor i in range(2, 4):\n    os.system('sleep %d' % i)\nfor n, c in enumerate(['id']):\n    os.system(c)")
+	wantBash(t, fb, "sleep 3", "os.system", false)
+	wantBash(t, fb, "id", "os.system", false)
+}

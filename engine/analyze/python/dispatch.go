@@ -217,11 +217,47 @@ func (a *analyzer) dispatch(c *callCtx) *sym {
 			return &sym{kind: "expr", el: arg0.el}
 		}
 		return nil
-	case "sorted", "iter", "enumerate":
+	case "range":
+		var bounds []int64
+		for _, v := range c.args {
+			if !(v.cnst && v.kind == "int") {
+				return nil
+			}
+			bounds = append(bounds, int64(v.num))
+		}
+		lo, hi, step := int64(0), int64(0), int64(1)
+		switch len(bounds) {
+		case 1:
+			hi = bounds[0]
+		case 2:
+			lo, hi = bounds[0], bounds[1]
+		case 3:
+			lo, hi, step = bounds[0], bounds[1], bounds[2]
+		default:
+			return nil
+		}
+		if step == 0 || (hi-lo)/step > maxCompItems {
+			return nil
+		}
+		r := &sym{kind: "list", cnst: true}
+		for i := lo; (step > 0 && i < hi) || (step < 0 && i > hi); i += step {
+			r.items = append(r.items, intSym(i))
+		}
+		return r
+	case "enumerate":
+		if arg0 != nil && arg0.isSeq() {
+			r := &sym{kind: "list", cnst: true}
+			for i, it := range arg0.items {
+				r.items = append(r.items, &sym{kind: "tuple", cnst: it.cnst, items: []*sym{intSym(int64(i)), it}})
+			}
+			return r.taint(arg0)
+		}
+		return nil
+	case "sorted", "iter":
 		if n == "iter" && len(c.args) == 2 {
 			return &sym{kind: "expr", inst: "iter_sentinel"}
 		}
-		if arg0 != nil && arg0.el != nil && n != "enumerate" {
+		if arg0 != nil && arg0.el != nil {
 			return &sym{kind: "expr", el: arg0.el}
 		}
 		return nil
