@@ -282,3 +282,18 @@ func TestGatewayReducesOversizedResults(t *testing.T) {
 		t.Fatalf("spilled output incomplete: %v (%d bytes)", err, len(full))
 	}
 }
+
+// A stdio upstream that crashed is restarted on the next call.
+func TestGatewayRestartsCrashedStdioUpstream(t *testing.T) {
+	svc := newService(t)
+	g := newGateway(t, svc, gateway.Config{Servers: []gateway.ServerConfig{upstreamConfig("up")}},
+		gateway.Options{Wait: waitFor})
+	res, err := g.CallServer(context.Background(), "up", "crash", nil, "tester")
+	if err != nil || !res.IsError {
+		t.Fatalf("crash call: %v %s", err, text(res))
+	}
+	res, err = g.CallServer(context.Background(), "up", "run_shell_command", map[string]any{"command": "echo back"}, "tester")
+	if err != nil || res.IsError || !strings.Contains(text(res), `"dry_run":true`) {
+		t.Fatalf("after the crash: %v %s", err, text(res))
+	}
+}

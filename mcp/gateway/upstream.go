@@ -2,8 +2,10 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -31,8 +33,19 @@ type CancelConfirmer interface {
 type Dialer func(ctx context.Context, cfg ServerConfig) (Upstream, error)
 
 // Dial connects to cfg with mcp-go: a stdio subprocess for Command, a
-// streamable-HTTP client for URL.
+// streamable-HTTP client for URL. The connection redials itself once after a
+// transport failure (a crashed stdio server is restarted on the next call),
+// so a server that recovers is usable again when its breaker lets a probe
+// through.
 func Dial(ctx context.Context, cfg ServerConfig) (Upstream, error) {
+	c, err := dialClient(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &clientUpstream{cfg: cfg, c: c}, nil
+}
+
+func dialClient(ctx context.Context, cfg ServerConfig) (*client.Client, error) {
 	var c *client.Client
 	var err error
 	if cfg.Command != "" {
@@ -60,22 +73,73 @@ func Dial(ctx context.Context, cfg ServerConfig) (Upstream, error) {
 		_ = c.Close()
 		return nil, fmt.Errorf("initialize mcp server %s: %w", cfg.Name, err)
 	}
-	return &clientUpstream{c: c}, nil
+	return c, nil
 }
 
-// clientUpstream adapts an mcp-go client.
-type clientUpstream struct{ c *client.Client }
+// clientUpstream adapts an mcp-go client and replaces it after a transport
+// failure.
+type clientUpstream struct {
+	cfg    ServerConfig
+	mu     sync.Mutex
+	c      *client.Client
+	broken bool
+}
+
+// client returns the live client, redialling a broken one first.
+func (u *clientUpstream) client(ctx context.Context) (*client.Client, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if !u.broken {
+		return u.c, nil
+	}
+	c, err := dialClient(ctx, u.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("reconnect: %w", err)
+	}
+	_ = u.c.Close()
+	u.c, u.broken = c, false
+	return c, nil
+}
+
+// failed marks c broken after a transport error that was not caused by
+// the caller's own cancellation.
+func (u *clientUpstream) failed(ctx context.Context, c *client.Client, err error) {
+	var te *transport.Error
+	if err == nil || ctx.Err() != nil || !errors.As(err, &te) {
+		return
+	}
+	u.mu.Lock()
+	if u.c == c {
+		u.broken = true
+	}
+	u.mu.Unlock()
+}
 
 func (u *clientUpstream) ListTools(ctx context.Context) ([]mcpgo.Tool, error) {
-	res, err := u.c.ListTools(ctx, mcpgo.ListToolsRequest{})
+	c, err := u.client(ctx)
 	if err != nil {
+		return nil, err
+	}
+	res, err := c.ListTools(ctx, mcpgo.ListToolsRequest{})
+	if err != nil {
+		u.failed(ctx, c, err)
 		return nil, err
 	}
 	return res.Tools, nil
 }
 
 func (u *clientUpstream) CallTool(ctx context.Context, name string, args map[string]any) (*mcpgo.CallToolResult, error) {
-	return u.c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: name, Arguments: args}})
+	c, err := u.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: name, Arguments: args}})
+	u.failed(ctx, c, err)
+	return res, err
 }
 
-func (u *clientUpstream) Close() error { return u.c.Close() }
+func (u *clientUpstream) Close() error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.c.Close()
+}

@@ -78,6 +78,11 @@ func main() {
 			}
 			return mcp.NewToolResultText(fmt.Sprintf("slept %s", d)), nil
 		})
+	s.AddTool(mcp.NewTool("crash", mcp.WithDescription("exits the server process")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			os.Exit(3)
+			return nil, nil
+		})
 	s.AddTool(mcp.NewTool("stats", mcp.WithDescription("concurrency and cancellation counters")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			st.mu.Lock()
