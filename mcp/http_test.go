@@ -177,3 +177,21 @@ func TestExecWaitCancelOverHTTP(t *testing.T) {
 		t.Fatalf("reason not recorded: %v", cm)
 	}
 }
+
+// run_python runs Python through the executor and returns the completed
+// record with its canonical result.
+func TestRunPythonCompletesOverHTTP(t *testing.T) {
+	f := newHTTPFixture(t, true)
+	c := f.connect(t, f.agent)
+	res := call(t, c, "run_python", map[string]any{"code": "print(6*7)", "wait_seconds": 30})
+	m := object(t, res)
+	for m["status"] != "completed" {
+		if m["status"] != "queued" && m["status"] != "running" {
+			t.Fatalf("run_python: is_error=%v %s", res.IsError, text(res))
+		}
+		m = object(t, call(t, c, "wait_tool_execution", map[string]any{"execution_id": m["execution_id"], "timeout_seconds": 30}))
+	}
+	if m["result"] != "42\n" || m["language"] != "python" || decision(m) != "allow" {
+		t.Fatalf("run_python result: %v", m)
+	}
+}
