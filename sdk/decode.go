@@ -1,6 +1,7 @@
 package sdk
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strconv"
@@ -29,7 +30,7 @@ import (
 // type, naming the field, so a plugin fails closed on input it cannot read.
 // Strings without escapes share the memory of one copy of b.
 func DecodeScanInput(b []byte) (*ScanInput, error) {
-	d := decoder{s: string(b)}
+	d := decoder{b: b, s: string(b)}
 	in := new(ScanInput)
 	d.ws()
 	if d.lit("null") {
@@ -49,7 +50,8 @@ func DecodeScanInput(b []byte) (*ScanInput, error) {
 const maxDepth = 10000
 
 type decoder struct {
-	s     string
+	b     []byte // the input, read eight bytes at a time in str
+	s     string // one copy of it that decoded strings share
 	i     int
 	depth int
 }
@@ -146,19 +148,53 @@ func (d *decoder) enter() error {
 // of the field in fields (exact match first, then case-insensitive, as
 // encoding/json) and calls field, which must consume the value; members of
 // unknown keys are skipped.
-func (d *decoder) object(what string, fields []string, field func(i int) error) error {
+//
+// Inside Wasm every function call and every loop iteration costs an
+// interrupt check, so the member loop is written out here rather than
+// shared with members through another closure.
+func (d *decoder) object(what string, fields *fieldSet, field func(i int) error) error {
 	if d.peek() != '{' {
 		return d.typeErr(what)
 	}
-	return d.members(func(key string) error {
-		if i := fieldIndex(key, fields); i >= 0 {
-			if err := field(i); err != nil {
-				return fmt.Errorf("%s.%s: %w", what, fields[i], err)
-			}
-			return nil
+	if err := d.enter(); err != nil {
+		return err
+	}
+	d.i++ // '{'
+	if d.peek() == '}' {
+		d.i++
+		d.depth--
+		return nil
+	}
+	for {
+		if d.peek() != '"' {
+			return d.errf("expected a string key in object")
 		}
-		return d.skip()
-	})
+		key, err := d.str()
+		if err != nil {
+			return err
+		}
+		if d.peek() != ':' {
+			return d.errf("expected ':' after object key")
+		}
+		d.i++
+		if i := fields.index(key); i >= 0 {
+			if err := field(i); err != nil {
+				return fmt.Errorf("%s.%s: %w", what, fields.names[i], err)
+			}
+		} else if err := d.skip(); err != nil {
+			return err
+		}
+		switch d.peek() {
+		case ',':
+			d.i++
+		case '}':
+			d.i++
+			d.depth--
+			return nil
+		default:
+			return d.errf("expected ',' or '}' in object")
+		}
+	}
 }
 
 // members walks an object whose '{' is next, calling member after each key
@@ -201,13 +237,37 @@ func (d *decoder) members(member func(key string) error) error {
 	}
 }
 
-func fieldIndex(key string, fields []string) int {
-	for i, f := range fields {
-		if f == key {
-			return i
+// fieldSet is the JSON field names of one type, indexed by length so that
+// matching a key costs one or two comparisons.
+type fieldSet struct {
+	names []string
+	byLen [32][]uint8
+}
+
+func newFieldSet(names ...string) *fieldSet {
+	fs := &fieldSet{names: names}
+	for i, n := range names {
+		if len(n) >= len(fs.byLen) {
+			continue // found by the EqualFold pass
+		}
+		fs.byLen[len(n)] = append(fs.byLen[len(n)], uint8(i))
+	}
+	return fs
+}
+
+// index returns the field a key names, -1 for an unknown key: exact match
+// first, then a case-insensitive one, as encoding/json matches.
+func (fs *fieldSet) index(key string) int {
+	if len(key) < len(fs.byLen) {
+		for _, i := range fs.byLen[len(key)] {
+			if fs.names[i] == key {
+				return int(i)
+			}
 		}
 	}
-	for i, f := range fields {
+	// EqualFold matches non-ASCII folds (the Kelvin sign is a "k"), so
+	// the lengths of the key and the name may differ.
+	for i, f := range fs.names {
 		if strings.EqualFold(f, key) {
 			return i
 		}
@@ -285,6 +345,15 @@ func (d *decoder) str() (string, error) {
 	}
 	start := d.i + 1
 	i := start
+	// Eight bytes at a time while none is a quote, a backslash, a control
+	// character or non-ASCII: inside Wasm each loop iteration pays an
+	// interrupt check, and most of an input is plain string bytes.
+	for b := d.b; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i : i+8])
+		if special(x) != 0 {
+			break
+		}
+	}
 	for i < len(d.s) {
 		c := d.s[i]
 		switch {
@@ -305,6 +374,21 @@ func (d *decoder) str() (string, error) {
 	}
 	d.i = i
 	return "", d.errf("unterminated string")
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// special returns a non-zero value when one of the eight bytes in x is '"',
+// '\\', below 0x20 or at or above 0x80 (with the classic "has zero byte"
+// tricks; false positives are possible only next to a true one, and the
+// byte loop then sorts it out).
+func special(x uint64) uint64 {
+	q := x ^ (ones * '"')
+	bs := x ^ (ones * '\\')
+	return ((q-ones) & ^q | (bs-ones) & ^bs | (x-ones*0x20) & ^x | x) & highs
 }
 
 // strSlow decodes a string with escapes or invalid UTF-8 exactly as
@@ -661,38 +745,38 @@ func (d *decoder) anyMap(m *map[string]any) error {
 	})
 }
 
-// Field name lists, in the order of each type's switch below. They are the
+// Field names, in the order of each type's switch below. They are the
 // JSON names of the ABI and must match the struct tags.
 var (
-	scanInputFields  = []string{"facts", "content", "language", "context", "policy", "config"}
-	requestCtxFields = []string{"tool_name", "cwd", "timeout_seconds", "max_output_bytes", "command_args", "env_keys", "metadata"}
-	policyFields     = []string{"name", "allowed_domains", "allowed_commands", "denied_paths", "max_timeout_seconds",
+	scanInputFields  = newFieldSet("facts", "content", "language", "context", "policy", "config")
+	requestCtxFields = newFieldSet("tool_name", "cwd", "timeout_seconds", "max_output_bytes", "command_args", "env_keys", "metadata")
+	policyFields     = newFieldSet("name", "allowed_domains", "allowed_commands", "denied_paths", "max_timeout_seconds",
 		"max_output_bytes", "deny_dependency_install", "deny_privilege_escalation", "review_unknown_network",
 		"review_process_execution", "review_shell_features", "long_sleep_seconds", "block_on_review", "rules",
-		"audit_log_path"}
-	overrideFields = []string{"disabled", "decision", "risk_level"}
-	factsFields    = []string{"version", "language", "commands", "files", "network", "dynamic_exec", "calls", "loops",
+		"audit_log_path")
+	overrideFields = newFieldSet("disabled", "decision", "risk_level")
+	factsFields    = newFieldSet("version", "language", "commands", "files", "network", "dynamic_exec", "calls", "loops",
 		"sleeps", "shell_features", "functions", "assignments", "env_reads", "outputs", "secrets", "parse_errors",
-		"truncated"}
-	posFields     = []string{"line", "col", "depth", "via", "encoded"}
-	commandFields = []string{"id", "name", "path", "candidates", "args", "dynamic_args", "dynamic", "reach", "pipeline",
-		"stage", "stdin_sources", "arg_sources", "redirects", "evidence", "pos"}
-	redirectFields = []string{"op", "fd", "target", "dynamic"}
-	fileFields     = []string{"path", "op", "recursive", "force", "mode", "owner", "glob", "dynamic", "by", "evidence", "pos"}
-	networkFields  = []string{"url", "host", "port", "scheme", "via", "dynamic", "data_in_host", "upload", "upload_from",
-		"listen", "exec_shell", "evidence", "pos"}
-	dynExecFields  = []string{"kind", "interpreter", "static", "encoded", "decoders", "downloaded", "content", "evidence", "pos"}
-	callFields     = []string{"name", "args", "kwargs", "indirect", "evidence", "pos"}
-	valueFields    = []string{"kind", "const", "str", "items", "encoded"}
-	loopFields     = []string{"kind", "has_break", "evidence", "pos"}
-	sleepFields    = []string{"seconds", "dynamic", "evidence", "pos"}
-	featureFields  = []string{"kind", "evidence", "pos"}
-	funcFields     = []string{"name", "recursive", "self_pipe", "background", "called_at_top", "pos"}
-	assignFields   = []string{"name", "value", "dynamic", "op", "pos"}
-	envReadFields  = []string{"name", "pos"}
-	outputFields   = []string{"sink", "vars", "evidence", "pos"}
-	secretFields   = []string{"kind", "redacted", "pos"}
-	parseErrFields = []string{"message", "language", "pos"}
+		"truncated")
+	posFields     = newFieldSet("line", "col", "depth", "via", "encoded")
+	commandFields = newFieldSet("id", "name", "path", "candidates", "args", "dynamic_args", "dynamic", "reach", "pipeline",
+		"stage", "stdin_sources", "arg_sources", "redirects", "evidence", "pos")
+	redirectFields = newFieldSet("op", "fd", "target", "dynamic")
+	fileFields     = newFieldSet("path", "op", "recursive", "force", "mode", "owner", "glob", "dynamic", "by", "evidence", "pos")
+	networkFields  = newFieldSet("url", "host", "port", "scheme", "via", "dynamic", "data_in_host", "upload", "upload_from",
+		"listen", "exec_shell", "evidence", "pos")
+	dynExecFields  = newFieldSet("kind", "interpreter", "static", "encoded", "decoders", "downloaded", "content", "evidence", "pos")
+	callFields     = newFieldSet("name", "args", "kwargs", "indirect", "evidence", "pos")
+	valueFields    = newFieldSet("kind", "const", "str", "items", "encoded")
+	loopFields     = newFieldSet("kind", "has_break", "evidence", "pos")
+	sleepFields    = newFieldSet("seconds", "dynamic", "evidence", "pos")
+	featureFields  = newFieldSet("kind", "evidence", "pos")
+	funcFields     = newFieldSet("name", "recursive", "self_pipe", "background", "called_at_top", "pos")
+	assignFields   = newFieldSet("name", "value", "dynamic", "op", "pos")
+	envReadFields  = newFieldSet("name", "pos")
+	outputFields   = newFieldSet("sink", "vars", "evidence", "pos")
+	secretFields   = newFieldSet("kind", "redacted", "pos")
+	parseErrFields = newFieldSet("message", "language", "pos")
 )
 
 func (d *decoder) scanInput(v *ScanInput) error {

@@ -214,6 +214,13 @@ func TestDecodeEdgeCases(t *testing.T) {
 		"too deep":            `{"config":{"a":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}}`,
 		"deep values":         `{"facts":{"calls":[{"args":[` + strings.Repeat(`{"items":[`, 300) + strings.Repeat(`]}`, 300) + `]}]}}`,
 	}
+	// Every special byte at every offset of the eight-byte fast path.
+	for off := 0; off < 20; off++ {
+		for _, sp := range []string{`\"`, `\\`, `\n`, `\u00e9`, "é", "\x1f", "\xff", "\x7f", "😀"} {
+			pad := strings.Repeat("a", off)
+			cases[fmt.Sprintf("special %q at %d", sp, off)] = `{"content":"` + pad + sp + pad + `x","language":"` + pad + `"}`
+		}
+	}
 	for name, doc := range cases {
 		checkSame(t, name, []byte(doc))
 	}
