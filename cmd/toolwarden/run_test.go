@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolwarden/toolwarden/sdk"
 )
@@ -288,5 +289,92 @@ func TestRunWorkloadIsUnprivileged(t *testing.T) {
 	wantCode(t, r, 0)
 	if uid := strings.TrimSpace(r.stdout); uid == "0" || uid == "" {
 		t.Errorf("workload ran as uid %q, want an unprivileged uid", uid)
+	}
+}
+
+func TestRunScriptFromStandardInput(t *testing.T) {
+	ws := workspace(t)
+	r := invocation{dir: ws, stdin: strings.NewReader("echo from stdin\nexit 4\n")}.run(t, "run", "--isolation", "process_group", "-")
+	wantCode(t, r, 4)
+	if r.stdout != "from stdin\n" {
+		t.Errorf("stdout %q, want %q", r.stdout, "from stdin\n")
+	}
+	r = invocation{dir: ws, stdin: strings.NewReader("rm -rf ~\n")}.run(t, "run", "--isolation", "process_group", "-")
+	if rep := blockedReport(t, r); !hasRule(rep, "BASH_RECURSIVE_DELETE") {
+		t.Errorf("rules %v, want BASH_RECURSIVE_DELETE", rep.RuleIDs())
+	}
+}
+
+func TestRunRequestedLimitsAreScanned(t *testing.T) {
+	ws := workspace(t)
+	// Asking for more time or output than the policy allows is a review:
+	// it runs under the default policy and is blocked under block_on_review.
+	cases := []struct {
+		flag, value, rule string
+	}{
+		{"--timeout", "400s", "RESOURCE_TIMEOUT_LIMIT_EXCEEDED"},
+		{"--max-output", "5000000", "RESOURCE_OUTPUT_LIMIT_EXCEEDED"},
+	}
+	pol, err := filepath.Abs(filepath.Join("testdata", "policies", "block_on_review.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		r := runIn(t, ws, c.flag, c.value, "-c", "echo ran")
+		wantCode(t, r, 0)
+		if r.stdout != "ran\n" {
+			t.Errorf("%s %s: stdout %q, want the command's output", c.flag, c.value, r.stdout)
+		}
+		wantContains(t, "stderr", r.stderr, c.rule)
+
+		r = runIn(t, ws, "--policy", pol, c.flag, c.value, "-c", "echo ran")
+		if rep := blockedReport(t, r); !hasRule(rep, c.rule) {
+			t.Errorf("%s %s under block_on_review: rules %v, want %s", c.flag, c.value, rep.RuleIDs(), c.rule)
+		}
+	}
+}
+
+// processesWith returns the host processes whose command line contains
+// token.
+func processesWith(t *testing.T, token string) []string {
+	t.Helper()
+	dirs, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, p := range dirs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // the process ended meanwhile
+		}
+		if cmd := string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})); strings.Contains(cmd, token) {
+			found = append(found, filepath.Base(filepath.Dir(p))+": "+cmd)
+		}
+	}
+	return found
+}
+
+func TestRunLeavesNoProcessBehind(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("no /proc on this host")
+	}
+	ws := workspace(t)
+	// Unique sleep lengths (below long_sleep_seconds) mark the children.
+	token := strconv.Itoa(os.Getpid()) + strconv.Itoa(int(time.Now().UnixNano()%1e6))
+	bg := func(n int) string { return "299." + token + strconv.Itoa(n) }
+
+	// Background children left behind by a run that completes.
+	r := runIn(t, ws, "-c", "nohup sleep "+bg(1)+" >/dev/null 2>&1 & (sleep "+bg(2)+" &); echo done")
+	wantCode(t, r, 0)
+	if left := processesWith(t, "299."+token); len(left) > 0 {
+		t.Errorf("processes outlived a completed run:\n%s\n%s", strings.Join(left, "\n"), r)
+	}
+
+	// A run killed by its hard timeout takes its whole tree with it.
+	r = runIn(t, ws, "--timeout", "1s", "-c", "nohup sleep "+bg(3)+" >/dev/null 2>&1 & (sleep "+bg(4)+" &); sleep "+bg(5))
+	wantCode(t, r, exitTimeout)
+	if left := processesWith(t, "299."+token); len(left) > 0 {
+		t.Errorf("processes outlived a timed-out run:\n%s\n%s", strings.Join(left, "\n"), r)
 	}
 }

@@ -99,7 +99,9 @@ func checkReport(t *testing.T, what, s string) sdk.SafetyReport {
 		if riskRank[f.RiskLevel] > riskRank[risk] {
 			risk = f.RiskLevel
 		}
-		if f.RuleID == "" || f.Line < 1 || f.Message == "" {
+		// Line 0 is a finding about the request rather than the content
+		// (a requested timeout, say).
+		if f.RuleID == "" || f.Line < 0 || f.Message == "" {
 			t.Errorf("%s: incomplete finding %+v", what, f)
 		}
 	}
@@ -338,6 +340,28 @@ func TestScanUsageErrors(t *testing.T) {
 		wantCode(t, r, 3)
 		if r.stdout != "" && strings.Contains(r.stdout, "scan_id") {
 			t.Errorf("%v printed a report", args)
+		}
+	}
+}
+
+func TestScanNeverPrintsSecrets(t *testing.T) {
+	// Built at run time so that the test source holds no credential-shaped
+	// literal of its own.
+	token := "ghp_" + strings.Repeat("Zq7x", 9)
+	keyBody := strings.Repeat("MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6", 6)
+	pem := "-----BEGIN " + "RSA PRIVATE KEY-----\n" + keyBody + "\n-----END " + "RSA PRIVATE KEY-----\n"
+	content := "export GITHUB_TOKEN=" + token + "\ncat > deploy_key <<'EOF'\n" + pem + "EOF\n"
+	file := writeFile(t, t.TempDir(), "leak.sh", content)
+
+	r := tw(t, "scan", file)
+	wantCode(t, r, 2)
+	rep := checkReport(t, "scan report", r.stdout)
+	if !hasRule(rep, "SENSITIVE_PRIVATE_KEY_LITERAL") {
+		t.Errorf("rules %v, want SENSITIVE_PRIVATE_KEY_LITERAL", rep.RuleIDs())
+	}
+	for what, secret := range map[string]string{"token": token, "key body": keyBody[:40]} {
+		if strings.Contains(r.stdout, secret) || strings.Contains(r.stderr, secret) {
+			t.Errorf("the %s appears in the scan's output:\n%s", what, r)
 		}
 	}
 }
