@@ -200,7 +200,7 @@ func (g *Gateway) Tools(ident Identify) []server.ServerTool {
 				if err != nil {
 					return mcpgo.NewToolResultError("not authorized: " + err.Error()), nil
 				}
-				return g.Call(ctx, srv, upstreamName, req.GetArguments(), owner)
+				return g.call(ctx, srv, upstreamName, req.GetArguments(), owner)
 			}})
 		}
 	}
@@ -215,12 +215,12 @@ func (g *Gateway) CallServer(ctx context.Context, serverName, tool string, args 
 	if s == nil || s.up == nil {
 		return nil, fmt.Errorf("mcp server %q is not connected", serverName)
 	}
-	return g.Call(ctx, s, tool, args, owner)
+	return g.call(ctx, s, tool, args, owner)
 }
 
-// Call scans one tools/call and, unless denied, forwards it as an
+// call scans one tools/call and, unless denied, forwards it as an
 // execution, waiting at most Options.Wait for the result.
-func (g *Gateway) Call(ctx context.Context, s *upstreamServer, tool string, args map[string]any, owner string) (*mcpgo.CallToolResult, error) {
+func (g *Gateway) call(ctx context.Context, s *upstreamServer, tool string, args map[string]any, owner string) (*mcpgo.CallToolResult, error) {
 	if args == nil {
 		args = map[string]any{}
 	}
@@ -261,15 +261,15 @@ func (g *Gateway) Call(ctx context.Context, s *upstreamServer, tool string, args
 	if err != nil {
 		return nil, fmt.Errorf("wait for %s: %w", rec.ExecutionID, err)
 	}
-	return ResultFor(got, done), nil
+	return resultFor(got, done), nil
 }
 
-// ResultFor is the tools/call result for a gateway record after a wait: the
+// resultFor is the tools/call result for a gateway record after a wait: the
 // upstream's own result (with the safety_report attached) once it
 // answered, an error result carrying the record when the call ended any
 // other way, and — not an error — the running record with its
 // execution_id when the wait ended first.
-func ResultFor(r *execution.Record, done bool) *mcpgo.CallToolResult {
+func resultFor(r *execution.Record, done bool) *mcpgo.CallToolResult {
 	if !done {
 		return mcpgo.NewToolResultText(view.Record(r, true, execution.DefaultPartialOutputMaxBytes, map[string]any{
 			"wait_timed_out": true,
