@@ -117,6 +117,7 @@ type funcInfo struct {
 	defaults  []*sym
 	key       string
 	method    bool
+	inlined   int
 	// ret is the function's constant return value, when every return
 	// statement returns the same constant.
 	ret *sym
@@ -507,8 +508,12 @@ func (a *analyzer) walkBody(key string, s *stmt, fs *scope) *sym {
 }
 
 // maxInline bounds how deep calls to local functions with constant
-// arguments are followed into the function body.
-const maxInline = 2
+// arguments are followed into the function body, and maxInlinePerFunc how
+// many call sites of one function are.
+const (
+	maxInline        = 2
+	maxInlinePerFunc = 8
+)
 
 // inlineCall walks a local function's body again with the call's
 // arguments bound to its parameters, so a wrapper such as
@@ -589,6 +594,11 @@ func (a *analyzer) forStmt(s *stmt, sc *scope) {
 	limit := maxUnroll
 	if smallBody(s.body) {
 		limit = maxUnrollSmall
+	}
+	if v := s.value; v.kind == eCall && v.x.kind == eName && v.x.name == "range" {
+		// counting loops are walked once: the numbers rarely decide
+		// what runs, and unrolling them costs time on ordinary code
+		limit = 0
 	}
 	if it.kind == "str" && it.cnst && len([]rune(it.s)) <= limit && a.unroll < 2 {
 		chars := &sym{kind: "list", cnst: true}

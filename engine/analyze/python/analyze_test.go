@@ -864,7 +864,7 @@ func TestCallsPerSiteBounded(t *testing.T) {
 }
 
 func TestRangeAndEnumerate(t *testing.T) {
-	_, fb := analyzeSrc("import os\nfor i in range(2, 4):\n    os.system('sleep %d' % i)\nfor n, c in enumerate(['id']):\n    os.system(c)")
-	wantBash(t, fb, "sleep 3", "os.system", false)
+	_, fb := analyzeSrc("import os\nos.system(' '.join(str(i) for i in range(2, 4)))\nfor n, c in enumerate(['id']):\n    os.system(c)")
+	wantBash(t, fb, "2 3", "os.system", false)
 	wantBash(t, fb, "id", "os.system", false)
 }

@@ -226,7 +226,8 @@ func (a *analyzer) localCall(name string, c *callCtx) *sym {
 	}
 	fi.called = true
 	onObject := fi.method && c.fn.recv != nil && strings.HasPrefix(c.fn.recv.inst, "obj:")
-	if fi.def != nil && a.inline < maxInline && a.steps < maxSteps/2 && (anyKnown(c) || onObject) {
+	if fi.def != nil && a.inline < maxInline && a.steps < maxSteps/2 && fi.inlined < maxInlinePerFunc && (anyKnown(c) || onObject) {
+		fi.inlined++
 		if r := a.inlineCall(fi, c); r != nil {
 			return r
 		}
