@@ -76,6 +76,16 @@ func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, t
 	if strings.Contains(src, "\r\n") {
 		src = strings.ReplaceAll(src, "\r\n", "\n")
 	}
+	if d := nestingDepth(src); d > maxNesting {
+		// Pathological nesting would exhaust the parser's and the
+		// walker's stacks; it is not something a script needs.
+		b.Facts.ParseErrors = append(b.Facts.ParseErrors, sdk.ParseError{
+			Message:  fmt.Sprintf("parse bash: nesting of %d levels exceeds %d", d, maxNesting),
+			Language: Language,
+			Pos:      at.Pos(1, 1),
+		})
+		return
+	}
 	p := parserPool.Get().(*syntax.Parser)
 	file, err := p.Parse(strings.NewReader(src), "")
 	parserPool.Put(p)
@@ -88,6 +98,14 @@ func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, t
 			Message:  fmt.Sprintf("parse bash: %v", err),
 			Language: Language,
 			Pos:      at.Pos(line, col),
+		})
+		return
+	}
+	if d := treeDepth(file); d > maxTreeDepth {
+		b.Facts.ParseErrors = append(b.Facts.ParseErrors, sdk.ParseError{
+			Message:  fmt.Sprintf("parse bash: syntax nested %d levels deep exceeds %d", d, maxTreeDepth),
+			Language: Language,
+			Pos:      at.Pos(1, 1),
 		})
 		return
 	}
@@ -149,6 +167,8 @@ type analyzer struct {
 	// files it downloaded to. Running such a file is judged by them.
 	written map[string]string
 	fetched map[string]bool
+	// foldDepth counts nested folds of substitutions.
+	foldDepth int
 	// positional are the arguments after `bash -c 'code'`, handed to the
 	// nested analysis of that code as $0, $1 …, with the targets of the
 	// placeholder among them.
@@ -754,4 +774,49 @@ func (a *analyzer) setPositional(fs []field, withZero bool) {
 		a.vars["@"] = varVal{val: strings.Join(all, " "), static: true, arr: all}
 		a.vars["#"] = varVal{val: strconv.Itoa(len(all)), static: true}
 	}
+}
+
+// maxNesting bounds bracket nesting of analyzed content.
+const maxNesting = 200
+
+// nestingDepth returns the deepest nesting of ( and { in src, a cheap upper
+// bound of the syntax tree's depth.
+func nestingDepth(src string) int {
+	depth, max := 0, 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '(', '{':
+			depth++
+			if depth > max {
+				max = depth
+			}
+		case ')', '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return max
+}
+
+// maxTreeDepth bounds the depth of the syntax tree walked (compound
+// commands nest a few nodes per level), keeping the walk linear.
+const maxTreeDepth = 1000
+
+// treeDepth returns the depth of the syntax tree, stopping early once it
+// exceeds maxTreeDepth.
+func treeDepth(file *syntax.File) int {
+	depth, max := 0, 0
+	syntax.Walk(file, func(n syntax.Node) bool {
+		if n == nil {
+			depth--
+			return true
+		}
+		depth++
+		if depth > max {
+			max = depth
+		}
+		return max <= maxTreeDepth
+	})
+	return max
 }

@@ -1013,3 +1013,24 @@ func TestCRLF(t *testing.T) {
 		t.Fatalf("CRLF script: %s", dump(f))
 	}
 }
+
+// TestPathologicalNestingFailsClosed checks that content nested deeper than
+// any script needs is refused with a ParseError instead of being walked
+// (which would be quadratic or exhaust the stack).
+func TestPathologicalNestingFailsClosed(t *testing.T) {
+	for _, src := range []string{
+		strings.Repeat("$(echo ", 5000) + "ls" + strings.Repeat(")", 5000),
+		strings.Repeat("while true; do ", 3000) + "ls" + strings.Repeat("; done", 3000),
+		strings.Repeat("{ ", 3000) + "ls" + strings.Repeat("; }", 3000),
+	} {
+		f := run(t, src)
+		if len(f.ParseErrors) != 1 || len(f.Commands) != 0 {
+			t.Errorf("nesting %d bytes: %d parse errors, %d commands", len(src), len(f.ParseErrors), len(f.Commands))
+		}
+	}
+	// Ordinary depth is analyzed.
+	f := run(t, strings.Repeat("while true; do ", 20)+"ls"+strings.Repeat("; done", 20))
+	if len(f.ParseErrors) != 0 || len(f.Loops) != 20 {
+		t.Errorf("20 nested loops: %d errors, %d loops", len(f.ParseErrors), len(f.Loops))
+	}
+}

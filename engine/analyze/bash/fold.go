@@ -24,12 +24,20 @@ type foldResult struct {
 // maxFold bounds folded content.
 const maxFold = 1 << 16
 
+// maxFoldDepth bounds substitutions folded inside substitutions.
+const maxFoldDepth = 8
+
 // foldStmts computes the output of stmts (a substitution body) when it is
 // static. It never records facts.
 func (a *analyzer) foldStmts(stmts []*syntax.Stmt) foldResult {
 	if len(stmts) == 0 {
 		return foldResult{static: true}
 	}
+	if a.foldDepth >= maxFoldDepth {
+		return foldResult{}
+	}
+	a.foldDepth++
+	defer func() { a.foldDepth-- }()
 	var out foldResult
 	out.static = true
 	for _, s := range stmts {
