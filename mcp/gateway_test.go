@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"sort"
@@ -15,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/toolwarden/toolwarden/execution"
 	"github.com/toolwarden/toolwarden/mcp"
 	"github.com/toolwarden/toolwarden/mcp/gateway"
 )
@@ -48,15 +50,22 @@ type upstreamStats struct {
 
 func stats(t *testing.T, g *gateway.Gateway, server string) upstreamStats {
 	t.Helper()
-	res, err := g.CallServer(context.Background(), server, "stats", nil, "tester")
-	if err != nil || res.IsError {
-		t.Fatalf("stats of %s: %v %s", server, err, text(res))
-	}
-	var st upstreamStats
-	if err := json.Unmarshal([]byte(res.Content[0].(mcpgo.TextContent).Text), &st); err != nil {
+	st, err := readStats(g, server)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// readStats asks an upstream for its counters, through the gateway.
+func readStats(g *gateway.Gateway, server string) (upstreamStats, error) {
+	var st upstreamStats
+	res, err := g.CallServer(context.Background(), server, "stats", nil, "tester")
+	if err != nil || res.IsError {
+		return st, fmt.Errorf("stats of %s: %v %s", server, err, text(res))
+	}
+	err = json.Unmarshal([]byte(res.Content[0].(mcpgo.TextContent).Text), &st)
+	return st, err
 }
 
 // The breaker opens after three failed upstream calls, refuses the next
@@ -295,5 +304,63 @@ func TestGatewayRestartsCrashedStdioUpstream(t *testing.T) {
 	res, err = g.CallServer(context.Background(), "up", "run_shell_command", map[string]any{"command": "echo back"}, "tester")
 	if err != nil || res.IsError || !strings.Contains(text(res), `"dry_run":true`) {
 		t.Fatalf("after the crash: %v %s", err, text(res))
+	}
+}
+
+// A client that cancels its tools/call (mcp-go sends notifications/cancelled
+// when the call's context ends) cancels the upstream call too; the record
+// says so and, unconfirmed by the upstream, ends orphaned.
+func TestClientCancellingAToolsCallCancelsTheUpstreamCall(t *testing.T) {
+	svc := newService(t)
+	g := newGateway(t, svc, gateway.Config{Servers: []gateway.ServerConfig{upstreamConfig("demo")}},
+		gateway.Options{Wait: waitFor})
+	m, err := mcp.NewServer(mcp.Options{Service: svc, Gateway: g, Identify: mcp.FixedIdentity(mcp.Caller{ID: "stdio-agent"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := stdioClient(t, m)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		// Cancel once the upstream runs the call.
+		defer cancel()
+		for end := time.Now().Add(waitFor); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+			if st, err := readStats(g, "demo"); err != nil || st.Max > 0 {
+				return
+			}
+		}
+	}()
+	if _, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "demo_slow",
+		Arguments: map[string]any{"seconds": 120}}}); err == nil {
+		t.Fatal("the cancelled call returned a result")
+	}
+	deadline := time.Now().Add(waitFor)
+	for {
+		recs, _, err := g.Store().List(context.Background(), execution.Filter{Owner: "stdio-agent"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var slow *execution.Record
+		for _, r := range recs {
+			if r.ToolName == "demo_slow" {
+				slow = r
+			}
+		}
+		if slow != nil && slow.Status.Terminal() {
+			if slow.Status != execution.StatusOrphaned || slow.Cleanup != execution.CleanupUnconfirmed ||
+				slow.StatusReason != gateway.ClientCancelledReason {
+				t.Fatalf("record: %s %s %q", slow.Status, slow.Cleanup, slow.StatusReason)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the upstream call was not cancelled: %+v", slow)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for stats(t, g, "demo").Cancelled != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the upstream never saw the cancellation")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/mcp/gateway"
 	"github.com/toolwarden/toolwarden/service"
 )
 
@@ -194,8 +195,13 @@ func (s *Server) run(tool, field string) func(context.Context, mcpgo.CallToolReq
 			if rec == nil {
 				return errorResult(err), nil
 			}
-			// Stored, but the wait failed (client gone, store hiccup): the
+			// Stored, but the wait failed. A client that cancelled the
+			// tools/call wants the run stopped; otherwise (store hiccup) the
 			// run goes on and can be followed by its id.
+			if errors.Is(ctx.Err(), context.Canceled) {
+				_, _ = s.opts.Service.Backend.RequestCancel(context.WithoutCancel(ctx), rec.ExecutionID, gateway.ClientCancelledReason)
+				return nil, ctx.Err()
+			}
 			return recordResult(rec, false, true, execution.DefaultPartialOutputMaxBytes, map[string]any{
 				"message": "the execution was queued but waiting for it failed (" + err.Error() + "); follow it with get_tool_execution",
 			}), nil

@@ -42,6 +42,10 @@ import (
 	"github.com/toolwarden/toolwarden/service"
 )
 
+// ClientCancelledReason is the cancel reason recorded when the MCP client
+// cancels a tools/call while toolwarden still waits for it.
+const ClientCancelledReason = "the MCP client cancelled the tools/call"
+
 // Scanner scans a tool call; *service.Service is one.
 type Scanner interface {
 	Scan(ctx context.Context, req *service.ToolRequest, pieces []service.Piece) (*sdk.SafetyReport, error)
@@ -259,6 +263,12 @@ func (g *Gateway) call(ctx context.Context, s *upstreamServer, tool string, args
 	}()
 	got, done, err := execution.Wait(ctx, g.opts.Store, rec.ExecutionID, g.opts.Wait)
 	if err != nil {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			// The client cancelled the tools/call (notifications/cancelled,
+			// or the stream closed): it wants the call stopped, so it is
+			// cancelled like cancel_tool_execution would, and recorded.
+			_, _ = g.opts.Store.RequestCancel(context.WithoutCancel(ctx), rec.ExecutionID, ClientCancelledReason)
+		}
 		return nil, fmt.Errorf("wait for %s: %w", rec.ExecutionID, err)
 	}
 	return resultFor(got, done), nil
