@@ -50,3 +50,14 @@ func TestDecodeArgumentsFailsClosedOnUnreadableContent(t *testing.T) {
 		t.Fatalf("quote %q", q)
 	}
 }
+
+func TestRecordedArgumentsRedactEnvValues(t *testing.T) {
+	args := map[string]any{"command": "deploy", "env": map[string]any{"API_TOKEN": "s3cret"}}
+	got := recordedArguments(args)
+	if got["env"].(map[string]any)["API_TOKEN"] != "<redacted>" || got["command"] != "deploy" {
+		t.Fatalf("recorded %v", got)
+	}
+	if args["env"].(map[string]any)["API_TOKEN"] != "s3cret" {
+		t.Fatal("the forwarded arguments were modified")
+	}
+}

@@ -229,7 +229,7 @@ func (g *Gateway) call(ctx context.Context, s *upstreamServer, tool string, args
 		args = map[string]any{}
 	}
 	name := s.cfg.Prefix + tool
-	content, err := json.Marshal(args)
+	content, err := json.Marshal(recordedArguments(args))
 	if err != nil {
 		return mcpgo.NewToolResultError("arguments cannot be encoded: " + err.Error()), nil
 	}
@@ -272,6 +272,26 @@ func (g *Gateway) call(ctx context.Context, s *upstreamServer, tool string, args
 		return nil, fmt.Errorf("wait for %s: %w", rec.ExecutionID, err)
 	}
 	return resultFor(got, done), nil
+}
+
+// recordedArguments is the arguments as the record keeps them: the values
+// of an env object are replaced by a marker, as the service records only
+// environment variable names, because they are often secrets.
+func recordedArguments(args map[string]any) map[string]any {
+	env, ok := args["env"].(map[string]any)
+	if !ok {
+		return args
+	}
+	out := make(map[string]any, len(args))
+	for k, v := range args {
+		out[k] = v
+	}
+	red := make(map[string]any, len(env))
+	for k := range env {
+		red[k] = "<redacted>"
+	}
+	out["env"] = red
+	return out
 }
 
 // resultFor is the tools/call result for a gateway record after a wait: the
