@@ -125,8 +125,7 @@ type funcInfo struct {
 
 // retFrame collects the return values of the function body being walked.
 type retFrame struct {
-	vals  []*sym
-	other bool
+	vals []*sym
 }
 
 // analyzer walks one piece of content.

@@ -51,7 +51,6 @@ type expr struct {
 	col     int
 	off     int
 	end     int
-	compDup bool
 }
 
 type kwarg struct {
@@ -1495,7 +1494,6 @@ func relocate(e *expr, tk *token) {
 		return
 	}
 	e.line, e.col, e.off, e.end = int(tk.line), int(tk.col), int(tk.off), int(tk.end)
-	e.compDup = true
 	relocate(e.x, tk)
 	relocate(e.y, tk)
 	relocate(e.z, tk)
