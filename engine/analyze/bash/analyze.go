@@ -167,6 +167,10 @@ type analyzer struct {
 	// files it downloaded to. Running such a file is judged by them.
 	written map[string]string
 	fetched map[string]bool
+	// funcBodies holds the bodies of functions that read their arguments;
+	// calling marks those being walked for a call.
+	funcBodies map[string]*syntax.Stmt
+	calling    map[string]bool
 	// foldDepth counts nested folds of substitutions.
 	foldDepth int
 	// positional are the arguments after `bash -c 'code'`, handed to the
@@ -578,6 +582,12 @@ func (a *analyzer) walkFunc(f *syntax.FuncDecl, c ctx) {
 	}
 	a.funcs[name] = len(a.b.Facts.Functions)
 	a.b.Facts.Functions = append(a.b.Facts.Functions, sdk.Function{Name: name, Pos: a.pos(f.Pos())})
+	if usesPositional(f.Body) {
+		if a.funcBodies == nil {
+			a.funcBodies = map[string]*syntax.Stmt{}
+		}
+		a.funcBodies[name] = f.Body
+	}
 	fc := c.with("function")
 	fc.inFunc = name
 	fc.bg = false
@@ -819,4 +829,63 @@ func treeDepth(file *syntax.File) int {
 		return max <= maxTreeDepth
 	})
 	return max
+}
+
+// usesPositional reports whether a function body reads $1…, $@ or $*.
+func usesPositional(body *syntax.Stmt) bool {
+	found := false
+	syntax.Walk(body, func(n syntax.Node) bool {
+		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil {
+			switch v := pe.Param.Value; {
+			case v == "@" || v == "*":
+				found = true
+			case len(v) > 0 && v[0] >= '1' && v[0] <= '9':
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// positionalNames are the variables a call's arguments set.
+var positionalNames = []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "@", "#"}
+
+// callFunc walks the body of a function that reads its arguments again at
+// a call whose arguments are known (`f(){ $1 -rf $2; }; f rm /`), so what
+// the call runs is seen. Recursion is not followed.
+func (a *analyzer) callFunc(name string, args []field, c ctx) {
+	body := a.funcBodies[name]
+	if body == nil || a.calling[name] || len(a.calling) >= 4 {
+		return
+	}
+	for _, f := range args {
+		if f.dyn {
+			return
+		}
+	}
+	saved := make(map[string]varVal, len(positionalNames))
+	had := make(map[string]bool, len(positionalNames))
+	for _, n := range positionalNames {
+		saved[n], had[n] = a.vars[n]
+		delete(a.vars, n)
+	}
+	if a.calling == nil {
+		a.calling = map[string]bool{}
+	}
+	a.calling[name] = true
+	a.setPositional(args, false)
+	fc := c.with("function")
+	fc.inFunc = name
+	fc.pipe, fc.bg = 0, false
+	fc.earlier, fc.prevStage, fc.nextStage, fc.stdin, fc.collect = nil, nil, nil, nil, nil
+	a.walkStmt(body, fc)
+	delete(a.calling, name)
+	for _, n := range positionalNames {
+		if had[n] {
+			a.vars[n] = saved[n]
+		} else {
+			delete(a.vars, n)
+		}
+	}
 }

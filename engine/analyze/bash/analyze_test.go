@@ -1034,3 +1034,39 @@ func TestPathologicalNestingFailsClosed(t *testing.T) {
 		t.Errorf("20 nested loops: %d errors, %d loops", len(f.ParseErrors), len(f.Loops))
 	}
 }
+
+func TestFunctionCallsWithArguments(t *testing.T) {
+	f := run(t, `f(){ $1 $2 $3; }; f rm -rf /`)
+	if c := findCmd(f, "rm", "-rf", "/"); c == nil || !hasReach(c, "function") || findFile(f, "delete", "/") == nil {
+		t.Fatalf("call with args: %s", dump(f))
+	}
+	if findFile(f, "ref", "/") != nil {
+		t.Errorf("function arguments taken for paths: %s", dump(f))
+	}
+	// Recursion is not followed at calls; the flags stay right.
+	f = run(t, `g(){ g "$@"; }; g x`)
+	if len(f.Functions) != 1 || !f.Functions[0].Recursive || len(f.Commands) > 3 {
+		t.Errorf("recursive function: %s", dump(f))
+	}
+	// Arguments do not leak out of the call.
+	f = run(t, `h(){ echo "$1"; }; h a; echo "$1"`)
+	if last := f.Commands[len(f.Commands)-1]; last.Name != "echo" || len(last.Args) != 1 || last.Args[0] != "$1" || last.Reach != nil {
+		t.Errorf("positional leaked: %s", dump(f))
+	}
+	if findCmd(f, "echo", "a") == nil {
+		t.Errorf("call not walked: %s", dump(f))
+	}
+}
+
+func TestReadAndPrintfAssign(t *testing.T) {
+	for _, src := range []string{`read -r cmd <<< "rm -rf /"; $cmd`, `printf -v c "%s" rm; $c -rf /`, "read a b <<EOF\nrm -rf /\nEOF\n$a $b"} {
+		f := run(t, src)
+		if findFile(f, "delete", "/") == nil {
+			t.Errorf("%q: %s", src, dump(f))
+		}
+	}
+	f := run(t, `read -r x; $x`)
+	if len(f.Commands) != 2 || !f.Commands[1].Dynamic {
+		t.Errorf("read from stdin is unknown: %s", dump(f))
+	}
+}

@@ -162,6 +162,14 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c ctx) int {
 			}
 		} else {
 			fn.CalledAtTop = true
+			if len(fields) > 1 {
+				a.callFunc(name, fields[1:], c)
+			}
+		}
+		if specs[name] == nil && !isKnownCommand(name) {
+			// A call of the script's own function: its body was walked;
+			// its arguments are data for it, not paths or hosts.
+			return cmd.ID
 		}
 	}
 	if f0.dyn {
@@ -271,11 +279,7 @@ func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c ctx) {
 		}
 		return
 	case name == "read" || name == "mapfile" || name == "readarray":
-		for _, f := range args {
-			if isIdent(f.s) {
-				a.setVar(f.s, "", false)
-			}
-		}
+		a.read(s, name, args)
 		return
 	case name == "sleep":
 		a.sleep(s, args)
@@ -289,6 +293,18 @@ func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c ctx) {
 		}
 		return
 	case name == "echo" || name == "printf":
+		if name == "printf" && len(args) >= 3 && args[0].s == "-v" && isIdent(args[1].s) {
+			// printf -v VAR fmt args…: assigns instead of printing.
+			out, _ := printfOut(args[2:])
+			dyn := false
+			for _, f := range args[2:] {
+				dyn = dyn || f.dyn
+			}
+			a.setVar(args[1].s, out, !dyn)
+			a.b.Facts.Assignments = append(a.b.Facts.Assignments, sdk.Assignment{Name: args[1].s, Value: out,
+				Dynamic: dyn, Op: "set", Pos: a.pos(s.Pos())})
+			return
+		}
 		a.output(s, args, c)
 		return
 	}
@@ -1555,4 +1571,61 @@ func (a *analyzer) nested(lang, src string, line, col int, via string, encoded b
 	a.positional, a.posTargets = nil, nil
 	analyze(a.b, src, a.at.Child(line, col, via, encoded), pos, targets)
 	return true
+}
+
+// read assigns the variables of `read` — statically when its input is a
+// static here-string or heredoc (`read -r cmd <<< "rm -rf /"`).
+func (a *analyzer) read(s *syntax.Stmt, name string, args []field) {
+	var names []string
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if strings.HasPrefix(f.s, "-") {
+			if len(f.s) == 2 && strings.IndexByte("adinNpstu", f.s[1]) >= 0 {
+				i++
+			}
+			continue
+		}
+		if isIdent(f.s) {
+			names = append(names, f.s)
+		}
+	}
+	if name != "read" {
+		for _, n := range names {
+			a.setVar(n, "", false)
+		}
+		return
+	}
+	if len(names) == 0 {
+		names = []string{"REPLY"}
+	}
+	input, known := "", false
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.WordHdoc:
+			f := a.expandOne(r.Word, false)
+			input, known = f.s, !f.dyn
+		case syntax.Hdoc, syntax.DashHdoc:
+			f := a.heredocBody(r, false)
+			input, known = f.s, !f.dyn
+		}
+	}
+	if !known {
+		for _, n := range names {
+			a.setVar(n, "", false)
+		}
+		return
+	}
+	line, _, _ := strings.Cut(input, "\n")
+	words := strings.Fields(line)
+	for i, n := range names {
+		v := ""
+		switch {
+		case i == len(names)-1 && i < len(words):
+			// The last variable takes the rest of the line.
+			v = strings.Join(words[i:], " ")
+		case i < len(words):
+			v = words[i]
+		}
+		a.setVar(n, v, true)
+	}
 }

@@ -730,3 +730,12 @@ func interpreterOrWrapper(n string) bool {
 	}
 	return false
 }
+
+func isKnownCommand(name string) bool {
+	for _, n := range knownCommands {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
