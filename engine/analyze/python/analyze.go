@@ -2,6 +2,7 @@ package python
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,6 +71,9 @@ func Analyze(b *facts.Builder, src string, at facts.Frame) {
 	a.hoistConstants(stmts)
 	a.block(stmts, a.mod)
 	a.finish()
+	if at.Depth == 0 {
+		sortBySource(b.Facts)
+	}
 	if perr != nil {
 		b.Facts.ParseErrors = append(b.Facts.ParseErrors, sdk.ParseError{
 			Message: "parse: " + perr.Error(), Language: Language, Pos: at.Pos(perr.line, perr.col),
@@ -183,6 +187,30 @@ func (a *analyzer) finish() {
 }
 
 func (a *analyzer) pos(line, col int) sdk.Pos { return a.at.Pos(line, col) }
+
+// sortBySource restores source order, which walking function bodies again
+// at their call sites disturbs. The sort is stable, so facts of one
+// construct (the commands of one nested pipeline) keep their order.
+func sortBySource(f *sdk.Facts) {
+	less := func(p, q sdk.Pos) bool {
+		if p.Line != q.Line {
+			return p.Line < q.Line
+		}
+		return p.Col < q.Col
+	}
+	sort.SliceStable(f.Commands, func(i, j int) bool { return less(f.Commands[i].Pos, f.Commands[j].Pos) })
+	sort.SliceStable(f.Files, func(i, j int) bool { return less(f.Files[i].Pos, f.Files[j].Pos) })
+	sort.SliceStable(f.Network, func(i, j int) bool { return less(f.Network[i].Pos, f.Network[j].Pos) })
+	sort.SliceStable(f.DynamicExec, func(i, j int) bool { return less(f.DynamicExec[i].Pos, f.DynamicExec[j].Pos) })
+	sort.SliceStable(f.Calls, func(i, j int) bool { return less(f.Calls[i].Pos, f.Calls[j].Pos) })
+	sort.SliceStable(f.Loops, func(i, j int) bool { return less(f.Loops[i].Pos, f.Loops[j].Pos) })
+	sort.SliceStable(f.Sleeps, func(i, j int) bool { return less(f.Sleeps[i].Pos, f.Sleeps[j].Pos) })
+	sort.SliceStable(f.Assignments, func(i, j int) bool { return less(f.Assignments[i].Pos, f.Assignments[j].Pos) })
+	sort.SliceStable(f.EnvReads, func(i, j int) bool { return less(f.EnvReads[i].Pos, f.EnvReads[j].Pos) })
+	sort.SliceStable(f.Outputs, func(i, j int) bool { return less(f.Outputs[i].Pos, f.Outputs[j].Pos) })
+	sort.SliceStable(f.ShellFeatures, func(i, j int) bool { return less(f.ShellFeatures[i].Pos, f.ShellFeatures[j].Pos) })
+	sort.SliceStable(f.ParseErrors, func(i, j int) bool { return less(f.ParseErrors[i].Pos, f.ParseErrors[j].Pos) })
+}
 
 // evidence returns the trimmed source line containing off.
 func (a *analyzer) evidence(line int) string {

@@ -868,3 +868,16 @@ func TestRangeAndEnumerate(t *testing.T) {
 	wantBash(t, fb, "2 3", "os.system", false)
 	wantBash(t, fb, "id", "os.system", false)
 }
+
+func TestFactsInSourceOrder(t *testing.T) {
+	f, _ := analyzeSrc("import os\ndef run(c):\n    os.system(c)\nos.system('a')\nrun('b')\nos.system('c')")
+	for i := 1; i < len(f.Calls); i++ {
+		p, q := f.Calls[i-1].Pos, f.Calls[i].Pos
+		if p.Line > q.Line || p.Line == q.Line && p.Col > q.Col {
+			t.Fatalf("calls out of order at %d: %+v then %+v", i, p, q)
+		}
+	}
+	if len(f.Commands) != 4 {
+		t.Errorf("commands: %+v", f.Commands)
+	}
+}
