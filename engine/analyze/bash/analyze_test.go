@@ -1085,3 +1085,14 @@ func TestStdinPaths(t *testing.T) {
 		t.Errorf(". /dev/stdin: %s", dump(f))
 	}
 }
+
+func TestAliasWithCommandList(t *testing.T) {
+	f := run(t, `alias up='cd / && rm -rf'; up "$HOME"`)
+	fa := findFile(f, "delete", "$HOME")
+	if fa == nil {
+		fa = findFile(f, "delete", "~")
+	}
+	if fa == nil || fa.Pos.Via != "alias" || findFile(f, "cwd", "/") == nil {
+		t.Fatalf("alias list: %s", dump(f))
+	}
+}

@@ -40,6 +40,22 @@ func (a *analyzer) walkCall(s *syntax.Stmt, call *syntax.CallExpr, c ctx) {
 	for _, w := range call.Args {
 		fields = a.appendWord(fields, w, true)
 	}
+	if len(fields) > 0 && !fields[0].dyn && !fields[0].quoted {
+		if def, ok := a.aliases[fields[0].s]; ok && strings.ContainsAny(def, ";|&<>()`\n") {
+			// An alias holding a command list: analyze its expansion
+			// as the shell would run it.
+			var sb strings.Builder
+			sb.WriteString(def)
+			for _, f := range fields[1:] {
+				sb.WriteByte(' ')
+				sb.WriteString(shellQuote(f.s))
+			}
+			l, col := a.lc(s.Pos())
+			a.b.Nested("bash", sb.String(), a.at, l, col, "alias", false)
+			a.stmtRedirects(s, "", c)
+			return
+		}
+	}
 	fields = a.resolveAlias(fields)
 	if len(fields) == 0 {
 		a.stmtRedirects(s, "", c)
@@ -1641,4 +1657,12 @@ func (a *analyzer) read(s *syntax.Stmt, name string, args []field) {
 // isStdinPath reports paths that name the process's stdin.
 func isStdinPath(p string) bool {
 	return p == "/dev/stdin" || p == "/proc/self/fd/0" || p == "/dev/fd/0"
+}
+
+// shellQuote quotes s as one shell word.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>()*?[]{}~#") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
