@@ -225,7 +225,10 @@ func (a *analyzer) localCall(name string, c *callCtx) *sym {
 		}
 	}
 	fi.called = true
-	onObject := fi.method && c.fn.recv != nil && strings.HasPrefix(c.fn.recv.inst, "obj:")
+	// a method called on an object created here (not on `self` inside
+	// another method) is walked again: its constructor may have set
+	// constants
+	onObject := fi.method && c.fn.recv != nil && c.fn.recv.kind == "expr" && strings.HasPrefix(c.fn.recv.inst, "obj:")
 	if fi.def != nil && a.inline < maxInline && a.steps < maxSteps/2 && fi.inlined < maxInlinePerFunc && (anyKnown(c) || onObject) {
 		fi.inlined++
 		if r := a.inlineCall(fi, c); r != nil {
