@@ -704,7 +704,7 @@ func (a *analyzer) assign(as *syntax.Assign, op string) {
 		a.setVar(as.Name.Value, val, static)
 		if f.enc || f.downloaded {
 			v := a.vars[as.Name.Value]
-			v.enc, v.decoders, v.downloaded = f.enc, f.decoders, f.downloaded
+			v.enc, v.decoders, v.downloaded = f.enc, f.decoderList(), f.downloaded
 			a.vars[as.Name.Value] = v
 		}
 	}

@@ -152,7 +152,7 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c ctx) int {
 			// records.)
 			cmd.Pos.Encoded = true
 		}
-		cmd.ArgSources = append(cmd.ArgSources, f.ids...)
+		cmd.ArgSources = append(cmd.ArgSources, f.substIDs()...)
 		if i == 0 {
 			continue
 		}
@@ -656,7 +656,7 @@ func (a *analyzer) dynExec(s *syntax.Stmt, kind, interp string, content, src fie
 		Kind:        kind,
 		Interpreter: interp,
 		Encoded:     src.enc || content.enc,
-		Decoders:    dedup(append(append([]string(nil), src.decoders...), content.decoders...)),
+		Decoders:    dedup(append(append([]string(nil), src.decoderList()...), content.decoderList()...)),
 		Downloaded:  src.downloaded || content.downloaded,
 		Evidence:    a.evidence(s.Pos()),
 		Pos:         a.pos(s.Pos()),
@@ -1069,7 +1069,7 @@ func parseDuration(s string) (float64, bool) {
 func (a *analyzer) output(s *syntax.Stmt, args []field, c ctx) {
 	var vars []string
 	for _, f := range args {
-		vars = append(vars, f.vars...)
+		vars = append(vars, f.varNames()...)
 	}
 	for _, r := range s.Redirs {
 		if r.Op == syntax.WordHdoc || r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc {
@@ -1079,7 +1079,7 @@ func (a *analyzer) output(s *syntax.Stmt, args []field, c ctx) {
 			} else {
 				f = a.heredocBody(r, false)
 			}
-			vars = append(vars, f.vars...)
+			vars = append(vars, f.varNames()...)
 		}
 	}
 	if len(vars) == 0 {
@@ -1142,7 +1142,7 @@ func (a *analyzer) stmtRedirects(s *syntax.Stmt, cmdName string, c ctx) ([]sdk.R
 		case syntax.WordHdoc:
 			a.feature("redirect", r.Pos())
 			f := a.expandOne(r.Word, true)
-			stdin = append(stdin, f.ids...)
+			stdin = append(stdin, f.substIDs()...)
 			out = append(out, rd)
 			continue
 		}
@@ -1151,7 +1151,7 @@ func (a *analyzer) stmtRedirects(s *syntax.Stmt, cmdName string, c ctx) ([]sdk.R
 		rd.Target, rd.Dynamic = f.s, f.dyn
 		if f.procSubst {
 			if r.Op == syntax.RdrIn {
-				stdin = append(stdin, f.ids...)
+				stdin = append(stdin, f.substIDs()...)
 			}
 			out = append(out, rd)
 			continue

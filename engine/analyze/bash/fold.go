@@ -113,7 +113,7 @@ func (a *analyzer) foldStages(stages []*syntax.Stmt) foldResult {
 			}
 			if f.enc {
 				r.encoded = true
-				r.decoders = append(r.decoders, f.decoders...)
+				r.decoders = append(r.decoders, f.decoderList()...)
 			}
 		}
 		// Input from a heredoc / here-string of this stage.
@@ -547,7 +547,8 @@ func (a *analyzer) pipeInterpreter(stages []*syntax.Stmt, c ctx) {
 		return
 	}
 	r := a.foldStages(stages[:len(stages)-1])
-	content := field{s: r.content, dyn: !r.static, enc: r.encoded, decoders: r.decoders, downloaded: r.downloaded}
+	content := field{s: r.content, dyn: !r.static, enc: r.encoded, downloaded: r.downloaded}
+	content.setDecoders(r.decoders)
 	a.dynExec(stages[0], "pipe_interpreter", name, content, field{}, r.static)
 }
 

@@ -70,7 +70,7 @@ func parseDest(f field, defScheme string) dest {
 	}
 	// Dynamic parts inside the host.
 	lastDyn := -1
-	for _, r := range f.dynRanges {
+	for _, r := range f.dynSpans() {
 		if r[0] < hostEnd && r[1] > hostStart {
 			if r[1] > lastDyn {
 				lastDyn = r[1]
@@ -91,7 +91,7 @@ func parseDest(f field, defScheme string) dest {
 			d.dataIn = true
 			d.host = strings.ToLower(suffix)
 		}
-	} else if f.dyn && hostStart == 0 && len(f.dynRanges) == 0 {
+	} else if f.dyn && hostStart == 0 && len(f.dynSpans()) == 0 {
 		d.dynamic = true
 	} else {
 		d.host = strings.ToLower(host)
@@ -130,9 +130,11 @@ func (a *analyzer) devTCP(s *syntax.Stmt, f field, cmdName string) int {
 	host, port, _ := strings.Cut(rest, "/")
 	hf := field{s: host}
 	off := len(f.s) - len(rest)
-	for _, r := range f.dynRanges {
-		hf.dynRanges = append(hf.dynRanges, [2]int{r[0] - off, r[1] - off})
+	var spans [][2]int
+	for _, r := range f.dynSpans() {
+		spans = append(spans, [2]int{r[0] - off, r[1] - off})
 	}
+	hf.setSpans(spans)
 	d := parseDest(hf, "")
 	n := sdk.NetworkUse{Host: d.host, Scheme: scheme, Via: "dev_tcp", Dynamic: d.dynamic, DataInHost: d.dataIn,
 		ExecShell: shells[cmdName], Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())}
@@ -164,7 +166,7 @@ func scanOpts(args []field, shortVal string, longVal []string, onOpt optHandler)
 		if strings.HasPrefix(f.s, "--") {
 			opt, val, has := strings.Cut(f.s, "=")
 			if has {
-				v := field{s: val, vars: f.vars, dyn: f.dyn, dynRanges: shiftRanges(f.dynRanges, len(opt)+1)}
+				v := subField(f, val, len(opt)+1)
 				onOpt(opt, &v)
 			} else if contains(longVal, opt) && i+1 < len(args) {
 				i++
@@ -179,7 +181,7 @@ func scanOpts(args []field, shortVal string, longVal []string, onOpt optHandler)
 			opt := "-" + string(ch)
 			if strings.IndexByte(shortVal, ch) >= 0 {
 				if j+1 < len(f.s) {
-					v := field{s: f.s[j+1:], vars: f.vars, dyn: f.dyn, dynRanges: shiftRanges(f.dynRanges, j+1)}
+					v := subField(f, f.s[j+1:], j+1)
 					onOpt(opt, &v)
 				} else if i+1 < len(args) {
 					i++
@@ -326,7 +328,7 @@ func (a *analyzer) curl(s *syntax.Stmt, args []field, c ctx) {
 			switch opt {
 			case "-d", "--data", "--data-binary", "--data-urlencode", "--data-ascii", "--json", "--data-raw":
 				upload = true
-				vars = append(vars, v.vars...)
+				vars = append(vars, v.varNames()...)
 				if opt != "--data-raw" {
 					val := v.s
 					if k := strings.IndexByte(val, '@'); k >= 0 && (k == 0 || opt == "--data-urlencode") {
@@ -341,7 +343,7 @@ func (a *analyzer) curl(s *syntax.Stmt, args []field, c ctx) {
 				}
 			case "-F", "--form":
 				upload = true
-				vars = append(vars, v.vars...)
+				vars = append(vars, v.varNames()...)
 				if _, val, ok := strings.Cut(v.s, "="); ok && (strings.HasPrefix(val, "@") || strings.HasPrefix(val, "<")) {
 					p := val[1:]
 					if k := strings.IndexByte(p, ';'); k >= 0 {
@@ -356,7 +358,7 @@ func (a *analyzer) curl(s *syntax.Stmt, args []field, c ctx) {
 				}
 			case "--form-string":
 				upload = true
-				vars = append(vars, v.vars...)
+				vars = append(vars, v.varNames()...)
 			case "-T", "--upload-file":
 				upload = true
 				if from == "" {
@@ -379,7 +381,7 @@ func (a *analyzer) curl(s *syntax.Stmt, args []field, c ctx) {
 				}
 				a.fileAccess(s, *v, "read", "curl", c)
 			case "-H", "--header", "-u", "--user":
-				vars = append(vars, v.vars...)
+				vars = append(vars, v.varNames()...)
 			case "--url":
 				urls = append(urls, *v)
 			}
@@ -420,7 +422,7 @@ func (a *analyzer) wget(s *syntax.Stmt, args []field, c ctx) {
 			switch opt {
 			case "--post-data", "--body-data":
 				upload = true
-				vars = append(vars, v.vars...)
+				vars = append(vars, v.varNames()...)
 			case "--post-file", "--body-file":
 				upload = true
 				from = v.s
@@ -441,7 +443,7 @@ func (a *analyzer) wget(s *syntax.Stmt, args []field, c ctx) {
 			case "-i", "--input-file", "--load-cookies":
 				a.fileAccess(s, *v, "read", "wget", c)
 			case "--header", "--user", "--password":
-				vars = append(vars, v.vars...)
+				vars = append(vars, v.varNames()...)
 			}
 		})
 	for _, u := range ops {
@@ -536,7 +538,7 @@ func (a *analyzer) socat(s *syntax.Stmt, args []field) {
 		case strings.HasPrefix(typ, "tcp") || strings.HasPrefix(typ, "udp") || strings.HasPrefix(typ, "openssl") ||
 			strings.HasPrefix(typ, "ssl") || strings.HasPrefix(typ, "sctp"):
 			hp, _, _ := strings.Cut(rest, ",")
-			hf := field{s: hp, dyn: f.dyn, dynRanges: shiftRanges(f.dynRanges, len(typ)+1)}
+			hf := subField(f, hp, len(typ)+1)
 			a.addNet(s, hf, "", "socat", func(n *sdk.NetworkUse) {
 				n.Scheme = strings.TrimRight(typ, "46")
 				n.ExecShell = execShell
@@ -572,7 +574,7 @@ func (a *analyzer) copyRemote(s *syntax.Stmt, name string, args []field, c ctx) 
 		if remote {
 			hf := f
 			if host != "" {
-				hf = field{s: host, dyn: f.dyn, dynRanges: f.dynRanges}
+				hf = subField(f, host, 0)
 			}
 			scheme := "ssh"
 			if name == "rsync" && strings.HasPrefix(f.s, "rsync://") {
@@ -707,4 +709,16 @@ func urlBase(u string) string {
 		return "index.html"
 	}
 	return b
+}
+
+// subField is the part of f starting at byte off, with value s (a prefix
+// of that part), keeping dynamic spans and variables.
+func subField(f field, s string, off int) field {
+	v := field{s: s, dyn: f.dyn}
+	if f.x != nil {
+		x := v.edit()
+		x.vars = f.x.vars
+		x.dynRanges = shiftRanges(f.x.dynRanges, off)
+	}
+	return v
 }

@@ -20,17 +20,93 @@ type field struct {
 	subst bool
 	// procSubst is set when a process substitution contributed.
 	procSubst bool
+	// enc and downloaded describe content folded from a substitution
+	// (`$(echo … | base64 -d)`, `$(curl …)`).
+	enc        bool
+	downloaded bool
+	// x holds the rarely needed details; nil for plain words, which keeps
+	// the field small. It is never modified once set (copy on write),
+	// since fields are copied freely.
+	x *fieldExtra
+}
+
+// fieldExtra is the provenance of the dynamic and decoded parts of a word.
+type fieldExtra struct {
 	// vars are names of variables whose unknown value is part of s.
 	vars []string
 	// dynRanges are byte ranges of s that came from dynamic parts.
 	dynRanges [][2]int
 	// ids are the command IDs of substitutions inside the word.
 	ids []int
-	// enc, decoders and downloaded describe content folded from a
-	// substitution (`$(echo … | base64 -d)`, `$(curl …)`).
-	enc        bool
-	decoders   []string
-	downloaded bool
+	// decoders are the transforms of folded content, in order.
+	decoders []string
+}
+
+func (f field) varNames() []string {
+	if f.x == nil {
+		return nil
+	}
+	return f.x.vars
+}
+
+func (f field) dynSpans() [][2]int {
+	if f.x == nil {
+		return nil
+	}
+	return f.x.dynRanges
+}
+
+func (f field) substIDs() []int {
+	if f.x == nil {
+		return nil
+	}
+	return f.x.ids
+}
+
+func (f field) decoderList() []string {
+	if f.x == nil {
+		return nil
+	}
+	return f.x.decoders
+}
+
+// edit returns a private copy of f's extra details to modify.
+func (f *field) edit() *fieldExtra {
+	n := &fieldExtra{}
+	if f.x != nil {
+		n.vars = append([]string(nil), f.x.vars...)
+		n.dynRanges = append([][2]int(nil), f.x.dynRanges...)
+		n.ids = append([]int(nil), f.x.ids...)
+		n.decoders = append([]string(nil), f.x.decoders...)
+	}
+	f.x = n
+	return n
+}
+
+func (f *field) addVar(name string) {
+	x := f.edit()
+	x.vars = append(x.vars, name)
+}
+
+func (f *field) setIDs(ids []int) {
+	if len(ids) == 0 && f.x == nil {
+		return
+	}
+	f.edit().ids = ids
+}
+
+func (f *field) setDecoders(d []string) {
+	if len(d) == 0 && f.x == nil {
+		return
+	}
+	f.edit().decoders = d
+}
+
+func (f *field) setSpans(r [][2]int) {
+	if len(r) == 0 && f.x == nil {
+		return
+	}
+	f.edit().dynRanges = r
 }
 
 // qmode is the quoting context of a word part.
@@ -53,7 +129,8 @@ func (f *field) appendDyn(s string) {
 	start := len(f.s)
 	f.s += s
 	f.dyn = true
-	f.dynRanges = append(f.dynRanges, [2]int{start, len(f.s)})
+	x := f.edit()
+	x.dynRanges = append(x.dynRanges, [2]int{start, len(f.s)})
 }
 
 // merge appends g to f (g continues the same word).
@@ -65,14 +142,18 @@ func (f *field) merge(g field) {
 	f.quoted = f.quoted || g.quoted
 	f.subst = f.subst || g.subst
 	f.procSubst = f.procSubst || g.procSubst
-	f.vars = append(f.vars, g.vars...)
-	for _, r := range g.dynRanges {
-		f.dynRanges = append(f.dynRanges, [2]int{r[0] + off, r[1] + off})
-	}
-	f.ids = append(f.ids, g.ids...)
 	f.enc = f.enc || g.enc
-	f.decoders = append(f.decoders, g.decoders...)
 	f.downloaded = f.downloaded || g.downloaded
+	if g.x == nil {
+		return
+	}
+	x := f.edit()
+	x.vars = append(x.vars, g.x.vars...)
+	for _, r := range g.x.dynRanges {
+		x.dynRanges = append(x.dynRanges, [2]int{r[0] + off, r[1] + off})
+	}
+	x.ids = append(x.ids, g.x.ids...)
+	x.decoders = append(x.decoders, g.x.decoders...)
 }
 
 // joinInPlace appends the fields b to the open word a, reusing a.
@@ -238,7 +319,7 @@ func (a *analyzer) expandSeq(parts []syntax.WordPart, emit bool, q qmode) (one [
 			f := field{subst: true, procSubst: true}
 			if emit {
 				reach := "process_substitution"
-				f.ids = a.walkNested(p.Stmts, reach)
+				f.setIDs(a.walkNested(p.Stmts, reach))
 				a.feature("process_substitution", p.Pos())
 			}
 			fr := a.foldStmts(p.Stmts)
@@ -450,18 +531,20 @@ func (a *analyzer) expandParam(p *syntax.ParamExp, emit, quoted bool) []field {
 		fs := a.staticFields(v, quoted)
 		if hasProv && (prov.enc || prov.downloaded) {
 			for i := range fs {
-				fs[i].enc, fs[i].decoders, fs[i].downloaded = prov.enc, prov.decoders, prov.downloaded
+				fs[i].enc, fs[i].downloaded = prov.enc, prov.downloaded
+				fs[i].setDecoders(prov.decoders)
 			}
 		}
 		return fs
 	}
 	f := field{}
 	if hasProv {
-		f.enc, f.decoders, f.downloaded = prov.enc, prov.decoders, prov.downloaded
+		f.enc, f.downloaded = prov.enc, prov.downloaded
+		f.setDecoders(prov.decoders)
 	}
 	f.appendDyn(a.text(p))
 	if isIdent(name) {
-		f.vars = append(f.vars, name)
+		f.addVar(name)
 	}
 	return []field{f}
 }
@@ -664,12 +747,14 @@ func (a *analyzer) expandCmdSubst(p *syntax.CmdSubst, emit, quoted bool) []field
 		for i := range fs {
 			fs[i].subst = true
 			fs[i].enc = fr.encoded
-			fs[i].decoders = fr.decoders
+			fs[i].setDecoders(fr.decoders)
 		}
-		fs[0].ids = ids
+		fs[0].setIDs(ids)
 		return fs
 	}
-	f := field{subst: true, ids: ids, enc: fr.encoded, decoders: fr.decoders, downloaded: fr.downloaded}
+	f := field{subst: true, enc: fr.encoded, downloaded: fr.downloaded}
+	f.setIDs(ids)
+	f.setDecoders(fr.decoders)
 	f.appendDyn(a.text(p))
 	return []field{f}
 }
