@@ -176,6 +176,7 @@ func TestFileAccesses(t *testing.T) {
 		{`awk '{print $1}' log.txt`, []want{{op: "read", path: "log.txt"}}, []string{"{print $1}"}},
 		{`cp -r src/ /tmp/dst`, []want{{op: "copy_from", path: "src", rec: true}, {op: "copy_to", path: "/tmp/dst", rec: true}}, nil},
 		{`mv a b`, []want{{op: "move", path: "a"}, {op: "copy_to", path: "b"}}, nil},
+		{`cp -t /tmp/x ~/.ssh/id_rsa notes`, []want{{op: "copy_to", path: "/tmp/x"}, {op: "copy_from", path: "~/.ssh/id_rsa"}, {op: "copy_from", path: "notes"}}, nil},
 		{`ln -s ~/.ssh/id_rsa notes.txt`, []want{{op: "link", path: "~/.ssh/id_rsa"}, {op: "link", path: "notes.txt"}}, nil},
 		{`chmod -R 777 /`, []want{{op: "chmod", path: "/", rec: true, mode: "777"}}, []string{"777"}},
 		{`chmod u+s /bin/bash`, []want{{op: "chmod", path: "/bin/bash", mode: "u+s"}}, nil},

@@ -49,20 +49,22 @@ var (
 	writeSpec = &argSpec{op: "write", shortVal: "mdtrs", longVal: []string{"--mode", "--date", "--reference", "--size", "--context"}}
 	chmodSpec = &argSpec{op: "chmod", skip: 1, longVal: []string{"--reference"}}
 	chownSpec = &argSpec{op: "chown", skip: 1, longVal: []string{"--reference", "--from"}}
-	cpSpec    = &argSpec{op: "copy_from", last: "copy_to", shortVal: "tSmog", longVal: []string{"--target-directory", "--suffix", "--mode", "--owner", "--group", "--backup", "--reflink", "--sparse", "--preserve", "--no-preserve"}}
-	mvSpec    = &argSpec{op: "move", last: "copy_to", shortVal: "tS", longVal: []string{"--target-directory", "--suffix", "--backup"}}
-	lnSpec    = &argSpec{op: "link", last: "link", shortVal: "tS", longVal: []string{"--target-directory", "--suffix", "--backup"}}
+	cpSpec    = &argSpec{op: "copy_from", last: "copy_to", optFiles: targetDirOpt, shortVal: "tSmog", longVal: []string{"--target-directory", "--suffix", "--mode", "--owner", "--group", "--backup", "--reflink", "--sparse", "--preserve", "--no-preserve"}}
+	mvSpec    = &argSpec{op: "move", last: "copy_to", optFiles: targetDirOpt, shortVal: "tS", longVal: []string{"--target-directory", "--suffix", "--backup"}}
+	lnSpec    = &argSpec{op: "link", last: "link", optFiles: targetDirOpt, shortVal: "tS", longVal: []string{"--target-directory", "--suffix", "--backup"}}
 	teeSpec   = &argSpec{op: "write"}
 	cdSpec    = &argSpec{op: "cwd"}
 	zipSpec   = &argSpec{op: "read", first: "write", shortVal: "xiPbnt", longVal: []string{"--exclude", "--include", "--password"}}
 	unzipSpec = &argSpec{op: "read", shortVal: "dxP", optFiles: map[string]string{"-d": "write"}}
 	sslSpec   = &argSpec{op: "ref", skip: 1, shortVal: "", longVal: []string{"-in", "-out", "-inkey", "-key", "-passin", "-passout", "-certfile", "-signkey", "-CAfile", "-config", "-pass", "-md", "-K", "-iv", "-connect", "-servername", "-subj", "-days", "-newkey", "-keyout", "-cert", "-CApath", "-digest", "-name"},
 		optFiles: map[string]string{"-in": "read", "-out": "write", "-inkey": "read", "-key": "read", "-keyout": "write", "-certfile": "read", "-signkey": "read", "-cert": "read"}}
-	installSpec = &argSpec{op: "copy_from", last: "copy_to", shortVal: "mogtSC", longVal: []string{"--mode", "--owner", "--group", "--target-directory", "--suffix"}}
+	installSpec = &argSpec{op: "copy_from", last: "copy_to", optFiles: targetDirOpt, shortVal: "mogtSC", longVal: []string{"--mode", "--owner", "--group", "--target-directory", "--suffix"}}
 	truncSpec   = &argSpec{op: "write", shortVal: "sr", longVal: []string{"--size", "--reference"}}
 	ddSpec      = &argSpec{}
-	blockSpec   = &argSpec{op: "write", shortVal: "tLbcCgGIjJlmNoOrTUEF", longVal: []string{"--type", "--label"}}
-	noFiles     = &argSpec{}
+	// targetDirOpt is the -t DIR of cp/mv/ln/install.
+	targetDirOpt = map[string]string{"-t": "copy_to", "--target-directory": "copy_to"}
+	blockSpec    = &argSpec{op: "write", shortVal: "tLbcCgGIjJlmNoOrTUEF", longVal: []string{"--type", "--label"}}
+	noFiles      = &argSpec{}
 )
 
 // specs maps command names to their argument semantics. Commands absent
@@ -219,6 +221,12 @@ func (a *analyzer) files(s *syntax.Stmt, name string, args []field, c ctx) {
 	if skipMoved {
 		skip = 0
 	}
+	last := spec.last
+	for _, f := range args {
+		if f.s == "-t" || strings.HasPrefix(f.s, "--target-directory") || strings.HasPrefix(f.s, "-t") && len(f.s) > 2 && spec.optFiles["-t"] != "" {
+			last = "" // every operand is a source
+		}
+	}
 	var owner string
 	if skip > len(operands) {
 		skip = len(operands)
@@ -232,8 +240,8 @@ func (a *analyzer) files(s *syntax.Stmt, name string, args []field, c ctx) {
 	operands = operands[skip:]
 	for i, f := range operands {
 		op := spec.op
-		if spec.last != "" && i == len(operands)-1 && len(operands) >= 2 {
-			op = spec.last
+		if last != "" && i == len(operands)-1 && len(operands) >= 2 {
+			op = last
 		}
 		if spec.first != "" && i == 0 {
 			op = spec.first

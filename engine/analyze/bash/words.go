@@ -123,8 +123,6 @@ const (
 // maxAlternatives bounds brace expansion so `{a,b}{c,d}…` cannot explode.
 const maxAlternatives = 64
 
-func (f *field) appendStatic(s string) { f.s += s }
-
 func (f *field) appendDyn(s string) {
 	start := len(f.s)
 	f.s += s
