@@ -854,6 +854,9 @@ func (a *analyzer) eval(e *expr, sc *scope) *sym {
 	a.depth++
 	v := a.eval1(e, sc)
 	a.depth--
+	if v == nil {
+		v = &sym{kind: "expr"}
+	}
 	if v.src == "" && !v.cnst {
 		// display text only; setting it on a shared value is harmless
 		v.src = a.text(e)

@@ -831,6 +831,7 @@ func TestPartlyConstantListArgument(t *testing.T) {
 func TestCipherDecoders(t *testing.T) {
 	cases := []struct{ name, expr, want string }{
 		{"translate", "'ez'.translate(str.maketrans('ez', 'id'))", "id"},
+		{"translate method table", "'exz'.translate(''.maketrans('ez', 'id', 'x'))", "id"},
 		{"xor bytes", "bytes([c ^ 1 for c in b'hc']).decode()", "ib"},
 		{"shift chars", "''.join(chr(ord(c) - 1) for c in 'je')", "id"},
 	}

@@ -140,7 +140,11 @@ func (a *analyzer) call(e *expr, sc *scope) *sym {
 		c.args = append(c.args, a.eval(x, sc))
 		c.argEx = append(c.argEx, x)
 	}
-	for _, k := range e.kws {
+	var kws []kwarg
+	if e.exprMore != nil {
+		kws = e.kws
+	}
+	for _, k := range kws {
 		v := a.eval(k.v, sc)
 		if c.kws == nil {
 			c.kws = map[string]*sym{}
@@ -428,7 +432,9 @@ func (a *analyzer) method(fn *sym, c *callCtx) *sym {
 				}
 			}
 		case "maketrans":
-			return nil
+			if t := makeTrans(c.args); t != nil {
+				return t
+			}
 		}
 	}
 	r := &sym{kind: "call"}

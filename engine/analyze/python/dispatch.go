@@ -325,20 +325,7 @@ func (a *analyzer) dispatch(c *callCtx) *sym {
 		a.output(c, sink, c.args...)
 		return nil
 	case "str.maketrans", "bytes.maketrans":
-		// str.maketrans("abc", "xyz") → {97: 120, ...}
-		if len(c.args) >= 2 && c.args[0].isStr() && c.args[1].isStr() {
-			from, to := []rune(c.args[0].s), []rune(c.args[1].s)
-			if len(from) != len(to) {
-				return nil
-			}
-			r := &sym{kind: "dict"}
-			for i := range from {
-				r.keys = append(r.keys, intSym(int64(from[i])))
-				r.items = append(r.items, intSym(int64(to[i])))
-			}
-			return r
-		}
-		return nil
+		return makeTrans(c.args)
 	case "shlex.split":
 		if arg0 != nil && arg0.isStr() {
 			if words, ok := shlexSplit(arg0.s); ok && len(words) <= maxItems {
@@ -1358,4 +1345,29 @@ func shlexSplit(line string) ([]string, bool) {
 		words = append(words, cur.String())
 	}
 	return words, true
+}
+
+// makeTrans builds the table of str.maketrans("abc", "xyz"[, "del"]):
+// code point → code point, or None for deleted characters. It returns nil
+// when the arguments are not constant strings of equal length.
+func makeTrans(args []*sym) *sym {
+	if len(args) < 2 || !args[0].isStr() || !args[1].isStr() {
+		return nil
+	}
+	from, to := []rune(args[0].s), []rune(args[1].s)
+	if len(from) != len(to) {
+		return nil
+	}
+	r := &sym{kind: "dict"}
+	for i := range from {
+		r.keys = append(r.keys, intSym(int64(from[i])))
+		r.items = append(r.items, intSym(int64(to[i])))
+	}
+	if len(args) > 2 && args[2].isStr() {
+		for _, d := range args[2].s {
+			r.keys = append(r.keys, intSym(int64(d)))
+			r.items = append(r.items, &sym{kind: "none", cnst: true})
+		}
+	}
+	return r
 }

@@ -34,23 +34,33 @@ const (
 	eConst // None, True, False, Ellipsis
 )
 
-// expr is an expression node. Fields are used per kind (see parser).
+// expr is an expression node. Fields are used per kind (see parser);
+// the slices only some kinds need live in exprMore, which keeps the common
+// nodes (names, attributes, constants, operators) small.
 type expr struct {
-	kind    ekind
-	name    string // eName id, eAttr attribute, operator, eConst name
-	str     string // eStr value, eNum text
-	bytes   bool
-	x, y, z *expr
-	args    []*expr
-	vals    []*expr
-	kws     []kwarg
-	comp    []compFor
-	parts   []fpart
-	fexprs  []*expr
-	line    int
-	col     int
-	off     int
-	end     int
+	kind  ekind
+	bytes bool
+	name  string // eName id, eAttr attribute, operator, eConst name
+	str   string // eStr value, eNum text
+	x     *expr
+	y     *expr
+	z     *expr
+	args  []*expr
+	*exprMore
+	line int
+	col  int
+	off  int
+	end  int
+}
+
+// exprMore holds the parts of calls (keywords), dicts (values),
+// comprehensions and f-strings.
+type exprMore struct {
+	vals   []*expr
+	kws    []kwarg
+	comp   []compFor
+	parts  []fpart
+	fexprs []*expr
 }
 
 type kwarg struct {
@@ -1128,7 +1138,11 @@ func (p *parser) atomTrailers() *expr {
 			p.next()
 			n := p.node(eCall, t)
 			n.x = e
-			n.args, n.kws = p.callArgs()
+			var kws []kwarg
+			n.args, kws = p.callArgs()
+			if len(kws) > 0 {
+				n.exprMore = &exprMore{kws: kws}
+			}
 			e = p.done(n)
 		case p.isOp("["):
 			p.next()
@@ -1168,7 +1182,7 @@ func (p *parser) callArgs() (args []*expr, kws []kwarg) {
 				g := p.node(eComp, t)
 				g.name = "gen"
 				g.x = a
-				g.comp = p.compFors()
+				g.exprMore = &exprMore{comp: p.compFors()}
 				a = p.done(g)
 			}
 			args = append(args, a)
@@ -1285,7 +1299,7 @@ func (p *parser) atom() *expr {
 				g := p.node(eComp, t)
 				g.name = "gen"
 				g.x = first
-				g.comp = p.compFors()
+				g.exprMore = &exprMore{comp: p.compFors()}
 				p.expectOp(")")
 				return p.done(g)
 			}
@@ -1314,7 +1328,7 @@ func (p *parser) atom() *expr {
 				e.kind = eComp
 				e.name = "list"
 				e.x = first
-				e.comp = p.compFors()
+				e.exprMore = &exprMore{comp: p.compFors()}
 				p.expectOp("]")
 				return p.done(e)
 			}
@@ -1343,6 +1357,7 @@ func (p *parser) atom() *expr {
 func (p *parser) dictOrSet(t *token) *expr {
 	p.next()
 	e := p.node(eDict, t)
+	e.exprMore = &exprMore{}
 	if p.acceptOp("}") {
 		return p.done(e)
 	}
@@ -1359,7 +1374,7 @@ func (p *parser) dictOrSet(t *token) *expr {
 				c.name = "dict"
 				c.x = k
 				c.y = v
-				c.comp = p.compFors()
+				c.exprMore = &exprMore{comp: p.compFors()}
 				p.expectOp("}")
 				return p.done(c)
 			}
@@ -1371,7 +1386,7 @@ func (p *parser) dictOrSet(t *token) *expr {
 				c := p.node(eComp, t)
 				c.name = "set"
 				c.x = k
-				c.comp = p.compFors()
+				c.exprMore = &exprMore{comp: p.compFors()}
 				p.expectOp("}")
 				return p.done(c)
 			}
@@ -1413,7 +1428,7 @@ func (p *parser) strings() *expr {
 		var e *expr
 		if tk.lit.fstr {
 			e = p.node(eFString, tk)
-			e.parts = tk.lit.parts
+			e.exprMore = &exprMore{parts: tk.lit.parts}
 			e.bytes = tk.lit.bytes
 			for _, pt := range tk.lit.parts {
 				if pt.hasExpr {
@@ -1447,10 +1462,10 @@ func joinFStrings(a, b *expr) *expr {
 		if e.kind == eFString {
 			return e
 		}
-		return &expr{kind: eFString, parts: []fpart{{lit: e.str}}, line: e.line, col: e.col, off: e.off, end: e.end}
+		return &expr{kind: eFString, exprMore: &exprMore{parts: []fpart{{lit: e.str}}}, line: e.line, col: e.col, off: e.off, end: e.end}
 	}
 	a, b = toF(a), toF(b)
-	n := &expr{kind: eFString, line: a.line, col: a.col, off: a.off, end: b.end}
+	n := &expr{kind: eFString, exprMore: &exprMore{}, line: a.line, col: a.col, off: a.off, end: b.end}
 	n.parts = append(append([]fpart{}, a.parts...), b.parts...)
 	n.fexprs = append(append([]*expr{}, a.fexprs...), b.fexprs...)
 	return n
@@ -1499,6 +1514,9 @@ func relocate(e *expr, tk *token) {
 	relocate(e.z, tk)
 	for _, a := range e.args {
 		relocate(a, tk)
+	}
+	if e.exprMore == nil {
+		return
 	}
 	for _, a := range e.vals {
 		relocate(a, tk)
