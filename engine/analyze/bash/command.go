@@ -300,6 +300,19 @@ func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c ctx) {
 	case name == "sleep":
 		a.sleep(s, args)
 		return
+	case name == "printenv":
+		// printenv NAME prints that variable's value.
+		var fs []field
+		for _, f := range args {
+			if isIdent(f.s) && !f.dyn {
+				a.b.Facts.EnvReads = append(a.b.Facts.EnvReads, sdk.EnvRead{Name: f.s, Pos: a.pos(s.Pos())})
+				v := field{s: f.s}
+				v.addVar(f.s)
+				fs = append(fs, v)
+			}
+		}
+		a.output(s, fs, c)
+		return
 	case name == "set":
 		for i, f := range args {
 			if f.s == "--" {
