@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/toolwarden/toolwarden/rules-wasm/packs"
@@ -53,11 +52,13 @@ func (n nativePack) Scan(ctx context.Context, input []byte) (out []sdk.Finding, 
 			err = fmt.Errorf("native pack %s panicked: %v", n.info.Name, r)
 		}
 	}()
-	var in sdk.ScanInput
-	if err := json.Unmarshal(input, &in); err != nil {
+	// The decoder the guest kit uses, so that the Wasm/native ratio
+	// compares the sandbox, not two JSON decoders.
+	in, err := sdk.DecodeScanInput(input)
+	if err != nil {
 		return nil, fmt.Errorf("native pack %s: decode input: %w", n.info.Name, err)
 	}
-	fs, err := n.p.Scan(&in)
+	fs, err := n.p.Scan(in)
 	if err != nil {
 		return nil, fmt.Errorf("native pack %s: %w", n.info.Name, err)
 	}

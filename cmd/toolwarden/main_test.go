@@ -88,6 +88,8 @@ type invocation struct {
 	stdin io.Reader // standard input (nil = empty)
 	// uid, when non-zero, runs the binary as that uid and gid (needs root).
 	uid int
+	// env is added to the test's environment.
+	env []string
 }
 
 // tw runs the binary with args in the package directory.
@@ -106,6 +108,9 @@ func (in invocation) run(t *testing.T, args ...string) result {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = in.dir
 	cmd.Stdin = in.stdin
+	if len(in.env) > 0 {
+		cmd.Env = append(os.Environ(), in.env...)
+	}
 	if in.uid != 0 {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(in.uid), Gid: uint32(in.uid)}}
 	}

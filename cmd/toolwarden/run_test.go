@@ -378,3 +378,35 @@ func TestRunLeavesNoProcessBehind(t *testing.T) {
 		t.Errorf("processes outlived a timed-out run:\n%s\n%s", strings.Join(left, "\n"), r)
 	}
 }
+
+// nobody is the unprivileged uid and gid the tests run the binary as when
+// they run as root.
+const nobody = 65534
+
+func TestRunWithoutRoot(t *testing.T) {
+	// Without root there is no cgroup backend: mode required refuses to run
+	// anything, auto falls back to process_group and runs. As root, the
+	// binary is run as an unprivileged uid to reach this branch.
+	ws := workspace(t)
+	in := invocation{dir: ws, env: []string{"HOME=" + ws}}
+	if os.Geteuid() == 0 {
+		in.uid = nobody
+	}
+	marker := filepath.Join(ws, "MARKER")
+
+	r := in.run(t, "run", "--isolation", "required", "-c", "touch MARKER")
+	wantCode(t, r, exitBlocked)
+	wantContains(t, "stderr", r.stderr, "required")
+	if exists(t, marker) {
+		t.Errorf("mode required without a cgroup backend still ran the command")
+	}
+
+	r = in.run(t, "run", "-c", "touch MARKER && echo fell back")
+	wantCode(t, r, 0)
+	if r.stdout != "fell back\n" || !exists(t, marker) {
+		t.Errorf("auto without root did not run the command:\n%s", r)
+	}
+
+	r = in.run(t, "run", "--timeout", "1s", "-c", "sleep 30")
+	wantCode(t, r, exitTimeout)
+}
