@@ -1,0 +1,47 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The long-running subcommands (serve, mcp, executor) are driven end to
+// end by the e2e package and by mcp_test.go; here they are checked to fail
+// closed at start: a configuration they cannot honour is a usage error
+// (exit 3) that says what is wrong, never a daemon running on a half-loaded
+// policy or without its store.
+
+func TestDaemonsRefuseInvalidPolicy(t *testing.T) {
+	pol := filepath.Join("testdata", "policies", "negative_limit.yaml")
+	for _, args := range [][]string{
+		{"serve", "--no-executor", "--listen", "127.0.0.1:0", "--data-dir", filepath.Join(t.TempDir(), "data"), "--policy", pol},
+		{"mcp", "--no-executor", "--data-dir", filepath.Join(t.TempDir(), "data"), "--policy", pol},
+	} {
+		r := invocation{stdin: strings.NewReader("")}.run(t, args...)
+		wantCode(t, r, 3)
+		wantContains(t, args[0]+" stderr", r.stderr, pol, `"max_output_bytes"`)
+		if strings.Contains(r.stdout, "jsonrpc") || strings.Contains(r.stderr, "listening on") {
+			t.Errorf("%s started under an invalid policy:\n%s", args[0], r)
+		}
+	}
+}
+
+func TestMCPRefusesEmptyIdentity(t *testing.T) {
+	r := invocation{stdin: strings.NewReader("")}.run(t, "mcp", "--no-executor", "--identity", "",
+		"--data-dir", filepath.Join(t.TempDir(), "data"))
+	wantCode(t, r, 3)
+	wantContains(t, "stderr", r.stderr, "--identity")
+}
+
+func TestExecutorNeedsItsStore(t *testing.T) {
+	r := tw(t, "executor")
+	wantCode(t, r, 3)
+	wantContains(t, "stderr", r.stderr, "--redis")
+
+	// Port 1 on loopback refuses connections: the store is unreachable.
+	r = tw(t, "executor", "--redis", "redis://127.0.0.1:1/0", "--isolation", "process_group",
+		"--data-dir", t.TempDir(), "--workspace", t.TempDir())
+	wantCode(t, r, 3)
+	wantContains(t, "stderr", r.stderr, "store", "127.0.0.1:1")
+}
