@@ -337,17 +337,27 @@ func needExecutorCommand(t testing.TB) {
 	}
 }
 
-// startExecutor starts `toolwarden executor` on a Redis backend with extra
-// YAML configuration, stopped when the test ends.
-func startExecutor(t testing.TB, redisURL, prefix, config string) *proc {
+// startExecutor starts `toolwarden executor` on a Redis backend with its
+// own cgroup root, workspace and data dir, plus args (for example
+// --concurrency, --lease); it is stopped when the test ends.
+func startExecutor(t testing.TB, redisURL, prefix string, args ...string) *proc {
 	t.Helper()
 	dir := tempDir(t)
 	cfgPath := filepath.Join(dir, "executor.yaml")
-	if err := os.WriteFile(cfgPath, []byte(baseConfig+config+isolationConfig(t.Cleanup)), 0o600); err != nil {
+	if err := os.WriteFile(cfgPath, []byte(isolationConfig(t.Cleanup)), 0o600); err != nil {
 		t.Fatalf("write executor config: %v", err)
 	}
-	p := startProc(t, "executor", []string{"TOOLWARDEN_REDIS_PREFIX=" + prefix}, binPath,
-		"executor", "--redis", redisURL, "--config", cfgPath, "--data-dir", filepath.Join(dir, "data"))
+	ws := filepath.Join(dir, "workspace")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatalf("create executor workspace: %v", err)
+	}
+	// Workloads run as an unprivileged uid: the workspace is shared like /tmp.
+	if err := os.Chmod(ws, 0o1777); err != nil {
+		t.Fatalf("chmod executor workspace: %v", err)
+	}
+	all := append([]string{"executor", "--redis", redisURL, "--config", cfgPath,
+		"--data-dir", filepath.Join(dir, "data"), "--workspace", ws}, args...)
+	p := startProc(t, "executor", []string{"TOOLWARDEN_REDIS_PREFIX=" + prefix}, binPath, all...)
 	t.Cleanup(func() {
 		p.stop()
 		if t.Failed() {

@@ -352,8 +352,8 @@ func TestRedisRestartUnderLoad(t *testing.T) {
 // `executor` daemons on one Redis, SIGKILLs the executor that holds a run,
 // and checks that the other executor's reconciliation marks the record
 // orphaned once the dead executor's lease expires: the record is never
-// lost, never runs again, and never completes. The wait is bounded by the
-// lease (execution.DefaultLeaseTTL, 30 s) plus one reconcile interval.
+// lost, never runs again, and never completes. The executors run with a
+// 5 s lease (--lease), so the orphaning comes within seconds.
 func TestExecutorSIGKILLOrphansRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test: skipped with -short")
@@ -361,13 +361,29 @@ func TestExecutorSIGKILLOrphansRun(t *testing.T) {
 	needExecutorCommand(t)
 	url, prefix := needRedis(t)
 	s := startServer(t, serverOpts{RedisURL: url, RedisPrefix: prefix, NoExecutor: true})
+	// A short lease keeps the test short: the dead executor's run is
+	// orphaned about one lease plus one reconcile interval (= the lease)
+	// after its last heartbeat.
+	lease := []string{"--concurrency", "2", "--lease", "5s"}
 	execs := []*proc{
-		startExecutor(t, url, prefix, "executor_concurrency: 2\n"),
-		startExecutor(t, url, prefix, "executor_concurrency: 2\n"),
+		startExecutor(t, url, prefix, lease...),
+		startExecutor(t, url, prefix, lease...),
 	}
 
 	marker := "sleep 1234." + randDigits(6)
 	r := s.api.mustSubmit(t, marker, 1)
+	if r.Status == "queued" {
+		// The server queued it under prefix; an executor that reads another
+		// prefix never claims it.
+		code, w, body, err := s.api.wait(context.Background(), r.ExecutionID, 30)
+		if err != nil || code != http.StatusOK {
+			t.Fatalf("wait: HTTP %d %v: %.300s", code, err, body)
+		}
+		if w.Status == "queued" {
+			t.Fatalf("no executor claimed the execution in 30 s: does `toolwarden executor` use the key prefix "+
+				"TOOLWARDEN_REDIS_PREFIX=%q like `serve`?", prefix)
+		}
+	}
 	s.api.awaitStatus(t, r.ExecutionID, "running", time.Minute)
 	pids, ok := awaitProcesses(marker, true, 30*time.Second)
 	if !ok {
@@ -385,7 +401,7 @@ func TestExecutorSIGKILLOrphansRun(t *testing.T) {
 	}
 
 	victim.kill(t)
-	got := s.api.awaitStatus(t, r.ExecutionID, "orphaned", 3*time.Minute)
+	got := s.api.awaitStatus(t, r.ExecutionID, "orphaned", 2*time.Minute)
 	if !got.IsError || got.Error == "" {
 		t.Errorf("orphaned record: is_error %v error %q; want an error that says why", got.IsError, got.Error)
 	}
