@@ -89,8 +89,12 @@ for ((i = 1; i <= M; i++)); do
 		printf 'security:\n  process_isolation:\n    cgroup_root: %s\n' \
 			"${v2mount}${v2self%/}/toolwarden-cluster-$i" >"$cfg"
 	fi
+	# Runs without a cwd start in a workspace shared like /tmp (workloads
+	# run as an unprivileged uid under the cgroup backend).
+	mkdir -p "$DIR/executor-$i/workspace"
+	chmod 1777 "$DIR/executor-$i/workspace"
 	"$BIN" executor --redis "$REDIS_URL" --config "$cfg" --data-dir "$DIR/executor-$i" \
-		>"$DIR/executor-$i.log" 2>&1 &
+		--workspace "$DIR/executor-$i/workspace" >"$DIR/executor-$i.log" 2>&1 &
 	pids+=($!)
 	names[$!]="executor $i (log $DIR/executor-$i.log)"
 done
