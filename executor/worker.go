@@ -168,6 +168,7 @@ func (d *Daemon) options(rec *execution.Record, onPartial func(reduction.Partial
 	o := runner.Options{
 		Language:        rec.Language,
 		Dir:             rec.Cwd,
+		Env:             rec.Env,
 		Timeout:         d.cfg.Timeout,
 		NoOutputTimeout: d.cfg.NoOutputTimeout,
 		MaxResultBytes:  d.cfg.MaxResultBytes,
