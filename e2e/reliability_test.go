@@ -425,3 +425,41 @@ func TestExecutorSIGKILLOrphansRun(t *testing.T) {
 		t.Fatalf("run on the surviving executor: status %q result %q", after.Status, after.Result)
 	}
 }
+
+// TestTwoServersShareOneRedis runs two API servers on one Redis — one with
+// an embedded executor, one without — with the same admin key: work
+// submitted to either runs, a bounded wait on one server sees a result
+// written through the other, and a cancel sent to one server stops a run
+// submitted to the other.
+func TestTwoServersShareOneRedis(t *testing.T) {
+	url, prefix := needRedis(t)
+	key := "tw_e2e_" + randHex(16)
+	a := startServer(t, serverOpts{RedisURL: url, RedisPrefix: prefix, Key: key})
+	b := startServer(t, serverOpts{RedisURL: url, RedisPrefix: prefix, Key: key, NoExecutor: true})
+
+	r := settle(t, b.api, b.api.mustSubmit(t, "echo via-b", 60))
+	if r.Status != "completed" || r.Result != "via-b\n" {
+		t.Fatalf("submitted to the server without executor: status %q result %q", r.Status, r.Result)
+	}
+	if got := a.api.mustGet(t, r.ExecutionID); got.Result != r.Result || got.Status != "completed" {
+		t.Fatalf("the other server reads %s as %q %q", r.ExecutionID, got.Status, got.Result)
+	}
+
+	marker := "sleep 1234." + randDigits(6)
+	long := b.api.mustSubmit(t, marker, 1)
+	a.api.awaitStatus(t, long.ExecutionID, "running", time.Minute)
+	if _, ok := awaitProcesses(marker, true, 30*time.Second); !ok {
+		t.Fatalf("no %q process while running", marker)
+	}
+	code, body, err := a.api.do(context.Background(), http.MethodPost, "/v1/executions/"+long.ExecutionID+"/cancel",
+		map[string]string{"reason": "e2e: cancel through the other server"})
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("cancel via the other server: HTTP %d %v: %s", code, err, body)
+	}
+	if final := b.api.awaitTerminal(t, long.ExecutionID, time.Minute); final.Status != "cancelled" {
+		t.Fatalf("after a cancel through the other server: status %q", final.Status)
+	}
+	if pids, ok := awaitProcesses(marker, false, 30*time.Second); !ok {
+		t.Fatalf("cancelled run left processes %v", pids)
+	}
+}
