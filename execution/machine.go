@@ -168,6 +168,7 @@ func ApplyFinish(r *Record, workerID string, final *Record, now time.Time) error
 		r.StatusReason = final.StatusReason
 	}
 	r.LeaseExpiresAt = nil
+	r.Env = nil // the run is over: environment values (maybe secrets) leave the store
 	r.Revision++
 	return nil
 }
@@ -191,6 +192,7 @@ func ApplyCancel(r *Record, reason string, now time.Time) (bool, error) {
 		r.Status = StatusCancelled
 		r.CancelRequested, r.CancelReason = true, reason
 		r.StatusReason = reason
+		r.Env = nil
 		r.EndedAt = timePtr(canon(now))
 		if r.StartedAt != nil {
 			r.DurationMS = r.EndedAt.Sub(*r.StartedAt).Milliseconds()
@@ -226,6 +228,7 @@ func ApplyOrphan(r *Record, reason string, now time.Time) error {
 	r.Status = StatusOrphaned
 	r.StatusReason = reason
 	r.IsError = true
+	r.Env = nil
 	if r.Error == "" {
 		r.Error = "execution orphaned: " + reason
 	}
@@ -284,6 +287,9 @@ func ApplyUpdate(r *Record, fn func(*Record) error, now time.Time) (next *Record
 		}
 		if c.Status.Terminal() && c.EndedAt == nil {
 			c.EndedAt = timePtr(canon(now))
+		}
+		if c.Status.Terminal() {
+			c.Env = nil
 		}
 		enqueue = c.Status == StatusQueued
 	}

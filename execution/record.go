@@ -76,9 +76,14 @@ type Record struct {
 	Cwd      string `json:"cwd,omitempty"`
 	// EnvNames are the names of environment variables passed to the workload;
 	// values are never stored because they may be secrets.
-	EnvNames   []string `json:"env_names,omitempty"`
-	TimeoutMS  int64    `json:"timeout_ms,omitempty"`
-	OwnerKeyID string   `json:"owner_key_id,omitempty"`
+	EnvNames []string `json:"env_names,omitempty"`
+	// Env holds the values of the requested environment for the workload.
+	// They may be secrets, so they are kept in the store only while the
+	// record can still run (cleared when it becomes terminal) and never
+	// returned by the API or the MCP tools (see Public).
+	Env        map[string]string `json:"env,omitempty"`
+	TimeoutMS  int64             `json:"timeout_ms,omitempty"`
+	OwnerKeyID string            `json:"owner_key_id,omitempty"`
 	// SpillPath is where the full output went when it exceeded the result limit.
 	SpillPath string `json:"spill_path,omitempty"`
 
@@ -117,6 +122,12 @@ func (r *Record) Clone() *Record {
 	if r.EnvNames != nil {
 		c.EnvNames = append([]string(nil), r.EnvNames...)
 	}
+	if r.Env != nil {
+		c.Env = make(map[string]string, len(r.Env))
+		for k, v := range r.Env {
+			c.Env[k] = v
+		}
+	}
 	if r.SafetyReport != nil {
 		// The report holds maps of arbitrary values; a JSON round trip is the
 		// simplest complete deep copy and the report is always JSON-safe.
@@ -126,6 +137,15 @@ func (r *Record) Clone() *Record {
 		}
 	}
 	return &c
+}
+
+// Public returns a copy of r fit for callers: without environment values
+// (they may be secrets) and without worker bookkeeping.
+func (r *Record) Public() *Record {
+	c := r.Clone()
+	c.Env = nil
+	c.WorkerID, c.LeaseExpiresAt, c.HeartbeatAt = "", nil, nil
+	return c
 }
 
 // Marshal encodes r as the JSON document backends store.

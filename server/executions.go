@@ -126,7 +126,7 @@ type recordView struct {
 // view prepares a record for a response. Partial output is included only
 // while the record runs and when asked (maxPartial > 0).
 func view(r *execution.Record, maxPartial int, includePartial bool) recordView {
-	c := r.Clone()
+	c := r.Public()
 	if includePartial && maxPartial > 0 && !c.Status.Terminal() {
 		c.PartialOutput, _ = c.PartialTail(maxPartial)
 	} else if !includePartial || c.Status.Terminal() {

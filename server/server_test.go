@@ -371,3 +371,31 @@ func TestOpenAPIAndMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvValuesNeverReturned: the workload gets the requested environment,
+// the API never shows its values.
+func TestEnvValuesNeverReturned(t *testing.T) {
+	f := newFixture(t, policies.Default(), server.Config{})
+	code, rec := f.do("POST", "/v1/executions", f.agent, map[string]any{"command": "echo hi",
+		"env": map[string]string{"API_TOKEN": "s3cret-value"}, "wait_seconds": 0})
+	if code != 202 {
+		t.Fatalf("create: %d %v", code, rec)
+	}
+	if _, ok := rec["env"]; ok {
+		t.Fatalf("response shows env values: %v", rec)
+	}
+	if names, _ := rec["env_names"].([]any); len(names) != 1 || names[0] != "API_TOKEN" {
+		t.Fatalf("env_names = %v", rec["env_names"])
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	claimed, err := f.backend.Claim(ctx, "w", 2*time.Second)
+	if err != nil || claimed.Env["API_TOKEN"] != "s3cret-value" {
+		t.Fatalf("the worker does not get the env values: %v %v", claimed, err)
+	}
+	id, _ := rec["execution_id"].(string)
+	_, got := f.do("GET", "/v1/executions/"+id, f.agent, nil)
+	if _, ok := got["env"]; ok {
+		t.Fatalf("GET shows env values: %v", got)
+	}
+}

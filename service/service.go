@@ -91,6 +91,7 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 		Content:        pieces[0].Content,
 		Cwd:            req.Cwd,
 		EnvNames:       sortedKeys(req.Env),
+		Env:            req.Env,
 		TimeoutMS:      int64(req.TimeoutSeconds * 1000),
 		OwnerKeyID:     owner,
 		SafetyReport:   rep,
@@ -98,6 +99,7 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 	switch {
 	case rep.Decision == sdk.Deny:
 		rec.Status = execution.StatusBlocked
+		rec.Env = nil // never stored for a call that cannot run
 		rec.StatusReason = rep.Summary
 		rec.IsError = true
 		rec.Error = "TOOL_SAFETY_BLOCKED: " + rep.Summary

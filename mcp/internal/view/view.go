@@ -14,7 +14,7 @@ import (
 // execution.Record.PartialTail). extra fields (wait_timed_out, message)
 // are added at the top level.
 func Record(r *execution.Record, include bool, maxPartial int, extra map[string]any) string {
-	c := r.Clone()
+	c := r.Public()
 	if include && !c.Status.Terminal() {
 		c.PartialOutput, c.PartialOutputTruncated = c.PartialTail(maxPartial)
 	} else {
