@@ -1101,3 +1101,19 @@ func TestAliasWithCommandList(t *testing.T) {
 		t.Fatalf("alias list: %s", dump(f))
 	}
 }
+
+func TestGlobMatch(t *testing.T) {
+	cases := []struct {
+		pat, s string
+		want   bool
+	}{
+		{"*", "", true}, {"*", "abc", true}, {"a*c", "abc", true}, {"a*c", "abd", false},
+		{"?b*", "abxyz", true}, {"*.*", "a.tar.gz", true}, {"*:*", "/usr/bin", false},
+		{"a*a*a*a*a*b", strings.Repeat("a", 2000), false}, {"*x", "yyyx", true}, {"", "", true}, {"", "a", false},
+	}
+	for _, tc := range cases {
+		if got := globMatch(tc.pat, tc.s); got != tc.want {
+			t.Errorf("globMatch(%q, %q) = %v", tc.pat, tc.s, got)
+		}
+	}
+}

@@ -636,7 +636,7 @@ func (a *analyzer) paramValue(p *syntax.ParamExp, name string) (string, bool) {
 					val, known = wk, true
 				}
 			}
-			if known && argOK {
+			if known && argOK && len(val) <= maxPatternSubject {
 				return trimPattern(val, arg, p.Exp.Op), true
 			}
 		case syntax.UpperAll:
@@ -924,6 +924,10 @@ func isIdent(s string) bool {
 	return true
 }
 
+// maxPatternSubject bounds the values pattern trims are computed on (each
+// trim tries every prefix or suffix).
+const maxPatternSubject = 4096
+
 // trimPattern implements ${v#p}, ${v##p}, ${v%p}, ${v%%p} for patterns
 // made of literals, * and ?.
 func trimPattern(val, pat string, op syntax.ParExpOperator) string {
@@ -957,34 +961,29 @@ func trimPattern(val, pat string, op syntax.ParExpOperator) string {
 }
 
 // globMatch matches s against a shell pattern of literals, * and ? (other
-// pattern syntax is taken literally).
+// pattern syntax is taken literally). It backtracks only to the last star,
+// so it runs in O(len(pat)·len(s)).
 func globMatch(pat, s string) bool {
-	for len(pat) > 0 {
-		switch pat[0] {
-		case '*':
-			for len(pat) > 0 && pat[0] == '*' {
-				pat = pat[1:]
-			}
-			if pat == "" {
-				return true
-			}
-			for i := 0; i <= len(s); i++ {
-				if globMatch(pat, s[i:]) {
-					return true
-				}
-			}
-			return false
-		case '?':
-			if s == "" {
-				return false
-			}
-			pat, s = pat[1:], s[1:]
+	p, i := 0, 0
+	star, mark := -1, 0
+	for i < len(s) {
+		switch {
+		case p < len(pat) && (pat[p] == '?' || pat[p] == s[i] && pat[p] != '*'):
+			p++
+			i++
+		case p < len(pat) && pat[p] == '*':
+			star, mark = p, i
+			p++
+		case star >= 0:
+			p = star + 1
+			mark++
+			i = mark
 		default:
-			if s == "" || s[0] != pat[0] {
-				return false
-			}
-			pat, s = pat[1:], s[1:]
+			return false
 		}
 	}
-	return s == ""
+	for p < len(pat) && pat[p] == '*' {
+		p++
+	}
+	return p == len(pat)
 }
