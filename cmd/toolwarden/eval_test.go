@@ -179,3 +179,25 @@ func TestEvalUsageErrors(t *testing.T) {
 	wantCode(t, r, 3)
 	wantContains(t, "stderr", r.stderr, "negative_limit.yaml", "max_output_bytes")
 }
+
+func TestEvalUnlabelledCases(t *testing.T) {
+	corpus := writeFile(t, t.TempDir(), "unlabelled.jsonl",
+		`{"id": "u1", "language": "bash", "content": "ls"}`+"\n"+
+			`{"id": "u2", "language": "python", "content": "import os\nos.system('rm -rf /')"}`+"\n")
+	r := tw(t, "eval", "--corpus", corpus)
+	wantCode(t, r, 0)
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want two cases and a summary:\n%s", len(lines), r)
+	}
+	var u2 evalLine
+	decodeJSON(t, "case line", lines[1], &u2)
+	if u2.ID != "u2" || u2.Decision != "deny" {
+		t.Errorf("u2 decided %q, want deny", u2.Decision)
+	}
+	var s evalSummaryLine
+	decodeJSON(t, "summary line", lines[2], &s)
+	if s.Summary == nil || s.Summary.Cases != 2 || s.Summary.Labelled != 0 || len(s.Summary.Confusion) != 0 {
+		t.Errorf("summary %+v, want 2 cases, none labelled, an empty confusion matrix", s.Summary)
+	}
+}

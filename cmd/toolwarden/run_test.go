@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -334,22 +337,24 @@ func TestRunRequestedLimitsAreScanned(t *testing.T) {
 	}
 }
 
-// processesWith returns the host processes whose command line contains
-// token.
+// processesWith returns the host's sleep processes whose arguments contain
+// token: the children a workload leaves behind (toolwarden's and the
+// shell's own command lines also contain the token, and do not count).
 func processesWith(t *testing.T, token string) []string {
 	t.Helper()
-	dirs, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	files, err := filepath.Glob("/proc/[0-9]*/cmdline")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var found []string
-	for _, p := range dirs {
+	for _, p := range files {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			continue // the process ended meanwhile
 		}
-		if cmd := string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})); strings.Contains(cmd, token) {
-			found = append(found, filepath.Base(filepath.Dir(p))+": "+cmd)
+		argv := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		if len(argv) == 2 && filepath.Base(argv[0]) == "sleep" && strings.Contains(argv[1], token) {
+			found = append(found, filepath.Base(filepath.Dir(p))+": "+strings.Join(argv, " "))
 		}
 	}
 	return found
@@ -409,4 +414,59 @@ func TestRunWithoutRoot(t *testing.T) {
 
 	r = in.run(t, "run", "--timeout", "1s", "-c", "sleep 30")
 	wantCode(t, r, exitTimeout)
+}
+
+func TestRunInterruptCancelsTheRun(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("no /proc on this host")
+	}
+	ws := workspace(t)
+	token := "299." + strconv.Itoa(os.Getpid()) + strconv.Itoa(int(time.Now().UnixNano()%1e6))
+	script := "nohup sleep " + token + "1 >/dev/null 2>&1 & sleep " + token + "2"
+	for _, mode := range []string{"auto", "process_group"} {
+		ctx, cancel := context.WithTimeout(context.Background(), commandDeadline)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, "run", "--isolation", mode, "-c", script)
+		cmd.Dir = ws
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waited := make(chan error, 1)
+		go func() { waited <- cmd.Wait() }()
+
+		// Wait until both sleeps of the workload run, then interrupt
+		// toolwarden as a terminal's ^C would.
+		var err error
+		exited := false
+		for !exited && len(processesWith(t, token)) < 2 {
+			select {
+			case err = <-waited:
+				exited = true
+			case <-ctx.Done():
+				t.Fatalf("the workload never started\nstderr:\n%s", stderr.String())
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		if exited {
+			if mode == "auto" && strings.Contains(stderr.String(), busyRoot) {
+				t.Logf("cgroup root busy (another toolwarden runs on this host); repeating under process_group")
+				continue
+			}
+			t.Fatalf("run ended before it was interrupted: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+		}
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		err = <-waited
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitCancelled {
+			t.Errorf("after SIGINT: %v, want exit %d\nstderr:\n%s", err, exitCancelled, stderr.String())
+		}
+		if left := processesWith(t, token); len(left) > 0 {
+			t.Errorf("processes outlived a cancelled run:\n%s", strings.Join(left, "\n"))
+		}
+		return
+	}
 }

@@ -365,3 +365,12 @@ func TestScanNeverPrintsSecrets(t *testing.T) {
 		}
 	}
 }
+
+func TestScanUnknownLanguageIsUsageError(t *testing.T) {
+	r := invocation{stdin: strings.NewReader("ls\n")}.run(t, "scan", "--language", "ruby", "-")
+	wantCode(t, r, 3)
+	wantContains(t, "stderr", r.stderr, "ruby")
+	if r.stdout != "" {
+		t.Errorf("a scan in an unknown language printed a report: %s", r.stdout)
+	}
+}
