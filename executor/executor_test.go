@@ -263,35 +263,59 @@ func TestShutdownCancelsAndRecordsRuns(t *testing.T) {
 	}
 }
 
+// A worker that loses its lease — rejected outright, or unprovable because
+// the store stays unreachable for a whole lease — kills the workload and
+// writes nothing; reconciliation then orphans the record.
 func TestLostLeaseKillsTheRunWithoutFinish(t *testing.T) {
+	for name, hbErr := range map[string]error{
+		"rejected":    fmt.Errorf("heartbeat: test: %w", execution.ErrLeaseLost),
+		"unreachable": fmt.Errorf("heartbeat: test: %w", execution.ErrUnavailable),
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := newRecorder(openEmbedded(t, 3*time.Second))
+			start(t, b, openIso(t), fastConfig())
+			marker := sleepMarker(120)
+			r := create(t, b, "sleep "+marker, workspace(t))
+			waitUntil(t, b, r.ExecutionID, "running", func(r *execution.Record) bool { return r.Status == execution.StatusRunning })
+			waitProcess(t, marker, true)
+
+			b.mu.Lock()
+			b.failHeartbeat = hbErr
+			b.mu.Unlock()
+			waitProcess(t, marker, false)
+
+			got, err := b.Get(context.Background(), r.ExecutionID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Status != execution.StatusRunning && got.Status != execution.StatusOrphaned {
+				t.Fatalf("status %s after a lost lease; want it left for reconciliation", got.Status)
+			}
+			got = waitTerminal(t, b, r.ExecutionID)
+			if got.Status != execution.StatusOrphaned {
+				t.Fatalf("status %s, want orphaned", got.Status)
+			}
+			if n := len(b.finishes(r.ExecutionID)); n != 0 {
+				t.Fatalf("finished %d times after losing the lease", n)
+			}
+		})
+	}
+}
+
+func TestFinishIsRetriedWhileTheStoreIsUnavailable(t *testing.T) {
 	b := newRecorder(openEmbedded(t, 3*time.Second))
+	b.failFinishes = 2
 	start(t, b, openIso(t), fastConfig())
-	marker := sleepMarker(120)
-	r := create(t, b, "sleep "+marker, workspace(t))
-	waitUntil(t, b, r.ExecutionID, "running", func(r *execution.Record) bool { return r.Status == execution.StatusRunning })
-	waitProcess(t, marker, true)
-
+	r := create(t, b, "echo retried", workspace(t))
+	got := waitTerminal(t, b, r.ExecutionID)
+	if got.Status != execution.StatusCompleted || got.Result != "retried\n" {
+		t.Fatalf("got %s %q", got.Status, got.Result)
+	}
 	b.mu.Lock()
-	b.failHeartbeat = fmt.Errorf("heartbeat: test: %w", execution.ErrLeaseLost)
+	rejected := len(b.rejected[r.ExecutionID])
 	b.mu.Unlock()
-	waitProcess(t, marker, false)
-
-	// The worker wrote nothing: the record stays running until
-	// reconciliation decides, and it was never finished.
-	got, err := b.Get(context.Background(), r.ExecutionID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Status != execution.StatusRunning {
-		t.Fatalf("status %s after a lost lease; want it left for reconciliation", got.Status)
-	}
-	if n := len(b.finishes(r.ExecutionID)); n != 0 {
-		t.Fatalf("finished %d times after losing the lease", n)
-	}
-	// Reconciliation (lease expiry) then orphans it.
-	got = waitTerminal(t, b, r.ExecutionID)
-	if got.Status != execution.StatusOrphaned {
-		t.Fatalf("status %s, want orphaned", got.Status)
+	if rejected != 2 || len(b.finishes(r.ExecutionID)) != 1 {
+		t.Fatalf("rejected %d, finished %d; want 2 and 1", rejected, len(b.finishes(r.ExecutionID)))
 	}
 }
 

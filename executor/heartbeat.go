@@ -24,12 +24,16 @@ func (d *Daemon) heartbeat(ctx context.Context, r *run) {
 			return
 		case <-t.C:
 		}
+		// The lease runs from when the store wrote it, which is after this
+		// moment: counting from before the call keeps the worker's idea of
+		// its lease on the safe (shorter) side.
+		sent := time.Now()
 		cctx, cancel := context.WithTimeout(ctx, d.cfg.HeartbeatInterval)
 		err := d.b.Heartbeat(cctx, d.cfg.WorkerID, r.id)
 		cancel()
 		switch {
 		case err == nil:
-			r.beat(time.Now())
+			r.beat(sent)
 		case ctx.Err() != nil:
 			return
 		case errors.Is(err, execution.ErrLeaseLost), errors.Is(err, execution.ErrAlreadyFinished),

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -200,6 +199,8 @@ type recorder struct {
 	finished      map[string][]*execution.Record
 	rejected      map[string][]error
 	failHeartbeat error
+	// failFinishes makes that many Finish calls fail as unavailable first.
+	failFinishes int
 }
 
 func newRecorder(b execution.Backend) *recorder {
@@ -207,6 +208,15 @@ func newRecorder(b execution.Backend) *recorder {
 }
 
 func (r *recorder) Finish(ctx context.Context, workerID, id string, final *execution.Record) error {
+	r.mu.Lock()
+	if r.failFinishes > 0 {
+		r.failFinishes--
+		err := fmt.Errorf("finish: test: %w", execution.ErrUnavailable)
+		r.rejected[id] = append(r.rejected[id], err)
+		r.mu.Unlock()
+		return err
+	}
+	r.mu.Unlock()
 	err := r.Backend.Finish(ctx, workerID, id, final)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -416,4 +426,3 @@ func (l *lockedBuffer) String() string {
 }
 
 var _ io.Writer = (*lockedBuffer)(nil)
-var _ = errors.New

@@ -55,7 +55,14 @@ type run struct {
 
 func newRun(rec *execution.Record) *run {
 	r := &run{id: rec.ExecutionID, rec: rec}
-	r.lastBeat.Store(time.Now().UnixNano())
+	// The claim's lease started at the store's HeartbeatAt; take it when it
+	// is earlier than now, so the worker never believes in a longer lease
+	// than the store granted.
+	at := time.Now()
+	if rec.HeartbeatAt != nil && rec.HeartbeatAt.Before(at) {
+		at = *rec.HeartbeatAt
+	}
+	r.lastBeat.Store(at.UnixNano())
 	return r
 }
 
