@@ -165,8 +165,9 @@ type analyzer struct {
 	funcs map[string]int
 	// written holds static text the script wrote to files; fetched the
 	// files it downloaded to. Running such a file is judged by them.
-	written map[string]string
-	fetched map[string]bool
+	written  map[string]*strings.Builder
+	overflow map[string]bool
+	fetched  map[string]bool
 	// funcBodies holds the bodies of functions that read their arguments;
 	// calling marks those being walked for a call.
 	funcBodies map[string]*syntax.Stmt

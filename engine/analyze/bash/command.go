@@ -340,7 +340,7 @@ func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c ctx) {
 	if name == "crontab" {
 		for _, f := range args {
 			if !strings.HasPrefix(f.s, "-") && !f.dyn {
-				if text, ok := a.written[normPath(f.s)]; ok {
+				if text, ok := a.writtenText(normPath(f.s)); ok {
 					a.installedCode(s, text, "crontab", true)
 				}
 			}
@@ -1406,14 +1406,23 @@ func (a *analyzer) remember(s *syntax.Stmt, name string) {
 			text = a.producedText(&syntax.Stmt{Cmd: s.Cmd, Position: s.Position})
 		}
 		if a.written == nil {
-			a.written = map[string]string{}
+			a.written = map[string]*strings.Builder{}
+			a.overflow = map[string]bool{}
 		}
 		p := normPath(t)
-		if r.Op == syntax.AppOut {
-			text = a.written[p] + text
+		sb := a.written[p]
+		if r.Op != syntax.AppOut || sb == nil {
+			// A rewrite, or an append to content not known: what this
+			// script adds is what it controls.
+			sb = &strings.Builder{}
+			a.written[p] = sb
+			delete(a.overflow, p)
 		}
-		if len(text) <= maxWritten {
-			a.written[p] = text
+		if a.overflow[p] || sb.Len()+len(text) > maxWritten {
+			a.overflow[p] = true
+			sb.Reset()
+		} else {
+			sb.WriteString(text)
 		}
 		delete(a.fetched, p)
 	}
@@ -1444,7 +1453,7 @@ func (a *analyzer) runFile(s *syntax.Stmt, interp string, f field) {
 		a.dynExec(s, "source", interp, field{dyn: true}, field{downloaded: true}, false)
 		return
 	}
-	if text, ok := a.written[p]; ok {
+	if text, ok := a.writtenText(p); ok {
 		a.dynExec(s, "source", interp, field{s: text}, field{}, true)
 	}
 }
@@ -1678,4 +1687,13 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// writtenText returns the known content the script wrote to p.
+func (a *analyzer) writtenText(p string) (string, bool) {
+	sb, ok := a.written[p]
+	if !ok || a.overflow[p] {
+		return "", false
+	}
+	return sb.String(), true
 }
