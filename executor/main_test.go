@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 const waitFor = 60 * time.Second
 
 // workspace makes a directory the workload's unprivileged uid can use.
-func workspace(t *testing.T) string {
+func workspace(t testing.TB) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "executor-ws-")
 	if err != nil {
@@ -103,7 +103,7 @@ func isolationConfig(tag string) isolation.Config {
 }
 
 // openIso opens the isolation backend for one test and closes it after.
-func openIso(t *testing.T) isolation.Backend {
+func openIso(t testing.TB) isolation.Backend {
 	t.Helper()
 	cfg := isolationConfig("t")
 	b, err := isolation.Open(context.Background(), cfg)
@@ -123,7 +123,7 @@ func openIso(t *testing.T) isolation.Backend {
 }
 
 // openEmbedded opens an embedded store in a temp dir.
-func openEmbedded(t *testing.T, lease time.Duration) *embedded.Backend {
+func openEmbedded(t testing.TB, lease time.Duration) *embedded.Backend {
 	t.Helper()
 	b, err := embedded.Open(t.TempDir(), embedded.Options{LeaseTTL: lease})
 	if err != nil {
@@ -179,7 +179,7 @@ func redisPrefix(t *testing.T) string {
 	return p
 }
 
-func openRedis(t *testing.T, prefix string, lease time.Duration) *redisq.Backend {
+func openRedis(t testing.TB, prefix string, lease time.Duration) *redisq.Backend {
 	t.Helper()
 	b, err := redisq.Open(context.Background(), redisq.Options{URL: redisURL(), Prefix: prefix, LeaseTTL: lease})
 	if err != nil {
@@ -245,11 +245,11 @@ func (r *recorder) finishes(id string) []*execution.Record {
 }
 
 // testLogger writes the daemon's log into the test log.
-func testLogger(t *testing.T) *slog.Logger {
+func testLogger(t testing.TB) *slog.Logger {
 	return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-type tWriter struct{ t *testing.T }
+type tWriter struct{ t testing.TB }
 
 func (w tWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
@@ -265,7 +265,7 @@ type daemonRun struct {
 }
 
 // start runs a daemon on b until stop (or the end of the test).
-func start(t *testing.T, b execution.Backend, iso isolation.Backend, cfg Config) *daemonRun {
+func start(t testing.TB, b execution.Backend, iso isolation.Backend, cfg Config) *daemonRun {
 	t.Helper()
 	if cfg.Logger == nil {
 		cfg.Logger = testLogger(t)
@@ -285,7 +285,7 @@ func start(t *testing.T, b execution.Backend, iso isolation.Backend, cfg Config)
 }
 
 // stop cancels the daemon and waits for Run to return.
-func (dr *daemonRun) stop(t *testing.T) {
+func (dr *daemonRun) stop(t testing.TB) {
 	t.Helper()
 	dr.once.Do(func() {
 		dr.cancel()
@@ -301,7 +301,7 @@ func (dr *daemonRun) stop(t *testing.T) {
 }
 
 // create stores a queued bash record running content in ws.
-func create(t *testing.T, b execution.Backend, content, ws string) *execution.Record {
+func create(t testing.TB, b execution.Backend, content, ws string) *execution.Record {
 	t.Helper()
 	r := &execution.Record{ToolName: "exec", ConversationID: "conv-test", Language: "bash", Content: content, Cwd: ws}
 	if err := b.Create(context.Background(), r); err != nil {
@@ -311,7 +311,7 @@ func create(t *testing.T, b execution.Backend, content, ws string) *execution.Re
 }
 
 // waitUntil polls id until ok accepts the record.
-func waitUntil(t *testing.T, b execution.Backend, id string, what string, ok func(*execution.Record) bool) *execution.Record {
+func waitUntil(t testing.TB, b execution.Backend, id string, what string, ok func(*execution.Record) bool) *execution.Record {
 	t.Helper()
 	deadline := time.Now().Add(waitFor)
 	for {
@@ -330,7 +330,7 @@ func waitUntil(t *testing.T, b execution.Backend, id string, what string, ok fun
 }
 
 // waitTerminal waits for id's terminal record.
-func waitTerminal(t *testing.T, b execution.Backend, id string) *execution.Record {
+func waitTerminal(t testing.TB, b execution.Backend, id string) *execution.Record {
 	t.Helper()
 	return waitUntil(t, b, id, "terminal", func(r *execution.Record) bool { return r.Status.Terminal() })
 }
@@ -360,7 +360,7 @@ func processWith(marker string) bool {
 }
 
 // waitProcess waits until the marked process exists (want) or is gone.
-func waitProcess(t *testing.T, marker string, want bool) {
+func waitProcess(t testing.TB, marker string, want bool) {
 	t.Helper()
 	deadline := time.Now().Add(waitFor)
 	for processWith(marker) != want {
@@ -426,3 +426,6 @@ func (l *lockedBuffer) String() string {
 }
 
 var _ io.Writer = (*lockedBuffer)(nil)
+
+// discardLogger drops the daemon's log (benchmarks).
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

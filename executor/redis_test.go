@@ -106,3 +106,25 @@ func TestRedisKilledExecutorIsOrphaned(t *testing.T) {
 		t.Fatalf("orphaned record changed: %v %s rev %d→%d", err, again.Status, got.Revision, again.Revision)
 	}
 }
+
+func TestRedisCancelKillsTheRun(t *testing.T) {
+	prefix := redisPrefix(t)
+	b := openRedis(t, prefix, 3*time.Second)
+	start(t, b, openIso(t), fastConfig())
+	marker := sleepMarker(120)
+	r := create(t, b, "echo started; sleep "+marker, workspace(t))
+	waitUntil(t, b, r.ExecutionID, "partial output", func(r *execution.Record) bool {
+		return r.Status == execution.StatusRunning && r.PartialOutput == "started\n"
+	})
+	waitProcess(t, marker, true)
+	if _, err := b.RequestCancel(context.Background(), r.ExecutionID, "conversation ended"); err != nil {
+		t.Fatal(err)
+	}
+	got := waitTerminal(t, b, r.ExecutionID)
+	if got.Status != execution.StatusCancelled || got.StatusReason != "conversation ended" || got.Result != "started\n" {
+		t.Fatalf("got %s reason %q result %q", got.Status, got.StatusReason, got.Result)
+	}
+	if processWith(marker) {
+		t.Fatal("sleep still runs after the record says cancelled")
+	}
+}
