@@ -110,11 +110,12 @@ func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, t
 		return
 	}
 	a := &analyzer{
-		b:        b,
-		src:      src,
-		at:       at,
-		vars:     map[string]varVal{},
-		assigned: map[string]bool{},
+		b:          b,
+		nestBudget: len(src) + nestMargin,
+		src:        src,
+		at:         at,
+		vars:       map[string]varVal{},
+		assigned:   map[string]bool{},
 	}
 	if at.Depth == 0 && b.Facts.Commands == nil {
 		presize(b.Facts, src)
@@ -172,6 +173,11 @@ type analyzer struct {
 	// calling marks those being walked for a call.
 	funcBodies map[string]*syntax.Stmt
 	calling    map[string]bool
+	// nestBudget is how many bytes of nested content this analysis may
+	// still hand to nested analyses; callWalks counts function bodies
+	// walked again for calls.
+	nestBudget int
+	callWalks  int
 	// foldDepth counts nested folds of substitutions.
 	foldDepth int
 	// positional are the arguments after `bash -c 'code'`, handed to the
@@ -849,6 +855,9 @@ func usesPositional(body *syntax.Stmt) bool {
 	return found
 }
 
+// maxCallWalks bounds how many calls re-walk a function body.
+const maxCallWalks = 64
+
 // positionalNames are the variables a call's arguments set.
 var positionalNames = []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "@", "#"}
 
@@ -857,9 +866,10 @@ var positionalNames = []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "@",
 // the call runs is seen. Recursion is not followed.
 func (a *analyzer) callFunc(name string, args []field, c ctx) {
 	body := a.funcBodies[name]
-	if body == nil || a.calling[name] || len(a.calling) >= 4 {
+	if body == nil || a.calling[name] || len(a.calling) >= 4 || a.callWalks >= maxCallWalks {
 		return
 	}
+	a.callWalks++
 	for _, f := range args {
 		if f.dyn {
 			return

@@ -1117,3 +1117,30 @@ func TestGlobMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestNestingBudget checks that a short script cannot amplify into a long
+// scan by evaluating the same large value again and again.
+func TestNestingBudget(t *testing.T) {
+	src := "x='ls; ls; ls; ls; ls; ls; ls; ls'\n"
+	for i := 0; i < 10; i++ { // 33 KB, under the variable bound
+		src += "x=\"$x; $x\"\n"
+	}
+	src += strings.Repeat("eval \"$x\"\n", 200)
+	f := run(t, src)
+	if !f.Truncated {
+		t.Fatalf("no truncation after %d commands", len(f.Commands))
+	}
+	// Without the budget the 200 evals would yield 1.6 million commands.
+	if len(f.Commands) > 20000 {
+		t.Errorf("%d commands from %d bytes", len(f.Commands), len(src))
+	}
+	static := 0
+	for _, d := range f.DynamicExec {
+		if d.Static {
+			static++
+		}
+	}
+	if static == 0 || static == len(f.DynamicExec) {
+		t.Errorf("%d of %d evals analyzed", static, len(f.DynamicExec))
+	}
+}

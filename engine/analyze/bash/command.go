@@ -51,7 +51,7 @@ func (a *analyzer) walkCall(s *syntax.Stmt, call *syntax.CallExpr, c ctx) {
 				sb.WriteString(shellQuote(f.s))
 			}
 			l, col := a.lc(s.Pos())
-			a.b.Nested("bash", sb.String(), a.at, l, col, "alias", false)
+			a.nested("bash", sb.String(), l, col, "alias", false)
 			a.stmtRedirects(s, "", c)
 			return
 		}
@@ -266,7 +266,7 @@ func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c ctx) {
 		// trap 'code' SIGNAL: the code runs later, in this shell.
 		if len(args) >= 2 && !strings.HasPrefix(args[0].s, "-") && !args[0].dyn && args[0].s != "" {
 			l, col := a.lc(s.Pos())
-			a.b.Nested("bash", args[0].s, a.at, l, col, "trap", false)
+			a.nested("bash", args[0].s, l, col, "trap", false)
 		}
 		return
 	case name == "script":
@@ -1597,11 +1597,22 @@ func (a *analyzer) markDevUpload(n *sdk.NetworkUse, s *syntax.Stmt) {
 	}
 }
 
+// nestMargin is what an analysis may re-analyze beyond its own length.
+const nestMargin = 64 << 10
+
 // nested analyzes content carried by the construct at line/col. Bash
 // content with known positional parameters (a.positional) is analyzed
 // here directly so that $0, $1 … resolve; everything else goes through the
 // Builder, which routes by language.
 func (a *analyzer) nested(lang, src string, line, col int, via string, encoded bool) bool {
+	if len(src) > a.nestBudget {
+		// Re-analyzing more than the content itself (plus a margin)
+		// would let a short script amplify into a long scan.
+		a.b.Facts.Truncated = true
+		a.positional, a.posTargets = nil, nil
+		return false
+	}
+	a.nestBudget -= len(src)
 	if lang != "bash" || a.positional == nil {
 		return a.b.Nested(lang, src, a.at, line, col, via, encoded)
 	}

@@ -647,7 +647,7 @@ func (a *analyzer) installedCode(s *syntax.Stmt, text, via string, cron bool) {
 		return
 	}
 	l, col := a.lc(s.Pos())
-	a.b.Nested("bash", code.String(), a.at, l, col, via, false)
+	a.nested("bash", code.String(), l, col, via, false)
 }
 
 // crontabPipe handles `… | crontab [-]`: the upstream text is installed as
