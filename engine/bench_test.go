@@ -11,6 +11,7 @@ import (
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/engine/analyze"
 	"github.com/toolwarden/toolwarden/policies"
+	"github.com/toolwarden/toolwarden/sdk"
 )
 
 func benchScript(b *testing.B, size int) string {
@@ -56,13 +57,26 @@ func benchScan(b *testing.B, packs []engine.Pack, size int) {
 	b.ResetTimer()
 	for b.Loop() {
 		t0 := time.Now()
-		if _, err := e.Scan(context.Background(), req); err != nil {
+		rep, err := e.Scan(context.Background(), req)
+		if err != nil {
 			b.Fatal(err)
 		}
 		lat = append(lat, time.Since(t0))
+		checkNoPluginError(b, rep)
 	}
 	b.StopTimer()
 	reportLatency(b, lat, processCPU()-cpu0)
+}
+
+// checkNoPluginError stops a benchmark whose rule pack failed: a pack that
+// overran its deadline fails closed with a finding, not an error, and the
+// benchmark would go on timing the failure path.
+func checkNoPluginError(b *testing.B, rep *sdk.SafetyReport) {
+	for _, f := range rep.Findings {
+		if f.RuleID == engine.RulePluginError {
+			b.Fatalf("rule pack failed: %s", f.Message)
+		}
+	}
 }
 
 // reportLatency adds the p50 and p99 of the recorded scan latencies, and
