@@ -176,8 +176,9 @@ type analyzer struct {
 	// nestBudget is how many bytes of nested content this analysis may
 	// still hand to nested analyses; callWalks counts function bodies
 	// walked again for calls.
-	nestBudget int
-	callWalks  int
+	nestBudget  int
+	callWalks   int
+	braceFields int
 	// foldDepth counts nested folds of substitutions.
 	foldDepth int
 	// positional are the arguments after `bash -c 'code'`, handed to the

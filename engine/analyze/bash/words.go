@@ -207,6 +207,14 @@ func (a *analyzer) appendWord(out []field, w *syntax.Word, emit bool) []field {
 		}
 	}
 	one, alts := a.expandSeq(parts, emit, unquoted)
+	if alts != nil {
+		// Brace expansion multiplies words; bound what one analysis
+		// produces by the size of its content.
+		a.braceFields += len(alts)
+		if a.braceFields > len(a.src)/2+maxAlternatives {
+			alts = alts[:1]
+		}
+	}
 	if alts == nil {
 		for _, f := range one {
 			if f.s == "" && !f.quoted && !f.dyn {
