@@ -204,7 +204,7 @@ func exists(t *testing.T, path string) bool {
 func TestHelpListsSubcommands(t *testing.T) {
 	r := tw(t, "--help")
 	wantCode(t, r, 0)
-	for _, sub := range []string{"scan", "eval", "policy", "run", "check-isolation", "serve"} {
+	for _, sub := range []string{"scan", "eval", "policy", "run", "check-isolation", "serve", "executor", "mcp"} {
 		wantContains(t, "toolwarden --help", r.stdout, "\n  "+sub+" ")
 	}
 }
