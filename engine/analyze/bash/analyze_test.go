@@ -201,6 +201,7 @@ func TestFileAccesses(t *testing.T) {
 		{`git log -S "id_rsa" --oneline`, nil, []string{"id_rsa"}},
 		{`git commit -m "rm -rf /"`, nil, []string{"rm -rf /", "/"}},
 		{`myscript --out ./build/x ~/.config/y plain`, []want{{op: "ref", path: "build/x"}, {op: "ref", path: "~/.config/y"}}, []string{"plain", "--out"}},
+		{`tool --config=~/.aws/credentials --level=3`, []want{{op: "ref", path: "~/.aws/credentials"}}, []string{"3"}},
 		{`echo ~/.ssh/id_rsa`, nil, []string{"~/.ssh/id_rsa"}},
 		{`openssl enc -in secret.key -out x.enc`, []want{{op: "read", path: "secret.key"}, {op: "write", path: "x.enc"}}, nil},
 		{`xargs -a list.txt rm`, []want{{op: "read", path: "list.txt"}}, nil},

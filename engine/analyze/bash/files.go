@@ -291,6 +291,13 @@ func (a *analyzer) genericRefs(s *syntax.Stmt, name string, args []field, c ctx)
 		if f.dyn && !strings.HasPrefix(f.s, "~") && !strings.HasPrefix(f.s, "/") && !strings.HasPrefix(f.s, ".") {
 			continue
 		}
+		if strings.HasPrefix(f.s, "-") && !f.dyn {
+			// --config=~/.aws/credentials: the value of an option.
+			if _, v, ok := strings.Cut(f.s, "="); ok && looksLikePath(v) && !strings.ContainsAny(v, "=: \t\n") {
+				a.addFile(s, field{s: v}, "ref", name, c, nil)
+			}
+			continue
+		}
 		if looksLikePath(f.s) && !strings.ContainsAny(f.s, "=: \t\n") {
 			a.addFile(s, f, "ref", name, c, nil)
 		}
