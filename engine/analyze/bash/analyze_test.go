@@ -165,6 +165,7 @@ func TestFileAccesses(t *testing.T) {
 		{`cat .en?`, []want{{op: "read", path: ".en?", glob: true}}, nil},
 		{`cat $HOME/.aws/credentials`, []want{{op: "read", path: "~/.aws/credentials"}}, nil},
 		{`head -n 5 ./a//b.txt`, []want{{op: "read", path: "a/b.txt"}}, []string{"5"}},
+		{`cat /etc/../etc/./shadow ~/.ssh/../.ssh/id_rsa`, []want{{op: "read", path: "/etc/shadow"}, {op: "read", path: "~/.ssh/id_rsa"}}, nil},
 		{`grep -e PAT -r src`, []want{{op: "read", path: "src", rec: true}}, []string{"PAT"}},
 		{`grep -r token ~`, []want{{op: "read", path: "~", rec: true}}, []string{"token"}},
 		{`sort -r names.txt`, []want{{op: "read", path: "names.txt"}}, nil},

@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -422,23 +423,14 @@ func (a *analyzer) addFile(s *syntax.Stmt, f field, op, by string, c ctx, adjust
 	a.b.Facts.Files = append(a.b.Facts.Files, fa)
 }
 
-// normPath normalizes a path: "./" prefixes and duplicate slashes removed,
-// a trailing slash dropped (except for "/").
+// normPath normalizes a path: "./" prefixes, duplicate slashes, "."
+// and ".." elements and trailing slashes removed (path.Clean), so
+// /etc/../etc/shadow is /etc/shadow. Dynamic text ($X) is kept as written.
 func normPath(p string) string {
-	for strings.Contains(p, "//") {
-		p = strings.ReplaceAll(p, "//", "/")
+	if p == "" || strings.Contains(p, "://") {
+		return p
 	}
-	for strings.HasPrefix(p, "./") && len(p) > 2 {
-		p = p[2:]
-	}
-	p = strings.ReplaceAll(p, "/./", "/")
-	if len(p) > 1 && strings.HasSuffix(p, "/") {
-		p = strings.TrimRight(p, "/")
-		if p == "" {
-			p = "/"
-		}
-	}
-	return p
+	return path.Clean(p)
 }
 
 // recursiveFlag reports whether short option ch means "recursive" for the
