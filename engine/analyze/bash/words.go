@@ -783,7 +783,7 @@ func unescapeUnquoted(s string) (string, bool) {
 			sb.WriteByte(s[i])
 			continue
 		}
-		if c == '*' || c == '?' || c == '[' {
+		if c == '*' || c == '?' || c == '[' && strings.IndexByte(s[i+1:], ']') >= 0 {
 			glob = true
 		}
 		sb.WriteByte(c)
@@ -815,7 +815,15 @@ func unescapeDouble(s string) string {
 	return sb.String()
 }
 
-func hasGlobMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
+// hasGlobMeta reports whether s holds glob syntax: * or ?, or a [ with a
+// closing ] after it (a lone [ is the test command, not a pattern).
+func hasGlobMeta(s string) bool {
+	if strings.ContainsAny(s, "*?") {
+		return true
+	}
+	k := strings.IndexByte(s, '[')
+	return k >= 0 && strings.IndexByte(s[k+1:], ']') >= 0
+}
 
 // decodeANSIC decodes the body of $'…'.
 func decodeANSIC(s string) string {
