@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/execution/redisq"
 )
 
 func TestRedisEchoCompletes(t *testing.T) {
@@ -126,5 +129,38 @@ func TestRedisCancelKillsTheRun(t *testing.T) {
 	}
 	if processWith(marker) {
 		t.Fatal("sleep still runs after the record says cancelled")
+	}
+}
+
+// A queue entry that a dead executor read but never claimed (it died
+// between XREADGROUP and the claim) is taken over with XAUTOCLAIM and run
+// once by a live executor: nothing ran before, so running it is safe.
+func TestRedisUnclaimedEntryOfDeadExecutorIsRun(t *testing.T) {
+	prefix := redisPrefix(t)
+	const lease = 2 * time.Second
+	b := newRecorder(openRedis(t, prefix, lease))
+	r := create(t, b, "echo recovered", workspace(t))
+
+	o, err := redis.ParseURL(redisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(o)
+	defer c.Close()
+	read, err := c.XReadGroup(context.Background(), &redis.XReadGroupArgs{Group: redisq.DefaultPool, Consumer: "dead-executor",
+		Streams: []string{prefix + "queue:" + redisq.DefaultPool, ">"}, Count: 10, Block: -1}).Result()
+	if err != nil || len(read) != 1 || len(read[0].Messages) != 1 {
+		t.Fatalf("read the entry as a dead executor: %v %v", read, err)
+	}
+
+	cfg := fastConfig()
+	cfg.Lease = lease
+	start(t, b, openIso(t), cfg)
+	got := waitTerminal(t, b, r.ExecutionID)
+	if got.Status != execution.StatusCompleted || got.Result != "recovered\n" || got.Attempt != 1 {
+		t.Fatalf("got %s %q attempt %d", got.Status, got.Result, got.Attempt)
+	}
+	if n := len(b.finishes(r.ExecutionID)); n != 1 {
+		t.Fatalf("finished %d times", n)
 	}
 }
