@@ -411,7 +411,7 @@ func flattenPipe(s *syntax.Stmt, out []*syntax.Stmt, ops []syntax.Pos) ([]*synta
 
 func (a *analyzer) walkPipeline(s *syntax.Stmt, c ctx) {
 	b := s.Cmd.(*syntax.BinaryCmd)
-	stages, ops := flattenPipe(b.X, nil, nil)
+	stages, ops := flattenPipe(b.X, make([]*syntax.Stmt, 0, 4), make([]syntax.Pos, 0, 4))
 	ops = append(ops, b.OpPos)
 	stages, ops = flattenPipe(b.Y, stages, ops)
 	for _, op := range ops {

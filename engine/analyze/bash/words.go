@@ -282,6 +282,19 @@ func (a *analyzer) expandSeq(parts []syntax.WordPart, emit bool, q qmode) (one [
 			alts[i] = joinFields(alts[i], fs)
 		}
 	}
+	// addOne adds a part that is a single field without allocating a
+	// slice for it in the common case.
+	addOne := func(f field) {
+		if alts == nil {
+			if len(one) == 0 {
+				one = append(one, f)
+			} else {
+				one[len(one)-1].merge(f)
+			}
+			return
+		}
+		add([]field{f})
+	}
 	for _, p := range parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
@@ -294,7 +307,7 @@ func (a *analyzer) expandSeq(parts []syntax.WordPart, emit bool, q qmode) (one [
 			} else {
 				f.s, f.glob = unescapeUnquoted(p.Value)
 			}
-			add([]field{f})
+			addOne(f)
 		case *syntax.SglQuoted:
 			f := field{quoted: true}
 			if p.Dollar {
@@ -302,7 +315,7 @@ func (a *analyzer) expandSeq(parts []syntax.WordPart, emit bool, q qmode) (one [
 			} else {
 				f.s = p.Value
 			}
-			add([]field{f})
+			addOne(f)
 		case *syntax.DblQuoted:
 			// Inside quotes nothing splits, except "${arr[@]}" which
 			// yields one word per element.
@@ -331,7 +344,7 @@ func (a *analyzer) expandSeq(parts []syntax.WordPart, emit bool, q qmode) (one [
 			fr := a.foldStmts(p.Stmts)
 			f.downloaded = fr.downloaded
 			f.appendDyn(a.text(p))
-			add([]field{f})
+			addOne(f)
 		case *syntax.ArithmExp:
 			f := field{}
 			if emit {
@@ -342,9 +355,9 @@ func (a *analyzer) expandSeq(parts []syntax.WordPart, emit bool, q qmode) (one [
 			} else {
 				f.appendDyn(a.text(p))
 			}
-			add([]field{f})
+			addOne(f)
 		case *syntax.ExtGlob:
-			add([]field{{s: a.text(p), glob: true}})
+			addOne(field{s: a.text(p), glob: true})
 		case *syntax.BraceExp:
 			var choices [][]field
 			if p.Sequence {
@@ -375,7 +388,7 @@ func (a *analyzer) expandSeq(parts []syntax.WordPart, emit bool, q qmode) (one [
 			}
 			alts = next
 		default:
-			add([]field{{s: a.text(p), dyn: true}})
+			addOne(field{s: a.text(p), dyn: true})
 		}
 	}
 	return one, alts
@@ -669,6 +682,11 @@ func (a *analyzer) paramValue(p *syntax.ParamExp, name string) (string, bool) {
 func (a *analyzer) staticWord(w *syntax.Word) (string, bool) {
 	if w == nil {
 		return "", true
+	}
+	if len(w.Parts) == 1 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "\\{") {
+			return l.Value, true
+		}
 	}
 	f := a.expandOne(w, false)
 	return f.s, !f.dyn
