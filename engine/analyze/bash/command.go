@@ -456,7 +456,7 @@ func skipOpts(args []field, shortVal string, longVal []string, extra int) int {
 	i := 0
 	for i < len(args) {
 		f := args[i]
-		if f.dyn || !strings.HasPrefix(f.s, "-") || f.s == "-" {
+		if !strings.HasPrefix(f.s, "-") || f.s == "-" {
 			break
 		}
 		if f.s == "--" {
@@ -501,7 +501,7 @@ func (a *analyzer) xargs(s *syntax.Stmt, args []field, c ctx) {
 	i := 0
 	for i < len(args) {
 		f := args[i]
-		if f.dyn || !strings.HasPrefix(f.s, "-") || f.s == "-" {
+		if !strings.HasPrefix(f.s, "-") || f.s == "-" {
 			break
 		}
 		switch {

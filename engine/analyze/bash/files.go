@@ -146,7 +146,7 @@ func (a *analyzer) files(s *syntax.Stmt, name string, args []field, c ctx) {
 	mode := ""
 	for i := 0; i < len(args); i++ {
 		f := args[i]
-		if f.dyn || !strings.HasPrefix(f.s, "-") || f.s == "-" || (spec.op == "chmod" && isModeArg(f.s) && len(operands) == 0 && !strings.HasPrefix(f.s, "--")) {
+		if !strings.HasPrefix(f.s, "-") || f.s == "-" || (spec.op == "chmod" && isModeArg(f.s) && len(operands) == 0 && !strings.HasPrefix(f.s, "--")) {
 			if spec.op == "chmod" && len(operands) == 0 && isModeArg(f.s) {
 				mode = f.s
 			}

@@ -155,7 +155,7 @@ func scanOpts(args []field, shortVal string, longVal []string, onOpt optHandler)
 	var operands []field
 	for i := 0; i < len(args); i++ {
 		f := args[i]
-		if f.dyn || !strings.HasPrefix(f.s, "-") || f.s == "-" {
+		if !strings.HasPrefix(f.s, "-") || f.s == "-" {
 			operands = append(operands, f)
 			continue
 		}
