@@ -26,6 +26,7 @@ import (
 	"github.com/toolwarden/toolwarden/engine/audit"
 	"github.com/toolwarden/toolwarden/engine/builtin"
 	"github.com/toolwarden/toolwarden/engine/report"
+	"github.com/toolwarden/toolwarden/engine/telemetry"
 	"github.com/toolwarden/toolwarden/engine/wasmhost"
 	"github.com/toolwarden/toolwarden/sdk"
 )
@@ -260,6 +261,14 @@ func (e *Engine) Scan(ctx context.Context, req Request) (*sdk.SafetyReport, erro
 		Start:    start,
 		Elapsed:  time.Since(start),
 	}, findings, pol)
+	if len(facts.Secrets) > 0 && !rep.Sanitized {
+		// The content held secret literals; findings quote them only in
+		// redacted form (sdk.Secret.Redacted), so the report is sanitized
+		// even when no evidence needed rewriting here.
+		rep.Sanitized = true
+		rep.TelemetryAttributes["tool.safety.sanitized"] = true
+	}
+	telemetry.Observe(ctx, rep)
 	if e.audit != nil {
 		if err := e.audit.Write(rep); err != nil {
 			// The decision stands; a lost audit line is reported loudly.

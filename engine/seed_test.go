@@ -266,3 +266,18 @@ func TestContentTooLarge(t *testing.T) {
 		t.Fatalf("err = %v, want a size-limit error", err)
 	}
 }
+
+// TestSecretLiteralMarksSanitized: a secret literal in the content is only
+// ever quoted in redacted form, and the report says so.
+func TestSecretLiteralMarksSanitized(t *testing.T) {
+	e := defaultEngine(t)
+	token := "ghp_" + strings.Repeat("Z9y8X7w6", 5)
+	rep := scan(t, e, engine.Request{Language: "python", Content: "TOKEN = '" + token + "'\nprint('configured')"})
+	b, _ := json.Marshal(rep)
+	if strings.Contains(string(b), token) {
+		t.Fatalf("report leaks the token: %s", b)
+	}
+	if !rep.Sanitized || rep.TelemetryAttributes["tool.safety.sanitized"] != true {
+		t.Fatalf("sanitized = %v / %v, want true", rep.Sanitized, rep.TelemetryAttributes["tool.safety.sanitized"])
+	}
+}
