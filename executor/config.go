@@ -24,6 +24,9 @@ const (
 	DefaultClaimBlock = 2 * time.Second
 	// maxStoreBackoff caps the pause after a store error in the claim loop.
 	maxStoreBackoff = 5 * time.Second
+	// maxIsolationBackoff caps the claim pause while the isolation backend
+	// keeps failing to start runs.
+	maxIsolationBackoff = 30 * time.Second
 )
 
 // Config configures a Daemon. Zero values take the defaults documented on

@@ -37,6 +37,10 @@ type Daemon struct {
 	log *slog.Logger
 
 	running atomic.Bool
+	// isoFailures counts consecutive runs the isolation backend refused to
+	// start; while it is non-zero the claim loop pauses, so a broken
+	// backend fails a few records instead of draining the whole queue.
+	isoFailures atomic.Int32
 
 	mu   sync.Mutex
 	live map[string]*run
@@ -126,6 +130,14 @@ func (d *Daemon) claimLoop(ctx context.Context, runs *sync.WaitGroup) error {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
 			return nil
+		}
+		if n := d.isoFailures.Load(); n > 0 {
+			pause := min(100*time.Millisecond<<min(n, 10), maxIsolationBackoff)
+			d.log.Warn("isolation backend failing to start runs; pausing claims", "failures", n, "pause", pause)
+			if !sleepCtx(ctx, pause) {
+				<-slots
+				return nil
+			}
 		}
 		rec, err := d.b.Claim(ctx, d.cfg.WorkerID, d.cfg.ClaimBlock)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/isolation"
 )
 
 // fast timings keep lease-driven tests short without depending on speed.
@@ -406,5 +407,42 @@ func TestClosedBackendStopsRun(t *testing.T) {
 	err = d.Run(context.Background())
 	if !errors.Is(err, execution.ErrClosed) {
 		t.Fatalf("Run on a closed backend = %v", err)
+	}
+}
+
+// brokenIsolation refuses every start, as a backend whose cgroup root
+// vanished would.
+type brokenIsolation struct{}
+
+func (brokenIsolation) Name() string { return "broken" }
+func (brokenIsolation) Start(context.Context, isolation.Spec) (isolation.Process, error) {
+	return nil, errors.New("cgroup root is gone")
+}
+func (brokenIsolation) Close() error { return nil }
+
+// A failing isolation backend fails the records it was given, with the
+// reason, and makes the daemon pause its claims instead of draining the
+// queue at full speed.
+func TestBrokenIsolationFailsClosedAndPausesClaims(t *testing.T) {
+	b := openEmbedded(t, 3*time.Second)
+	cfg := fastConfig()
+	cfg.Concurrency = 1
+	dr := start(t, b, brokenIsolation{}, cfg)
+	ws := workspace(t)
+	first := create(t, b, "echo never", ws)
+	got := waitTerminal(t, b, first.ExecutionID)
+	if got.Status != execution.StatusFailed || !strings.Contains(got.Error, "cgroup root is gone") {
+		t.Fatalf("got %s %q", got.Status, got.Error)
+	}
+	if n := dr.d.isoFailures.Load(); n < 1 {
+		t.Fatalf("isolation failures counted %d", n)
+	}
+	// A request error (missing cwd) is not held against the backend.
+	d2, err := New(b, openIso(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d2.isolationRefused(errors.New("runner: working directory: stat /nope: no such file or directory")) {
+		t.Fatal("a request error was counted as an isolation failure")
 	}
 }

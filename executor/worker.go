@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -148,10 +149,14 @@ func (d *Daemon) execute(r *run) {
 	}
 	h, err := runner.Start(context.Background(), d.iso, opts)
 	if err != nil {
+		if d.isolationRefused(err) {
+			d.isoFailures.Add(1)
+		}
 		log.Warn("run could not start", "err", err)
 		d.finish(r, startFailed(err))
 		return
 	}
+	d.isoFailures.Store(0)
 	r.setHandle(h)
 	pw.start(sup, &duties)
 	log.Info("run started", "pid", h.Pid(), "isolation", d.iso.Name())
@@ -168,6 +173,14 @@ func (d *Daemon) execute(r *run) {
 		return
 	}
 	d.finish(r, finalRecord(res, kind, reason, opts))
+}
+
+// isolationRefused reports whether a start error came from the isolation
+// backend rather than from the request (a missing cwd, an unknown
+// language): runner reports backend failures as "start <lang> under
+// <backend>: …".
+func (d *Daemon) isolationRefused(err error) bool {
+	return strings.Contains(err.Error(), " under "+d.iso.Name()+": ")
 }
 
 // options builds the runner options of one record from the daemon config.
