@@ -1077,7 +1077,23 @@ func (a *analyzer) name(n string, sc *scope) *sym {
 	if builtinNames[n] {
 		return &sym{qual: n, src: n}
 	}
+	if implicitModules[n] {
+		// An unbound name that is a well-known module: code blocks are often
+		// snippets run where the module is already imported (a REPL, an
+		// executor with preloaded modules). Judge the call as if it were.
+		return &sym{qual: n, src: n}
+	}
 	return &sym{kind: "name", src: n}
+}
+
+// implicitModules are module names resolved even without an import.
+var implicitModules = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`os subprocess shutil socket sys pathlib importlib pty ctypes base64 codecs zlib
+runpy requests urllib httpx aiohttp asyncio glob tarfile zipfile platform signal builtins pickle marshal`) {
+		implicitModules[n] = true
+	}
 }
 
 func (a *analyzer) attr(base *sym, name string) *sym {

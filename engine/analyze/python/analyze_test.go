@@ -882,3 +882,23 @@ func TestFactsInSourceOrder(t *testing.T) {
 		t.Errorf("commands: %+v", f.Commands)
 	}
 }
+
+// TestUnimportedWellKnownModules: a snippet that uses subprocess without
+// importing it (as an executor with preloaded modules would run it) is
+// judged as the call it makes.
+func TestUnimportedWellKnownModules(t *testing.T) {
+	b := facts.NewBuilder("python", map[string]facts.AnalyzeFunc{"python": Analyze})
+	Analyze(b, "subprocess.run(['python', '--version'], check=False)\nvalue = unknown.run('x')", facts.Top)
+	var names []string
+	for _, c := range b.Facts.Calls {
+		names = append(names, c.Name)
+	}
+	if len(names) == 0 || names[0] != "subprocess.run" {
+		t.Fatalf("calls = %v, want subprocess.run first", names)
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n, "unknown.") {
+			t.Fatalf("an arbitrary unbound name was treated as a module: %v", names)
+		}
+	}
+}
