@@ -701,6 +701,11 @@ func (a *analyzer) assign(as *syntax.Assign, op string) {
 			fact.Dynamic = true
 		}
 		a.setVar(as.Name.Value, val, static)
+		if as.Name.Value == "PROMPT_COMMAND" && static && val != "" {
+			// Run by the shell before every prompt.
+			l, col := a.lc(as.Pos())
+			a.nested("bash", val, l, col, "PROMPT_COMMAND", false)
+		}
 		if f.enc || f.downloaded {
 			v := a.vars[as.Name.Value]
 			v.enc, v.decoders, v.downloaded = f.enc, f.decoderList(), f.downloaded

