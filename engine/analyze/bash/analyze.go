@@ -20,7 +20,9 @@
 //     "awk system", "heredoc:<interp>", "<decoders>><interp>" for pipes
 //     ("base64>sh"), "source" (a file written or downloaded earlier and
 //     run), "crontab" (installed cron jobs), "startup_file" (text appended
-//     to ~/.bashrc and the like), "trap".
+//     to ~/.bashrc and the like), "trap", "alias" (an alias holding a
+//     command list), "PROMPT_COMMAND". Jobs for at/batch are
+//     heredoc/pipe interpreters with Interpreter "at".
 //   - DynamicExec kinds: "shell_c" also covers su -c, script -c, flock -c,
 //     env -S and shell strings of ruby/php/node system()/exec(); "source"
 //     also covers running a file (bash F, ./F) whose content the script
@@ -29,6 +31,9 @@
 //     their file accesses use the find start paths (recursive).
 //   - A command whose name was decoded from encoded content has
 //     Pos.Encoded set even at depth 0.
+//   - Bounds fail closed or mark Truncated: nesting deeper than any script
+//     needs is a ParseError; nested re-analysis is budgeted to the content
+//     size plus a margin; brace expansion and folded values are capped.
 package bash
 
 import (
