@@ -446,3 +446,16 @@ func TestBrokenIsolationFailsClosedAndPausesClaims(t *testing.T) {
 		t.Fatal("a request error was counted as an isolation failure")
 	}
 }
+
+// Content longer than one argv string may be (128 KiB on Linux) runs from
+// a script file instead of `-c`.
+func TestLongContentRunsAsScript(t *testing.T) {
+	b := openEmbedded(t, 3*time.Second)
+	start(t, b, openIso(t), fastConfig())
+	content := "# " + strings.Repeat("x", 200<<10) + "\necho long script\n"
+	r := create(t, b, content, workspace(t))
+	got := waitTerminal(t, b, r.ExecutionID)
+	if got.Status != execution.StatusCompleted || got.Result != "long script\n" {
+		t.Fatalf("got %s %q (%s)", got.Status, got.Result, got.Error)
+	}
+}
