@@ -494,6 +494,7 @@ type record struct {
 	Cleanup        string          `json:"cleanup"`
 	Content        string          `json:"content"`
 	Attempt        int             `json:"attempt"`
+	DurationMS     int64           `json:"duration_ms"`
 	SafetyReport   json.RawMessage `json:"safety_report"`
 }
 
