@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/toolwarden/toolwarden/engine/facts"
@@ -1226,5 +1227,32 @@ func TestDeferredJobs(t *testing.T) {
 	f = run(t, `export PROMPT_COMMAND='history -c'`)
 	if c := findCmd(f, "history", "-c"); c == nil || c.Pos.Via != "PROMPT_COMMAND" {
 		t.Errorf("PROMPT_COMMAND: %s", dump(f))
+	}
+}
+
+// TestConcurrentAnalyze checks that scans may run in parallel (each with
+// its own Builder) and get the same facts as one at a time.
+func TestConcurrentAnalyze(t *testing.T) {
+	want := dump(run(t, typicalScript))
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 20; j++ {
+				b := facts.NewBuilder("bash", map[string]facts.AnalyzeFunc{"bash": Analyze})
+				Analyze(b, typicalScript, facts.Top)
+				if got := dump(b.Facts); got != want {
+					errs <- got
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatalf("concurrent scan differs: %.400s", e)
 	}
 }
