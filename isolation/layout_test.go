@@ -115,3 +115,17 @@ func TestSeccompProgramShape(t *testing.T) {
 		t.Fatalf("last instruction code %#x is not a return", last.Code)
 	}
 }
+
+// TestResolveRootAutoName: "auto:NAME" is a private sibling of the auto
+// root, so a one-shot `toolwarden run` never contends with a daemon.
+func TestResolveRootAutoName(t *testing.T) {
+	l := hostLayout{V2Mount: "/sys/fs/cgroup/unified", V2Self: "/"}
+	if r, err := resolveRoot(l, "auto:run-42"); err != nil || r != "/sys/fs/cgroup/unified/toolwarden-run-42" {
+		t.Errorf("auto:run-42 = %q %v", r, err)
+	}
+	for _, bad := range []string{"auto:", "auto:../x", "auto:A", "auto:a/b"} {
+		if validAutoName(bad) {
+			t.Errorf("validAutoName(%q) = true", bad)
+		}
+	}
+}

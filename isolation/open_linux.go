@@ -67,8 +67,8 @@ func normalize(cfg Config) (Config, error) {
 	if cfg.CgroupRoot == "" {
 		cfg.CgroupRoot = "auto"
 	}
-	if cfg.CgroupRoot != "auto" && !filepath.IsAbs(cfg.CgroupRoot) {
-		return cfg, fmt.Errorf("isolation: cgroup_root %q must be \"auto\" or an absolute path", cfg.CgroupRoot)
+	if cfg.CgroupRoot != "auto" && !filepath.IsAbs(cfg.CgroupRoot) && !validAutoName(cfg.CgroupRoot) {
+		return cfg, fmt.Errorf("isolation: cgroup_root %q must be \"auto\", \"auto:NAME\" or an absolute path", cfg.CgroupRoot)
 	}
 	if cfg.Limits.MaxProcesses < 0 || cfg.Limits.MemoryMaxBytes < 0 || cfg.Limits.CPUQuotaMicros < 0 {
 		return cfg, fmt.Errorf("isolation: negative limit in %+v", cfg.Limits)
@@ -101,6 +101,11 @@ var detect = detectLayout
 func resolveRoot(l hostLayout, cgroupRoot string) (string, error) {
 	if cgroupRoot == "auto" {
 		return filepath.Join(l.V2Mount, l.V2Self, "toolwarden"), nil
+	}
+	if validAutoName(cgroupRoot) {
+		// A sibling of the auto root, for short-lived processes such as
+		// `toolwarden run` that must not contend for the daemon's root.
+		return filepath.Join(l.V2Mount, l.V2Self, "toolwarden-"+strings.TrimPrefix(cgroupRoot, "auto:")), nil
 	}
 	root := filepath.Clean(cgroupRoot)
 	rel, err := filepath.Rel(l.V2Mount, root)
@@ -336,4 +341,20 @@ func Check(ctx context.Context, cfg Config) (Report, error) {
 	}
 	rep.Layers = p.Layers()
 	return rep, nil
+}
+
+// validAutoName reports whether root is "auto:NAME" with NAME made of
+// lower-case letters, digits and dashes: an exclusive root of its own next
+// to the shared auto root.
+func validAutoName(root string) bool {
+	name, ok := strings.CutPrefix(root, "auto:")
+	if !ok || name == "" || len(name) > 64 {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -18,7 +18,6 @@ import (
 
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/isolation"
-	"github.com/toolwarden/toolwarden/policies"
 	"github.com/toolwarden/toolwarden/reduction"
 	"github.com/toolwarden/toolwarden/runner"
 	"github.com/toolwarden/toolwarden/sdk"
@@ -109,11 +108,9 @@ func runRun(ctx context.Context, f runFlags, args []string, stdout, stderr io.Wr
 		return usageErr(fmt.Errorf("working directory %q: %w", f.cwd, err))
 	}
 
-	pol := policies.Default()
-	if f.policy != "" {
-		if pol, err = policies.Load(f.policy); err != nil {
-			return usageErr(fmt.Errorf("load policy %s: %w", f.policy, err))
-		}
+	pol, err := loadPolicy(f.policy)
+	if err != nil {
+		return usageErr(err)
 	}
 
 	// Without --timeout the run gets the default, but never more than the
@@ -155,9 +152,15 @@ func runRun(ctx context.Context, f runFlags, args []string, stdout, stderr io.Wr
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	backend, err := isolation.Open(ctx, isolation.Config{Mode: f.isolationMode})
+	// A root of its own, so that several `toolwarden run` and a daemon can
+	// work side by side on one host.
+	backend, err := isolation.Open(ctx, isolation.Config{Mode: f.isolationMode, CgroupRoot: fmt.Sprintf("auto:run-%d", os.Getpid())})
 	if err != nil {
 		return &exitError{code: exitBlocked, err: fmt.Errorf("open isolation (%s): %w", f.isolationMode, err)}
+	}
+	if r, ok := backend.(isolation.Reasoner); ok && len(r.Reasons()) > 0 {
+		// Never downgrade silently: say which backend runs and why.
+		fmt.Fprintf(stderr, "toolwarden: isolation backend %s (best effort): %s\n", backend.Name(), strings.Join(r.Reasons(), "; "))
 	}
 	defer func() {
 		if err := backend.Close(); err != nil {
