@@ -745,6 +745,9 @@ func (a *analyzer) walkHiddenSubsts(n syntax.Node) {
 	if n == nil {
 		return
 	}
+	if w, ok := n.(*syntax.Word); ok && w == nil {
+		return // e.g. the empty replacement of ${x/a}
+	}
 	syntax.Walk(n, func(x syntax.Node) bool {
 		switch x := x.(type) {
 		case *syntax.CmdSubst:

@@ -894,6 +894,7 @@ func TestHiddenSubstitutions(t *testing.T) {
 		{`(( x = $(whoami | wc -c) ))`, "whoami"},
 		{`for ((i=$(nproc); i>0; i--)); do :; done`, "nproc"},
 		{`echo ${v/$(date)/x}`, "date"},
+		{`echo ${v/$(date)} ${v//a} ${v: $(nproc)}`, "nproc"},
 	} {
 		f := run(t, tc.src)
 		if c := findCmd(f, tc.cmd); c == nil || !hasReach(c, "substitution") {
