@@ -44,6 +44,10 @@ func newCheckIsolationCmd() *cobra.Command {
 			if err := enc.Encode(rep); err != nil {
 				return fmt.Errorf("write report: %w", err)
 			}
+			if rep.Backend == "" {
+				// Nothing could run a workload: never report that as a pass.
+				return &exitError{code: 1, err: fmt.Errorf("no isolation backend could start a run: %v", rep.Reasons)}
+			}
 			if !rep.RequiredMet {
 				return &exitError{code: 1, err: errors.New("isolation mode required cannot be met on this host")}
 			}
