@@ -18,7 +18,7 @@ func FuzzAnalyze(f *testing.F) {
 		`eval "$(echo ZXZhbCBscw== | base64 -d)"`, `printf '%b%b' '\x41' '\0101' | sh`, `tr 'a-' 'b' <<< x | sh`,
 		`find -exec`, `xargs -I`, `curl -d`, `nc -e`, `socat`, `dd if=`, `tar -f`, "cat <<EOF\n$(rm -rf /)\nEOF",
 		`alias a='a'; a`, `alias a='b'; alias b='a'; a`, `x=$x$x$x; $x`, `: $(( 1/0 ))`,
-		`{,*,}{,,}{,}{,}{,}`, `* * * *`, `x=aaaaaaaa; ` + strings.Repeat(`x=$x$x$x$x; `, 12) + `echo $x`,
+		`{,*,}{,,}{,}{,}{,}`, `echo ${v/$(date)} ${v//a} ${v: $(nproc)} ${v:-} ${#v} ${!v*} ${v[@]:1:2}`, `* * * *`, `x=aaaaaaaa; ` + strings.Repeat(`x=$x$x$x$x; `, 12) + `echo $x`,
 	} {
 		f.Add(s)
 	}
