@@ -902,3 +902,13 @@ func TestUnimportedWellKnownModules(t *testing.T) {
 		}
 	}
 }
+
+// TestOpaqueBuiltinsDoNotLeak: printing the length of a secret does not
+// print the secret.
+func TestOpaqueBuiltinsDoNotLeak(t *testing.T) {
+	b := facts.NewBuilder("python", map[string]facts.AnalyzeFunc{"python": Analyze})
+	Analyze(b, "import os\nprint(len(os.environ['GITHUB_TOKEN']))\nprint(bool(os.getenv('API_KEY')))\nprint(os.environ['SECRET_KEY'])", facts.Top)
+	if len(b.Facts.Outputs) != 1 || b.Facts.Outputs[0].Vars[0] != "SECRET_KEY" {
+		t.Fatalf("outputs = %+v, want only SECRET_KEY", b.Facts.Outputs)
+	}
+}
