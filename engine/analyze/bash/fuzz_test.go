@@ -8,7 +8,8 @@ import (
 )
 
 // FuzzAnalyze checks that no input makes the analyzer panic or loop: any
-// content yields a facts document (possibly a ParseError).
+// content yields a facts document, with a ParseError only when the content
+// does not parse (never from an internal failure).
 func FuzzAnalyze(f *testing.F) {
 	for _, c := range loadCorpus(f) {
 		f.Add(c.Content)
@@ -31,6 +32,11 @@ func FuzzAnalyze(f *testing.F) {
 		for _, pe := range b.Facts.ParseErrors {
 			if pe.Language != "bash" {
 				t.Fatalf("parse error language %q", pe.Language)
+			}
+			// Analyze recovers internal panics into a ParseError so a
+			// scan fails closed; the fuzzer must still see them.
+			if strings.HasPrefix(pe.Message, "bash analyzer failure") {
+				t.Fatalf("internal failure on %q: %s", src, pe.Message)
 			}
 		}
 		for _, d := range b.Facts.DynamicExec {
