@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/toolwarden/toolwarden/engine/facts"
 )
 
@@ -47,4 +49,15 @@ func BenchmarkAnalyze1KB(b *testing.B) { benchmarkAnalyze(b, typicalScript) }
 // BenchmarkAnalyze20KB measures a 20 KB script made of the same content.
 func BenchmarkAnalyze20KB(b *testing.B) {
 	benchmarkAnalyze(b, strings.Repeat(typicalScript, 20*1024/len(typicalScript)+1))
+}
+
+// BenchmarkParseOnly1KB is the floor the analyzer builds on: parsing the
+// 1 KB script without looking at it. Compare BenchmarkAnalyze1KB to it.
+func BenchmarkParseOnly1KB(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		p := parserPool.Get().(*syntax.Parser)
+		p.Parse(strings.NewReader(typicalScript), "")
+		parserPool.Put(p)
+	}
 }
