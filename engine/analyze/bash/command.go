@@ -223,7 +223,7 @@ const maxCandidateSemantics = 16
 
 // shells run their argument or stdin as shell code.
 var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "ash": true,
-	"mksh": true, "busybox": false, "fish": true, "rbash": true}
+	"mksh": true, "fish": true, "rbash": true}
 
 func isPython(name string) bool {
 	return name == "python" || strings.HasPrefix(name, "python2") || strings.HasPrefix(name, "python3") ||
