@@ -3,6 +3,7 @@ package sdk
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -244,6 +245,32 @@ type fieldSet struct {
 	byLen [32][]uint8
 }
 
+// sameBytes reports whether a and b, of equal length, are equal, comparing
+// eight bytes at a time. Inside Wasm, Go's string == is a byte loop whose
+// every iteration pays wazero's interrupt check (~30 ns a byte here), and
+// matching keys is the decoder's most frequent comparison.
+func sameBytes(a, b string) bool {
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		if word(a, i) != word(b, i) {
+			return false
+		}
+	}
+	for ; i < len(a); i++ {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// word is the eight bytes of s at i as a little-endian integer.
+func word(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
 func newFieldSet(names ...string) *fieldSet {
 	fs := &fieldSet{names: names}
 	for i, n := range names {
@@ -260,7 +287,7 @@ func newFieldSet(names ...string) *fieldSet {
 func (fs *fieldSet) index(key string) int {
 	if len(key) < len(fs.byLen) {
 		for _, i := range fs.byLen[len(key)] {
-			if fs.names[i] == key {
+			if sameBytes(fs.names[i], key) {
 				return int(i)
 			}
 		}
@@ -348,11 +375,20 @@ func (d *decoder) str() (string, error) {
 	// Eight bytes at a time while none is a quote, a backslash, a control
 	// character or non-ASCII: inside Wasm each loop iteration pays an
 	// interrupt check, and most of an input is plain string bytes.
-	for b := d.b; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i : i+8])
-		if special(x) != 0 {
-			break
+	// The lowest flagged byte of a word is exact (see special), so a
+	// closing quote is found without a byte loop.
+	for b := d.b; i+8 <= len(b); {
+		m := special(binary.LittleEndian.Uint64(b[i : i+8]))
+		if m == 0 {
+			i += 8
+			continue
 		}
+		i += bits.TrailingZeros64(m) / 8
+		if b[i] == '"' {
+			d.i = i + 1
+			return d.s[start:i], nil
+		}
+		break // an escape, a control byte or UTF-8: the careful loop below
 	}
 	for i < len(d.s) {
 		c := d.s[i]
@@ -381,10 +417,11 @@ const (
 	highs = 0x8080808080808080
 )
 
-// special returns a non-zero value when one of the eight bytes in x is '"',
-// '\\', below 0x20 or at or above 0x80 (with the classic "has zero byte"
-// tricks; false positives are possible only next to a true one, and the
-// byte loop then sorts it out).
+// special flags (with its high bit, in a little-endian word) each of the
+// eight bytes in x that is '"', '\\', below 0x20 or at or above 0x80, using
+// the classic "has zero byte" tricks. Their false positives arise only from
+// a borrow out of a truly flagged byte, so they lie above it: the lowest
+// flag is always exact.
 func special(x uint64) uint64 {
 	q := x ^ (ones * '"')
 	bs := x ^ (ones * '\\')
