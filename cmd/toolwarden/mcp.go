@@ -13,12 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolwarden/toolwarden/config"
-	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/execution"
 	"github.com/toolwarden/toolwarden/execution/embedded"
 	"github.com/toolwarden/toolwarden/execution/redisq"
-	"github.com/toolwarden/toolwarden/executor"
-	"github.com/toolwarden/toolwarden/isolation"
 	"github.com/toolwarden/toolwarden/mcp"
 	"github.com/toolwarden/toolwarden/mcp/gateway"
 	"github.com/toolwarden/toolwarden/service"
@@ -89,48 +86,15 @@ embedded store is locked by one process: to share executions with a running 'too
 // stdout carries the protocol only; logs go to stderr.
 func serveMCPStdio(ctx context.Context, cfg config.Config, identity string) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return usageErr(fmt.Errorf("create data dir: %w", err))
-	}
-	pol, err := openPolicy(cfg.Policy)
-	if err != nil {
-		return usageErr(err)
-	}
-	eng, err := engine.New(ctx, engine.Options{Policy: pol})
-	if err != nil {
-		return usageErr(err)
-	}
-	defer eng.Close(context.Background())
-	backend, err := openBackend(ctx, cfg)
-	if err != nil {
-		return usageErr(err)
-	}
-	defer backend.Close()
-	svc := &service.Service{Engine: eng, Backend: backend}
-
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	execDone := make(chan error, 1)
-	if cfg.EmbeddedExecutor {
-		iso, err := isolation.Open(ctx, cfg.Isolation)
-		if err != nil {
-			return usageErr(fmt.Errorf("isolation: %w", err))
-		}
-		defer iso.Close()
-		ecfg, err := executorConfig(cfg)
-		if err != nil {
-			return usageErr(err)
-		}
-		ecfg.Exclusive = cfg.RedisURL == ""
-		ecfg.Logger = log
-		d, err := executor.New(backend, iso, ecfg)
-		if err != nil {
-			return usageErr(err)
-		}
-		go func() { execDone <- d.Run(ctx) }()
-	} else {
-		close(execDone)
+	st, err := openStack(ctx, cfg, log)
+	if err != nil {
+		return usageErr(err)
 	}
+	defer st.close()
+	pol := st.pol
+	svc := &service.Service{Engine: st.eng, Backend: st.backend}
 
 	srv, closeMCP, err := newMCPServer(ctx, cfg, svc, mcp.FixedIdentity(mcp.Caller{ID: identity}), log)
 	if err != nil {
@@ -140,9 +104,7 @@ func serveMCPStdio(ctx context.Context, cfg config.Config, identity string) erro
 	log.Info("toolwarden mcp: serving on stdio", "identity", identity, "policy", pol.Name, "store", storeName(cfg))
 	err = srv.ServeStdio(ctx, os.Stdin, os.Stdout)
 	cancel()
-	if eerr, ok := <-execDone; ok && eerr != nil && !errors.Is(eerr, context.Canceled) {
-		log.Error("embedded executor", "err", eerr)
-	}
+	st.wait(log)
 	return err
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,12 +14,10 @@ import (
 
 	"github.com/toolwarden/toolwarden/auth"
 	"github.com/toolwarden/toolwarden/config"
-	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/execution"
 	"github.com/toolwarden/toolwarden/execution/embedded"
 	"github.com/toolwarden/toolwarden/execution/redisq"
 	"github.com/toolwarden/toolwarden/executor"
-	"github.com/toolwarden/toolwarden/isolation"
 	"github.com/toolwarden/toolwarden/mcp"
 	"github.com/toolwarden/toolwarden/policies"
 	"github.com/toolwarden/toolwarden/sdk"
@@ -140,24 +137,14 @@ func executorConfig(cfg config.Config) (executor.Config, error) {
 
 func serve(ctx context.Context, cfg config.Config, out io.Writer) error {
 	log := slog.Default()
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return usageErr(fmt.Errorf("create data dir: %w", err))
-	}
-	pol, err := openPolicy(cfg.Policy)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	st, err := openStack(ctx, cfg, log)
 	if err != nil {
 		return usageErr(err)
 	}
-	eng, err := engine.New(ctx, engine.Options{Policy: pol})
-	if err != nil {
-		return usageErr(err)
-	}
-	defer eng.Close(context.Background())
-
-	backend, err := openBackend(ctx, cfg)
-	if err != nil {
-		return usageErr(err)
-	}
-	defer backend.Close()
+	defer st.close()
+	pol, eng, backend := st.pol, st.eng, st.backend
 
 	keys, err := auth.Open(filepath.Join(cfg.DataDir, "keys.json"))
 	if err != nil {
@@ -179,6 +166,7 @@ func serve(ctx context.Context, cfg config.Config, out io.Writer) error {
 		ReductionRoot: cfg.ReductionRoot(),
 	}, eng, backend, keys)
 	_ = server.RegisterQueueGauge(backend)
+	srv.Ready = func(context.Context) error { return st.executorErr() }
 
 	// MCP at /mcp: toolwarden's tools and the guarded upstream MCP servers
 	// (mcp: in the config), behind the same API keys as the REST API.
@@ -189,44 +177,6 @@ func serve(ctx context.Context, cfg config.Config, out io.Writer) error {
 	defer closeMCP()
 	srv.Mount("/mcp", mcpSrv.HTTPHandler(), auth.RoleAgent)
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	execDone := make(chan error, 1)
-	if cfg.EmbeddedExecutor {
-		iso, err := isolation.Open(ctx, cfg.Isolation)
-		if err != nil {
-			return usageErr(fmt.Errorf("isolation: %w", err))
-		}
-		defer iso.Close()
-		ecfg, err := executorConfig(cfg)
-		if err != nil {
-			return usageErr(err)
-		}
-		ecfg.Exclusive = cfg.RedisURL == ""
-		d, err := executor.New(backend, iso, ecfg)
-		if err != nil {
-			return usageErr(err)
-		}
-		log.Info("embedded executor", "worker", d.WorkerID(), "isolation", iso.Name(), "concurrency", cfg.Concurrency)
-		running := make(chan struct{})
-		go func() {
-			close(running)
-			execDone <- d.Run(ctx)
-		}()
-		<-running
-		srv.Ready = func(context.Context) error {
-			select {
-			case err := <-execDone:
-				execDone <- err
-				return fmt.Errorf("embedded executor stopped: %v", err)
-			default:
-				return nil
-			}
-		}
-	} else {
-		close(execDone)
-	}
-
 	ln, err := srv.Listen()
 	if err != nil {
 		return usageErr(err)
@@ -235,9 +185,7 @@ func serve(ctx context.Context, cfg config.Config, out io.Writer) error {
 		ln.Addr(), pol.Name, storeName(cfg), len(eng.Plugins()))
 	err = srv.Serve(ctx, ln)
 	cancel()
-	if eerr, ok := <-execDone; ok && eerr != nil && !errors.Is(eerr, context.Canceled) {
-		log.Error("embedded executor", "err", eerr)
-	}
+	st.wait(log)
 	return err
 }
 

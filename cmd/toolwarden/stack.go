@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/toolwarden/toolwarden/config"
+	"github.com/toolwarden/toolwarden/engine"
+	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/executor"
+	"github.com/toolwarden/toolwarden/isolation"
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// stack is what `serve` and `mcp` both run behind their front door: the
+// engine under the policy, the execution store, and — unless disabled — an
+// embedded executor running allowed calls under isolation.
+type stack struct {
+	pol     *sdk.Policy
+	eng     *engine.Engine
+	backend execution.Backend
+	// execDone receives the embedded executor's end; it is closed at once
+	// when none runs.
+	execDone chan error
+	closers  []func()
+}
+
+// openStack opens every part in order and undoes what it opened when a
+// later part fails, so a start-up error never leaves a half-running
+// process. The executor runs until ctx ends.
+func openStack(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *stack, err error) {
+	s := &stack{execDone: make(chan error, 1)}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	if s.pol, err = openPolicy(cfg.Policy); err != nil {
+		return nil, err
+	}
+	if s.eng, err = engine.New(ctx, engine.Options{Policy: s.pol}); err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, func() { s.eng.Close(context.Background()) })
+	if s.backend, err = openBackend(ctx, cfg); err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, func() { s.backend.Close() })
+	if !cfg.EmbeddedExecutor {
+		close(s.execDone)
+		return s, nil
+	}
+	iso, err := isolation.Open(ctx, cfg.Isolation)
+	if err != nil {
+		return nil, fmt.Errorf("isolation: %w", err)
+	}
+	s.closers = append(s.closers, func() { iso.Close() })
+	ecfg, err := executorConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ecfg.Exclusive = cfg.RedisURL == ""
+	ecfg.Logger = log
+	d, err := executor.New(s.backend, iso, ecfg)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("embedded executor", "worker", d.WorkerID(), "isolation", iso.Name(), "concurrency", cfg.Concurrency)
+	go func() { s.execDone <- d.Run(ctx) }()
+	return s, nil
+}
+
+// executorErr reports, without waiting, that the embedded executor has
+// stopped (for readiness).
+func (s *stack) executorErr() error {
+	select {
+	case err, ok := <-s.execDone:
+		if !ok {
+			return nil
+		}
+		s.execDone <- err
+		return fmt.Errorf("embedded executor stopped: %v", err)
+	default:
+		return nil
+	}
+}
+
+// wait waits for the embedded executor to finish after ctx ended and logs
+// how it ended.
+func (s *stack) wait(log *slog.Logger) {
+	if err, ok := <-s.execDone; ok && err != nil && !errors.Is(err, context.Canceled) {
+		log.Error("embedded executor", "err", err)
+	}
+}
+
+// close releases the parts in reverse order.
+func (s *stack) close() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+	s.closers = nil
+}
