@@ -82,20 +82,28 @@ var (
 // tokenPrefix marks toolwarden tokens so that secret scanners recognize them.
 const tokenPrefix = "tw_"
 
-// Store is a file-backed key store, safe for concurrent use. The file is
-// rewritten atomically (temp file + rename) with mode 0600.
+// Store holds API keys, safe for concurrent use. Keys live in a file
+// (Open: one server) or in Redis (OpenRedis: every server of a deployment
+// sees the same keys, so a key created on one works on all).
 type Store struct {
-	path string
-	mu   sync.RWMutex
-	keys map[string]Key
+	kv keyKV
 }
 
-// Open loads the key store at path, creating an empty one when absent.
+// keyKV is where keys are kept.
+type keyKV interface {
+	get(id string) (Key, bool, error)
+	all() ([]Key, error)
+	put(k Key) error
+	del(id string) (bool, error)
+}
+
+// Open loads the file key store at path, creating an empty one when absent.
+// The file is rewritten atomically (temp file + rename) with mode 0600.
 func Open(path string) (*Store, error) {
-	s := &Store{path: path, keys: map[string]Key{}}
+	f := &fileKV{path: path, keys: map[string]Key{}}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return s, nil
+		return &Store{kv: f}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open key store %s: %w", path, err)
@@ -105,9 +113,9 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("open key store %s: %w", path, err)
 	}
 	for _, k := range keys {
-		s.keys[k.ID] = k
+		f.keys[k.ID] = k
 	}
-	return s, nil
+	return &Store{kv: f}, nil
 }
 
 func hashToken(token string) string {
@@ -131,12 +139,8 @@ func (s *Store) Create(name string, role Role) (string, Key, error) {
 	id := randomHex(6)
 	token := tokenPrefix + id + "_" + randomHex(32)
 	k := Key{ID: id, Name: name, Role: role, Hash: hashToken(token), CreatedAt: time.Now().UTC()}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.keys[id] = k
-	if err := s.saveLocked(); err != nil {
-		delete(s.keys, id)
-		return "", Key{}, err
+	if err := s.kv.put(k); err != nil {
+		return "", Key{}, fmt.Errorf("create key: %w", err)
 	}
 	return token, k.Public(), nil
 }
@@ -148,24 +152,43 @@ func (s *Store) Import(id, name, token string, role Role) (Key, error) {
 		return Key{}, fmt.Errorf("key %s: token must be at least 16 characters", id)
 	}
 	k := Key{ID: id, Name: name, Role: role, Hash: hashToken(token), CreatedAt: time.Now().UTC()}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.keys[id] = k
-	return k.Public(), s.saveLocked()
+	if err := s.kv.put(k); err != nil {
+		return Key{}, fmt.Errorf("import key %s: %w", id, err)
+	}
+	return k.Public(), nil
 }
 
-// Authenticate returns the key a bearer token belongs to.
+// Authenticate returns the key a bearer token belongs to. A store that
+// cannot be read is an error other than ErrInvalidKey, so callers can answer
+// 503 instead of 401.
 func (s *Store) Authenticate(token string) (Key, error) {
 	if token == "" {
 		return Key{}, ErrNoKey
 	}
 	h := hashToken(token)
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	// Constant-time over every key: the lookup reveals nothing by timing.
+	// Tokens carry their key id (tw_<id>_<secret>): one lookup. Imported
+	// tokens do not, and are found by comparing every hash.
+	var candidates []Key
+	if id, ok := tokenID(token); ok {
+		k, found, err := s.kv.get(id)
+		if err != nil {
+			return Key{}, fmt.Errorf("authenticate: %w", err)
+		}
+		if found {
+			candidates = []Key{k}
+		}
+	}
+	if candidates == nil {
+		all, err := s.kv.all()
+		if err != nil {
+			return Key{}, fmt.Errorf("authenticate: %w", err)
+		}
+		candidates = all
+	}
+	// Constant-time over every candidate: the lookup reveals nothing by timing.
 	var found Key
 	ok := false
-	for _, k := range s.keys {
+	for _, k := range candidates {
 		if subtle.ConstantTimeCompare([]byte(k.Hash), []byte(h)) == 1 {
 			found, ok = k, true
 		}
@@ -176,47 +199,103 @@ func (s *Store) Authenticate(token string) (Key, error) {
 	return found.Public(), nil
 }
 
+// tokenID extracts the key id of a tw_<id>_<secret> token.
+func tokenID(token string) (string, bool) {
+	rest, ok := strings.CutPrefix(token, tokenPrefix)
+	if !ok {
+		return "", false
+	}
+	id, _, ok := strings.Cut(rest, "_")
+	return id, ok && id != ""
+}
+
 // List returns every key without hashes, oldest first.
-func (s *Store) List() []Key {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make([]Key, 0, len(s.keys))
-	for _, k := range s.keys {
+func (s *Store) List() ([]Key, error) {
+	all, err := s.kv.all()
+	if err != nil {
+		return nil, fmt.Errorf("list keys: %w", err)
+	}
+	out := make([]Key, 0, len(all))
+	for _, k := range all {
 		out = append(out, k.Public())
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
-	return out
-}
-
-// Len returns the number of keys.
-func (s *Store) Len() int {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return len(s.keys)
+	return out, nil
 }
 
 // Delete removes a key; its token stops working at once.
 func (s *Store) Delete(id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	k, ok := s.keys[id]
+	ok, err := s.kv.del(id)
+	if err != nil {
+		return fmt.Errorf("delete key %s: %w", id, err)
+	}
 	if !ok {
 		return ErrNotFound
 	}
-	delete(s.keys, id)
-	if err := s.saveLocked(); err != nil {
-		s.keys[id] = k
+	return nil
+}
+
+// fileKV keeps keys in memory and in one JSON file.
+type fileKV struct {
+	path string
+	mu   sync.RWMutex
+	keys map[string]Key
+}
+
+func (f *fileKV) get(id string) (Key, bool, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	k, ok := f.keys[id]
+	return k, ok, nil
+}
+
+func (f *fileKV) all() ([]Key, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	out := make([]Key, 0, len(f.keys))
+	for _, k := range f.keys {
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+func (f *fileKV) put(k Key) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	old, had := f.keys[k.ID]
+	f.keys[k.ID] = k
+	if err := f.saveLocked(); err != nil {
+		if had {
+			f.keys[k.ID] = old
+		} else {
+			delete(f.keys, k.ID)
+		}
 		return err
 	}
 	return nil
 }
 
-func (s *Store) saveLocked() error {
-	if s.path == "" {
+func (f *fileKV) del(id string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	k, ok := f.keys[id]
+	if !ok {
+		return false, nil
+	}
+	delete(f.keys, id)
+	if err := f.saveLocked(); err != nil {
+		f.keys[id] = k
+		return false, err
+	}
+	return true, nil
+}
+
+func (f *fileKV) saveLocked() error {
+	if f.path == "" {
 		return nil
 	}
-	keys := make([]Key, 0, len(s.keys))
-	for _, k := range s.keys {
+	keys := make([]Key, 0, len(f.keys))
+	for _, k := range f.keys {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].ID < keys[j].ID })
@@ -224,10 +303,10 @@ func (s *Store) saveLocked() error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
 		return fmt.Errorf("save key store: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(s.path), ".keys-*")
+	tmp, err := os.CreateTemp(filepath.Dir(f.path), ".keys-*")
 	if err != nil {
 		return fmt.Errorf("save key store: %w", err)
 	}
@@ -247,7 +326,7 @@ func (s *Store) saveLocked() error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("save key store: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), s.path); err != nil {
+	if err := os.Rename(tmp.Name(), f.path); err != nil {
 		return fmt.Errorf("save key store: %w", err)
 	}
 	return nil
@@ -271,7 +350,11 @@ func (s *Store) Bootstrap(envToken string) (string, error) {
 		_, err := s.Import("bootstrap", "bootstrap admin (TOOLWARDEN_ADMIN_KEY)", envToken, RoleAdmin)
 		return "", err
 	}
-	for _, k := range s.List() {
+	keys, err := s.List()
+	if err != nil {
+		return "", err
+	}
+	for _, k := range keys {
 		if k.Role == RoleAdmin {
 			return "", nil
 		}

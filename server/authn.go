@@ -17,6 +17,10 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		token := auth.BearerToken(c.Request().Header.Get("Authorization"))
 		k, err := s.keys.Authenticate(token)
+		if err != nil && !errors.Is(err, auth.ErrNoKey) && !errors.Is(err, auth.ErrInvalidKey) {
+			// The key store cannot be read: fail closed, but say so.
+			return apiError(http.StatusServiceUnavailable, "key_store_unavailable", "API keys cannot be checked right now; retry later")
+		}
 		if err != nil {
 			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="toolwarden"`)
 			msg := "invalid API key"
@@ -75,7 +79,11 @@ func (s *Server) createKey(c echo.Context) error {
 }
 
 func (s *Server) listKeys(c echo.Context) error {
-	return c.JSON(http.StatusOK, map[string]any{"keys": s.keys.List()})
+	keys, err := s.keys.List()
+	if err != nil {
+		return apiError(http.StatusServiceUnavailable, "key_store_unavailable", err.Error())
+	}
+	return c.JSON(http.StatusOK, map[string]any{"keys": keys})
 }
 
 func (s *Server) deleteKey(c echo.Context) error {

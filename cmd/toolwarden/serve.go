@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
 
 	"github.com/toolwarden/toolwarden/auth"
@@ -146,7 +147,7 @@ func serve(ctx context.Context, cfg config.Config, out io.Writer) error {
 	defer st.close()
 	pol, eng, backend := st.pol, st.eng, st.backend
 
-	keys, err := auth.Open(filepath.Join(cfg.DataDir, "keys.json"))
+	keys, err := openKeys(ctx, cfg)
 	if err != nil {
 		return usageErr(err)
 	}
@@ -194,4 +195,18 @@ func storeName(cfg config.Config) string {
 		return "redis"
 	}
 	return "embedded (" + cfg.DataDir + ")"
+}
+
+// openKeys opens the API key store: in Redis when the deployment shares one
+// (every server then accepts the same keys), else keys.json in the data
+// directory.
+func openKeys(ctx context.Context, cfg config.Config) (*auth.Store, error) {
+	if cfg.RedisURL == "" {
+		return auth.Open(filepath.Join(cfg.DataDir, "keys.json"))
+	}
+	opt, err := redis.ParseURL(cfg.RedisURL)
+	if err != nil {
+		return nil, fmt.Errorf("redis url: %w", err)
+	}
+	return auth.OpenRedis(ctx, redis.NewClient(opt), cfg.RedisPrefix+":")
 }

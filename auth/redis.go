@@ -1,0 +1,91 @@
+package auth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// OpenRedis returns a key store kept in a Redis hash (<prefix>keys, field =
+// key id, value = the key as JSON with its hash), shared by every server
+// of a deployment. Redis errors surface from each call; Authenticate then
+// fails closed.
+func OpenRedis(ctx context.Context, rdb *redis.Client, prefix string) (*Store, error) {
+	kv := &redisKV{rdb: rdb, key: prefix + "keys", timeout: 3 * time.Second}
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		return nil, fmt.Errorf("open redis key store: %w", err)
+	}
+	return &Store{kv: kv}, nil
+}
+
+type redisKV struct {
+	rdb     *redis.Client
+	key     string
+	timeout time.Duration
+}
+
+func (r *redisKV) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), r.timeout)
+}
+
+func (r *redisKV) get(id string) (Key, bool, error) {
+	ctx, cancel := r.ctx()
+	defer cancel()
+	b, err := r.rdb.HGet(ctx, r.key, id).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return Key{}, false, nil
+	}
+	if err != nil {
+		return Key{}, false, fmt.Errorf("redis key store: %w", err)
+	}
+	var k Key
+	if err := json.Unmarshal(b, &k); err != nil {
+		return Key{}, false, fmt.Errorf("redis key store: key %s: %w", id, err)
+	}
+	return k, true, nil
+}
+
+func (r *redisKV) all() ([]Key, error) {
+	ctx, cancel := r.ctx()
+	defer cancel()
+	m, err := r.rdb.HGetAll(ctx, r.key).Result()
+	if err != nil {
+		return nil, fmt.Errorf("redis key store: %w", err)
+	}
+	out := make([]Key, 0, len(m))
+	for id, v := range m {
+		var k Key
+		if err := json.Unmarshal([]byte(v), &k); err != nil {
+			return nil, fmt.Errorf("redis key store: key %s: %w", id, err)
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+func (r *redisKV) put(k Key) error {
+	b, err := json.Marshal(k)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := r.ctx()
+	defer cancel()
+	if err := r.rdb.HSet(ctx, r.key, k.ID, b).Err(); err != nil {
+		return fmt.Errorf("redis key store: %w", err)
+	}
+	return nil
+}
+
+func (r *redisKV) del(id string) (bool, error) {
+	ctx, cancel := r.ctx()
+	defer cancel()
+	n, err := r.rdb.HDel(ctx, r.key, id).Result()
+	if err != nil {
+		return false, fmt.Errorf("redis key store: %w", err)
+	}
+	return n > 0, nil
+}
