@@ -18,9 +18,8 @@
 #   BASE_PORT                first server port (default 8080)
 #   CLUSTER_DIR              data dirs, configs and logs (default .cluster)
 #
-# API keys live in keys.json under each server's data dir, not in Redis:
-# every server is bootstrapped with the same TOOLWARDEN_ADMIN_KEY, and keys
-# created through one server's /v1/keys are known to that server only.
+# API keys live (hashed) in Redis, shared by every server; each server is
+# bootstrapped with the same TOOLWARDEN_ADMIN_KEY.
 set -euo pipefail
 
 N=${1:-2}
