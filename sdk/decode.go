@@ -84,7 +84,7 @@ func (d *decoder) ws() {
 
 // lit consumes the literal word (true, false, null) if it comes next.
 func (d *decoder) lit(word string) bool {
-	if strings.HasPrefix(d.s[d.i:], word) {
+	if len(d.s)-d.i >= len(word) && sameBytes(d.s[d.i:d.i+len(word)], word) {
 		d.i += len(word)
 		return true
 	}
@@ -92,7 +92,15 @@ func (d *decoder) lit(word string) bool {
 }
 
 // peek returns the next non-space byte, 0 at the end.
+//
+// The common case, no whitespace, returns before the loop in ws: inside
+// Wasm even entering a loop pays wazero's interrupt check.
 func (d *decoder) peek() byte {
+	if d.i < len(d.s) {
+		if c := d.s[d.i]; c > ' ' {
+			return c
+		}
+	}
 	d.ws()
 	if d.i < len(d.s) {
 		return d.s[d.i]
@@ -256,12 +264,36 @@ func sameBytes(a, b string) bool {
 			return false
 		}
 	}
-	for ; i < len(a); i++ {
-		if a[i] != b[i] {
-			return false
-		}
+	return i == len(a) || tail(a, i) == tail(b, i)
+}
+
+// tail is the fewer than eight bytes of s from i on as a little-endian
+// integer, assembled without a loop.
+func tail(s string, i int) uint64 {
+	var x uint64
+	switch s = s[i:]; len(s) {
+	case 7:
+		x |= uint64(s[6]) << 48
+		fallthrough
+	case 6:
+		x |= uint64(s[5]) << 40
+		fallthrough
+	case 5:
+		x |= uint64(s[4]) << 32
+		fallthrough
+	case 4:
+		x |= uint64(s[3]) << 24
+		fallthrough
+	case 3:
+		x |= uint64(s[2]) << 16
+		fallthrough
+	case 2:
+		x |= uint64(s[1]) << 8
+		fallthrough
+	case 1:
+		x |= uint64(s[0])
 	}
-	return true
+	return x
 }
 
 // word is the eight bytes of s at i as a little-endian integer.
@@ -528,7 +560,7 @@ func hex4(s string, i int) rune {
 
 // number consumes a number token per the JSON grammar and returns its text.
 func (d *decoder) number(what string) (string, error) {
-	d.ws()
+	d.peek()
 	s, start, i := d.s, d.i, d.i
 	if i < len(s) && s[i] == '-' {
 		i++

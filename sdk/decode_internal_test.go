@@ -41,3 +41,24 @@ func TestSpecialLowestFlagIsExact(t *testing.T) {
 		}
 	}
 }
+
+// TestSameBytesMatchesEquality checks the word-wise comparison against ==
+// for every length up to three words, with strings differing in one byte.
+func TestSameBytesMatchesEquality(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := 0; n <= 24; n++ {
+		for k := 0; k < 200; k++ {
+			a := make([]byte, n)
+			for i := range a {
+				a[i] = byte(r.IntN(256))
+			}
+			b := append([]byte(nil), a...)
+			if n > 0 && r.IntN(2) == 0 {
+				b[r.IntN(n)] ^= byte(1 + r.IntN(255))
+			}
+			if got, want := sameBytes(string(a), string(b)), string(a) == string(b); got != want {
+				t.Fatalf("sameBytes(% x, % x) = %v, want %v", a, b, got, want)
+			}
+		}
+	}
+}
