@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolwarden/toolwarden/engine/telemetry"
 	"github.com/toolwarden/toolwarden/execution"
 )
 
@@ -30,4 +31,40 @@ func TestEnvReachesWorkloadAndLeavesStore(t *testing.T) {
 	if stored.Env != nil || len(stored.EnvNames) != 1 {
 		t.Fatalf("after finish the store keeps env %v (names %v)", stored.Env, stored.EnvNames)
 	}
+}
+
+// TestFinishedExecutionsAreCounted: /metrics shows executions by status.
+func TestFinishedExecutionsAreCounted(t *testing.T) {
+	b := openEmbedded(t, 3*time.Second)
+	start(t, b, openIso(t), fastConfig())
+	before := counted(t, "failed")
+	r := create(t, b, "exit 4", workspace(t))
+	if got := waitTerminal(t, b, r.ExecutionID); got.Status != execution.StatusFailed {
+		t.Fatalf("status %s", got.Status)
+	}
+	if after := counted(t, "failed"); after != before+1 {
+		t.Fatalf("failed executions counted %v → %v, want one more", before, after)
+	}
+}
+
+func counted(t *testing.T, status string) float64 {
+	t.Helper()
+	mfs, err := telemetry.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0.0
+	for _, mf := range mfs {
+		if mf.GetName() != "toolwarden_executions_finished_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "status" && l.GetValue() == status {
+					total += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return total
 }

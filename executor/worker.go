@@ -232,6 +232,8 @@ func (d *Daemon) finish(r *run, final *execution.Record) {
 		if err == nil {
 			log.Info("execution finished", "exit_code", derefInt(final.ExitCode), "cleanup", final.Cleanup,
 				"duration_ms", final.DurationMS)
+			finishedTotal.WithLabelValues(string(final.Status), final.IsolationBackend).Inc()
+			runSeconds.WithLabelValues(string(final.Status)).Observe(float64(final.DurationMS) / 1000)
 			return
 		}
 		retryable := errors.Is(err, execution.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded)
