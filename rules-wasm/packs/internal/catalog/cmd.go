@@ -2,25 +2,52 @@ package catalog
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
 // Names returns the names a command may run as: its Name, or for a glob
-// command word ("/bin/r?") every candidate it could expand to.
+// command word ("/bin/r?") every candidate it could expand to. Rules call it
+// for every command, so the common case (a plain name, no candidates)
+// allocates nothing: the result then aliases c.Name. Callers must treat the
+// slice as read-only.
 func Names(c *sdk.Command) []string {
-	if c.Name != "" && !strings.ContainsAny(c.Name, "*?[") {
+	if plainName(c.Name) {
 		if len(c.Candidates) == 0 {
-			return []string{c.Name}
+			return unsafe.Slice(&c.Name, 1)
 		}
 		return append([]string{c.Name}, c.Candidates...)
 	}
 	return c.Candidates
 }
 
-// Is reports whether the command may run as one of names.
+// plainName reports whether a command word is a literal name rather than a
+// glob: non-empty and free of "*?[".
+func plainName(n string) bool {
+	if n == "" {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		switch n[i] {
+		case '*', '?', '[':
+			return false
+		}
+	}
+	return true
+}
+
+// Is reports whether the command may run as one of names. It walks the
+// same names as Names without building them.
 func Is(c *sdk.Command, names ...string) bool {
-	for _, n := range Names(c) {
+	if plainName(c.Name) {
+		for _, want := range names {
+			if c.Name == want {
+				return true
+			}
+		}
+	}
+	for _, n := range c.Candidates {
 		for _, want := range names {
 			if n == want {
 				return true
@@ -33,7 +60,10 @@ func Is(c *sdk.Command, names ...string) bool {
 // NameHasPrefix reports whether the command may run as a name starting
 // with prefix ("mkfs" matches "mkfs.ext4").
 func NameHasPrefix(c *sdk.Command, prefix string) bool {
-	for _, n := range Names(c) {
+	if plainName(c.Name) && strings.HasPrefix(c.Name, prefix) {
+		return true
+	}
+	for _, n := range c.Candidates {
 		if strings.HasPrefix(n, prefix) {
 			return true
 		}

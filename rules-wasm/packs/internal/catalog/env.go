@@ -96,6 +96,9 @@ func NewEnv(in *sdk.ScanInput) (*Env, error) {
 	if lang == "" {
 		lang = strings.ToLower(in.Language)
 	}
+	// A new scan may follow an in-place edit of the same document: index it
+	// afresh rather than trust what the previous scan cached.
+	forgetIndex(in.Facts)
 	return &Env{In: in, Facts: in.Facts, Policy: p, M: Compile(p), Lang: lang}, nil
 }
 

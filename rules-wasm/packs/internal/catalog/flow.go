@@ -9,23 +9,25 @@ import (
 )
 
 // Feeders returns the commands whose output reaches c, transitively through
-// pipes, redirections and substitutions (`curl … | tee x | sh` → tee, curl).
+// pipes, redirections and substitutions (`curl … | tee x | sh` → tee, curl),
+// nearest first. The lookup by ID is built once per facts document (see
+// index), so calling Feeders for every command stays linear overall.
 func Feeders(f *sdk.Facts, c *sdk.Command) []*sdk.Command {
-	byID := make(map[int]*sdk.Command, len(f.Commands))
-	for i := range f.Commands {
-		byID[f.Commands[i].ID] = &f.Commands[i]
+	if len(c.StdinSources) == 0 && len(c.ArgSources) == 0 {
+		return nil
 	}
+	x := indexOf(f)
 	var out []*sdk.Command
-	seen := map[int]bool{c.ID: true}
-	queue := append(append([]int(nil), c.StdinSources...), c.ArgSources...)
-	for len(queue) > 0 {
-		id := queue[0]
-		queue = queue[1:]
-		if seen[id] {
+	var v visited
+	v.add(c.ID)
+	queue := make([]int, 0, len(c.StdinSources)+len(c.ArgSources)+4)
+	queue = append(append(queue, c.StdinSources...), c.ArgSources...)
+	for h := 0; h < len(queue); h++ {
+		id := queue[h]
+		if !v.add(id) {
 			continue
 		}
-		seen[id] = true
-		if s := byID[id]; s != nil {
+		if s := x.byID(id); s != nil {
 			out = append(out, s)
 			queue = append(append(queue, s.StdinSources...), s.ArgSources...)
 		}
@@ -33,15 +35,60 @@ func Feeders(f *sdk.Facts, c *sdk.Command) []*sdk.Command {
 	return out
 }
 
+// visited is a set of command IDs that stays a short slice for the few
+// feeders a command usually has and becomes a map only for long chains.
+type visited struct {
+	few  [16]int
+	n    int
+	many map[int]bool
+}
+
+// add inserts id and reports whether it was new.
+func (v *visited) add(id int) bool {
+	if v.many != nil {
+		if v.many[id] {
+			return false
+		}
+		v.many[id] = true
+		return true
+	}
+	for _, s := range v.few[:v.n] {
+		if s == id {
+			return false
+		}
+	}
+	if v.n < len(v.few) {
+		v.few[v.n] = id
+		v.n++
+		return true
+	}
+	v.many = make(map[int]bool, 2*len(v.few))
+	for _, s := range v.few {
+		v.many[s] = true
+	}
+	v.many[id] = true
+	return true
+}
+
 // FileSources maps each file that content writes (a `>` redirection, or a
 // downloader's output file) to the commands whose output lands in it: the
 // writer and everything feeding it. It lets rules follow content through a
 // temporary file (`base64 -d > x.sh; bash x.sh`, `curl -o i.sh …; sh i.sh`).
+//
+// The map is computed once per facts document and shared by every caller:
+// it must be treated as read-only.
 func FileSources(f *sdk.Facts) map[string][]*sdk.Command {
+	x := indexOf(f)
+	x.filesOnce.Do(func() { x.files = fileSources(f) })
+	return x.files
+}
+
+func fileSources(f *sdk.Facts) map[string][]*sdk.Command {
 	out := map[string][]*sdk.Command{}
+	var files []string
 	for i := range f.Commands {
 		c := &f.Commands[i]
-		var files []string
+		files = files[:0]
 		for _, r := range c.Redirects {
 			if (r.Op == ">" || r.Op == ">>" || r.Op == "&>" || r.Op == ">|") && !r.Dynamic && r.Target != "" && !strings.HasPrefix(r.Target, "&") {
 				files = append(files, r.Target)
