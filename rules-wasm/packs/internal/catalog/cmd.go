@@ -38,13 +38,13 @@ func plainName(n string) bool {
 }
 
 // Is reports whether the command may run as one of names. It walks the
-// same names as Names without building them.
+// same names as Names without building them, and checks that the command
+// word is not a glob only once it equals a wanted name: rules ask about
+// every command, and almost every answer is no.
 func Is(c *sdk.Command, names ...string) bool {
-	if plainName(c.Name) {
-		for _, want := range names {
-			if c.Name == want {
-				return true
-			}
+	for _, want := range names {
+		if c.Name == want && plainName(c.Name) {
+			return true
 		}
 	}
 	for _, n := range c.Candidates {

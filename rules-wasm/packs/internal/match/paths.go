@@ -22,7 +22,40 @@ type pathPattern struct {
 	// patBase (no slash: matched against the base name), patSuffix
 	// (relative with a slash: matched against trailing components).
 	kind  int
-	comps []string // components after the anchor
+	comps []compPat // components after the anchor
+}
+
+// compPat is one pattern component compiled once per policy, so matching a
+// path does not rescan the pattern for glob characters or run path.Match
+// for the common one-star globs ("*.pem", "id_rsa*", "credentials.*").
+type compPat struct {
+	raw string
+	// glob is set when raw holds glob metacharacters.
+	glob bool
+	// star is set when raw is pre + "*" + suf with no other metacharacter
+	// or escape: such a glob matches exactly the names that start with pre
+	// and end with suf, without overlap.
+	star     bool
+	pre, suf string
+	// wit is one concrete name the component accepts (see witness).
+	wit string
+}
+
+func compileComp(raw string) compPat {
+	c := compPat{raw: raw, glob: HasGlob(raw), wit: witness(raw)}
+	if c.glob && strings.Count(raw, "*") == 1 && !strings.ContainsAny(raw, "?[\\") {
+		i := strings.IndexByte(raw, '*')
+		c.star, c.pre, c.suf = true, raw[:i], raw[i+1:]
+	}
+	return c
+}
+
+func compileComps(comps []string) []compPat {
+	out := make([]compPat, len(comps))
+	for i, s := range comps {
+		out[i] = compileComp(s)
+	}
+	return out
 }
 
 const (
@@ -47,16 +80,16 @@ func NewPathMatcher(patterns []string) *PathMatcher {
 		switch {
 		case p == "~" || strings.HasPrefix(p, "~/"):
 			pp.kind = patHome
-			pp.comps = splitComps(strings.TrimPrefix(p, "~"))
+			pp.comps = compileComps(splitComps(strings.TrimPrefix(p, "~")))
 		case strings.HasPrefix(p, "/"):
 			pp.kind = patAbs
-			pp.comps = splitComps(p)
+			pp.comps = compileComps(splitComps(p))
 		case !strings.Contains(strings.TrimSuffix(p, "/"), "/"):
 			pp.kind = patBase
-			pp.comps = []string{strings.TrimSuffix(p, "/")}
+			pp.comps = []compPat{compileComp(strings.TrimSuffix(p, "/"))}
 		default:
 			pp.kind = patSuffix
-			pp.comps = splitComps(p)
+			pp.comps = compileComps(splitComps(p))
 		}
 		m.pats = append(m.pats, pp)
 	}
@@ -71,12 +104,19 @@ func (m *PathMatcher) Patterns() int { return len(m.pats) }
 // could be "~/.ssh/id_rsa"). p is a normalized path as the analyzers emit it:
 // home references are "~", "~user" or "/home/user". Recursive accesses of an
 // ancestor (a `tar` of the whole home) are judged by MatchTree.
+//
+// Only the glob characters of p itself can make a component a glob, so
+// glob changes nothing for a literal p; it is kept for callers that know
+// the path came from an unexpanded word.
 func (m *PathMatcher) Match(p string, glob bool) (string, bool) {
 	if m == nil || p == "" {
 		return "", false
 	}
-	glob = glob || HasGlob(p)
-	if c := CleanPath(p); strings.HasPrefix(c, "../") {
+	// A component can only be a glob when p has glob characters: with none,
+	// compMatch never needs to look for them.
+	glob = HasGlob(p)
+	c := CleanPath(p)
+	if strings.HasPrefix(c, "../") {
 		// Enough ".." reach the root: judge what remains as absolute too.
 		rest := c
 		for strings.HasPrefix(rest, "../") {
@@ -87,20 +127,25 @@ func (m *PathMatcher) Match(p string, glob bool) (string, bool) {
 		}
 	}
 	home, rel, isHome := SplitHome(p)
-	comps := splitComps(p)
+	var buf, relBuf [16]string
+	comps := appendComps(buf[:0], c)
+	var relComps []string
+	if isHome {
+		relComps = appendComps(relBuf[:0], CleanPath(rel))
+	}
 	for _, pat := range m.pats {
 		switch pat.kind {
 		case patHome:
-			if isHome && prefixMatch(pat.comps, splitComps(rel), glob) {
+			if isHome && prefixMatch(pat.comps, relComps, glob) {
 				return pat.raw, true
 			}
 		case patAbs:
 			if strings.HasPrefix(p, "/") && prefixMatch(pat.comps, comps, glob) {
 				return pat.raw, true
 			}
-			if isHome && len(pat.comps) > 0 && pat.comps[0] == "root" && home == "root" {
+			if isHome && len(pat.comps) > 0 && pat.comps[0].raw == "root" && home == "root" {
 				// "/root" also covers "~root/...".
-				if prefixMatch(pat.comps[1:], splitComps(rel), glob) {
+				if prefixMatch(pat.comps[1:], relComps, glob) {
 					return pat.raw, true
 				}
 			}
@@ -204,20 +249,31 @@ func CleanPath(p string) string {
 }
 
 func splitComps(p string) []string {
-	p = CleanPath(p)
-	parts := strings.Split(p, "/")
-	out := parts[:0]
-	for _, s := range parts {
+	return appendComps(nil, CleanPath(p))
+}
+
+// appendComps appends the components of the cleaned path c to dst,
+// skipping empty and "." ones; with a stack buffer as dst, splitting a path
+// for one match allocates nothing.
+func appendComps(dst []string, c string) []string {
+	for len(c) > 0 {
+		i := strings.IndexByte(c, '/')
+		var s string
+		if i < 0 {
+			s, c = c, ""
+		} else {
+			s, c = c[:i], c[i+1:]
+		}
 		if s != "" && s != "." {
-			out = append(out, s)
+			dst = append(dst, s)
 		}
 	}
-	return out
+	return dst
 }
 
 // prefixMatch: path components start with the pattern components (the path
 // is the pattern or inside it). When the path is shorter it cannot be inside.
-func prefixMatch(pat, comps []string, glob bool) bool {
+func prefixMatch(pat []compPat, comps []string, glob bool) bool {
 	if len(comps) < len(pat) {
 		return false
 	}
@@ -231,7 +287,7 @@ func prefixMatch(pat, comps []string, glob bool) bool {
 
 // suffixMatch: the pattern components match consecutive components of the
 // path, ending at the path's last component or any ancestor of it.
-func suffixMatch(pat, comps []string, glob bool) bool {
+func suffixMatch(pat []compPat, comps []string, glob bool) bool {
 	if len(pat) == 0 {
 		return false
 	}
@@ -251,12 +307,12 @@ func suffixMatch(pat, comps []string, glob bool) bool {
 }
 
 // isPrefix reports whether a is a (non-strict) prefix of b, literally.
-func isPrefix(a, b []string) bool {
+func isPrefix(a []string, b []compPat) bool {
 	if len(a) > len(b) {
 		return false
 	}
 	for i := range a {
-		if a[i] != b[i] {
+		if a[i] != b[i].raw {
 			return false
 		}
 	}
@@ -267,30 +323,34 @@ func isPrefix(a, b []string) bool {
 // pattern component may be a glob ("*.pem"); when glob is set the path
 // component may be one too and matches if it could expand to a name the
 // pattern accepts.
-func compMatch(pat, comp string, glob bool) bool {
+func compMatch(pc compPat, comp string, glob bool) bool {
+	pat := pc.raw
 	if pat == comp {
 		return true
 	}
-	patGlob := HasGlob(pat)
 	compGlob := glob && HasGlob(comp)
 	switch {
-	case !patGlob && !compGlob:
+	case !pc.glob && !compGlob:
 		return false
-	case patGlob && !compGlob:
+	case pc.glob && !compGlob:
+		if pc.star {
+			return len(comp) >= len(pc.pre)+len(pc.suf) &&
+				strings.HasPrefix(comp, pc.pre) && strings.HasSuffix(comp, pc.suf)
+		}
 		ok, _ := path.Match(pat, comp)
 		return ok
-	case !patGlob && compGlob:
+	case !pc.glob && compGlob:
 		if !specificGlob(comp, pat) {
 			return false
 		}
 		ok, _ := path.Match(comp, pat)
 		return ok
 	}
-	if !specificGlob(comp, witness(pat)) {
+	if !specificGlob(comp, pc.wit) {
 		return false
 	}
 	// Both are globs: try a witness of each against the other.
-	if ok, _ := path.Match(comp, witness(pat)); ok {
+	if ok, _ := path.Match(comp, pc.wit); ok {
 		return true
 	}
 	ok, _ := path.Match(pat, witness(comp))
