@@ -3,7 +3,9 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -22,21 +24,32 @@ type Matchers struct {
 	Commands map[string]bool
 }
 
+// cached is a compiled policy with the lists it was compiled from. The
+// lists are copies taken at compile time, so a policy edited in place after
+// compiling is recognised as different.
 type cached struct {
-	pol *sdk.Policy
-	m   *Matchers
+	denied, domains, commands []string
+	m                         *Matchers
 }
 
-// last caches the matchers of the most recent policy pointer: the native
-// host passes the same *Policy to every scan, so compiling once per policy
-// keeps Scan cheap. Wasm calls decode a fresh policy each time and simply
-// miss.
+// same reports whether p's lists equal the ones m was compiled from.
+func (c *cached) same(p *sdk.Policy) bool {
+	return slices.Equal(c.denied, p.DeniedPaths) && slices.Equal(c.domains, p.AllowedDomains) &&
+		slices.Equal(c.commands, p.AllowedCommands)
+}
+
+// last caches the matchers of the most recent policy, keyed by the content
+// of the lists they are compiled from rather than by pointer: the native
+// host passes the same *Policy to every scan, but each Wasm call decodes a
+// fresh copy of the same policy, and comparing a few dozen strings costs far
+// less than compiling them again.
 var last atomic.Pointer[cached]
 
-// Compile returns the matchers for p, reusing the previous result when p is
-// the same pointer as last time.
+// Compile returns the matchers for p, reusing the previous result when p
+// holds the same denied_paths, allowed_domains and allowed_commands as last
+// time.
 func Compile(p *sdk.Policy) *Matchers {
-	if c := last.Load(); c != nil && c.pol == p {
+	if c := last.Load(); c != nil && c.same(p) {
 		return c.m
 	}
 	m := &Matchers{
@@ -49,7 +62,8 @@ func Compile(p *sdk.Policy) *Matchers {
 			m.Commands[c] = true
 		}
 	}
-	last.Store(&cached{pol: p, m: m})
+	last.Store(&cached{denied: slices.Clone(p.DeniedPaths), domains: slices.Clone(p.AllowedDomains),
+		commands: slices.Clone(p.AllowedCommands), m: m})
 	return m
 }
 
@@ -75,6 +89,10 @@ type Env struct {
 	seen map[string]bool
 }
 
+// lastInput is the scan input NewEnv saw last. The host hands the same
+// *ScanInput to each pack of a scan and never edits it in between.
+var lastInput atomic.Pointer[sdk.ScanInput]
+
 // ErrNoFacts is returned when a scan input carries no facts document; the
 // host turns it into a fail-closed RULE_PLUGIN_ERROR.
 var ErrNoFacts = errors.New("scan input has no facts document")
@@ -96,9 +114,12 @@ func NewEnv(in *sdk.ScanInput) (*Env, error) {
 	if lang == "" {
 		lang = strings.ToLower(in.Language)
 	}
-	// A new scan may follow an in-place edit of the same document: index it
-	// afresh rather than trust what the previous scan cached.
-	forgetIndex(in.Facts)
+	// Every pack of one scan gets the same input and shares the index of
+	// its facts; a new input may carry a document edited in place since the
+	// last scan (same pointer, same length), so it is indexed afresh.
+	if lastInput.Swap(in) != in {
+		forgetIndex(in.Facts)
+	}
 	return &Env{In: in, Facts: in.Facts, Policy: p, M: Compile(p), Lang: lang}, nil
 }
 
@@ -125,7 +146,7 @@ func (e *Env) Add(f Finding) {
 	if !ok {
 		panic("catalog: finding for unknown rule " + f.Rule)
 	}
-	k := fmt.Sprintf("%s\x00%d\x00%s", f.Rule, f.Pos.Line, f.Key)
+	k := f.Rule + "\x00" + strconv.Itoa(f.Pos.Line) + "\x00" + f.Key
 	if f.Key == "" {
 		k += "\x00" + f.Message
 	}

@@ -62,3 +62,29 @@ func TestCompileReusesPolicy(t *testing.T) {
 		t.Error("another policy must get its own matchers")
 	}
 }
+
+func TestCompileKeysOnListContent(t *testing.T) {
+	p := &sdk.Policy{AllowedDomains: []string{"github.com"}, DeniedPaths: []string{"~/.ssh"}, AllowedCommands: []string{"ls"}}
+	m := Compile(p)
+	// A decoded copy of the same policy (what every Wasm call sees).
+	q := &sdk.Policy{AllowedDomains: []string{"github.com"}, DeniedPaths: []string{"~/.ssh"}, AllowedCommands: []string{"ls"}}
+	if Compile(q) != m {
+		t.Error("a policy with the same lists must reuse the compiled matchers")
+	}
+	// Edited in place after compiling: must not answer from the old lists.
+	p.DeniedPaths[0] = "~/.aws"
+	m2 := Compile(p)
+	if m2 == m {
+		t.Fatal("a policy edited in place must be compiled again")
+	}
+	if _, ok := m2.Paths.Match("~/.ssh/id_rsa", false); ok {
+		t.Error("stale matcher: ~/.ssh is no longer denied")
+	}
+	if _, ok := m2.Paths.Match("~/.aws/credentials", false); !ok {
+		t.Error("~/.aws is denied now")
+	}
+	p.AllowedCommands = append(p.AllowedCommands, "cat")
+	if m3 := Compile(p); m3 == m2 || !m3.Commands["cat"] {
+		t.Error("a new allowed command must be compiled in")
+	}
+}

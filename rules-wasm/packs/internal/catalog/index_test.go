@@ -146,3 +146,42 @@ func TestNamesAndIsDoNotAllocate(t *testing.T) {
 		t.Errorf("Is/Names allocate %.0f times per call for a plain name", n)
 	}
 }
+
+func TestPacksOfOneScanShareTheIndex(t *testing.T) {
+	f := &sdk.Facts{Commands: []sdk.Command{{ID: 1, Name: "curl"}, {ID: 2, Name: "sh", StdinSources: []int{1}}}}
+	in := &sdk.ScanInput{Facts: f}
+	if _, err := NewEnv(in); err != nil {
+		t.Fatal(err)
+	}
+	x := indexOf(f)
+	if _, err := NewEnv(in); err != nil {
+		t.Fatal(err)
+	}
+	if indexOf(f) != x {
+		t.Error("a second pack on the same input must reuse the index")
+	}
+	if _, err := NewEnv(&sdk.ScanInput{Facts: f}); err != nil {
+		t.Fatal(err)
+	}
+	if indexOf(f) == x {
+		t.Error("a new scan input must index its facts afresh")
+	}
+}
+
+func TestIsInterpreterCoversInterpreters(t *testing.T) {
+	for n := range Interpreters {
+		if !IsInterpreter(n) {
+			t.Errorf("IsInterpreter(%q) = false, but it is in Interpreters", n)
+		}
+	}
+	for _, n := range []string{"python3.12", "pypy3.10", "pythonw"} {
+		if !IsInterpreter(n) {
+			t.Errorf("versioned %q must be an interpreter", n)
+		}
+	}
+	for _, n := range []string{"", "ls", "shx", "bas", "nodes", "rubyx", "py", "curl", "Sh"} {
+		if IsInterpreter(n) {
+			t.Errorf("IsInterpreter(%q) = true", n)
+		}
+	}
+}
