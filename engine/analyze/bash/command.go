@@ -573,6 +573,9 @@ done:
 	}
 	ic := c.with("xargs")
 	ic.targets = a.upstreamPaths(c.prevStage)
+	if c.prevStage == nil {
+		ic.targets = a.stdinWords(s)
+	}
 	a.emitCommand(s, inner, ic)
 }
 
@@ -607,6 +610,31 @@ func (a *analyzer) upstreamPaths(st *syntax.Stmt) []string {
 			out = []string{"."}
 		}
 		return out
+	}
+	// A producer whose output folds (`echo / | xargs rm -rf`): its words.
+	if r := a.foldStages([]*syntax.Stmt{st}); r.static {
+		return strings.Fields(r.content)
+	}
+	return nil
+}
+
+// stdinWords returns the words a command reads from its own here-string or
+// heredoc when that text is static (`xargs rm -rf <<< /`), else nil.
+func (a *analyzer) stdinWords(s *syntax.Stmt) []string {
+	for _, rd := range s.Redirs {
+		var f field
+		switch rd.Op {
+		case syntax.WordHdoc:
+			f = a.expandOne(rd.Word, false)
+		case syntax.Hdoc, syntax.DashHdoc:
+			f = a.heredocBody(rd, false)
+		default:
+			continue
+		}
+		if f.dyn {
+			return nil
+		}
+		return strings.Fields(f.s)
 	}
 	return nil
 }
@@ -809,7 +837,8 @@ func (a *analyzer) scriptOperand(s *syntax.Stmt, interp string, f field, c ctx) 
 		return
 	}
 	if f.procSubst {
-		a.dynExec(s, "pipe_interpreter", interp, field{dyn: true}, f, false)
+		pc := f.procContent()
+		a.dynExec(s, "pipe_interpreter", interp, pc, f, !pc.dyn)
 		return
 	}
 	a.fileAccess(s, f, "exec", interp, c)
@@ -834,7 +863,8 @@ func (a *analyzer) stdinCode(s *syntax.Stmt, interp string, c ctx) {
 		case syntax.RdrIn:
 			f := a.expandOne(r.Word, false)
 			if f.procSubst {
-				a.dynExec(s, "pipe_interpreter", interp, field{dyn: true}, f, false)
+				pc := f.procContent()
+				a.dynExec(s, "pipe_interpreter", interp, pc, f, !pc.dyn)
 			} else if f.s != "" {
 				a.fileAccess(s, f, "exec", interp, c)
 			}
@@ -934,8 +964,121 @@ func (a *analyzer) awk(s *syntax.Stmt, args []field, c ctx) {
 		}
 		if f.dyn && strings.Contains(f.s, "system") {
 			a.dynExec(s, "awk_system", "awk", field{dyn: true}, f, false)
+			return
+		}
+		resolved, fromInput, dynamic := awkSystemArgs(f.s)
+		for _, cmd := range resolved {
+			a.dynExec(s, "awk_system", "awk", field{s: cmd}, f, true)
+		}
+		if fromInput {
+			// The program runs its input lines: a heredoc or here-string
+			// is the script (pipes are judged by pipeInterpreter).
+			a.stdinCode(s, "awk", c)
+		}
+		if dynamic {
+			a.dynExec(s, "awk_system", "awk", field{dyn: true}, f, false)
 		}
 		return
+	}
+}
+
+// awkSystemArgs looks at the system(…) calls of an awk program whose
+// argument is not a string literal: a variable assigned one literal in the
+// program (`cmd="rm -rf /"; system(cmd)`) resolves to it; a field
+// reference (`system($0)`) means the program executes its input lines;
+// anything else is dynamic execution.
+func awkSystemArgs(prog string) (resolved []string, fromInput, dynamic bool) {
+	for off := 0; ; {
+		k := strings.Index(prog[off:], "system")
+		if k < 0 {
+			return resolved, fromInput, dynamic
+		}
+		b := off + k
+		j := b + len("system")
+		off = j
+		if b > 0 && isWordByte(prog[b-1]) {
+			continue
+		}
+		for j < len(prog) && (prog[j] == ' ' || prog[j] == '\t') {
+			j++
+		}
+		if j >= len(prog) || prog[j] != '(' {
+			continue
+		}
+		j++
+		for j < len(prog) && (prog[j] == ' ' || prog[j] == '\t') {
+			j++
+		}
+		if j < len(prog) && (prog[j] == '"' || prog[j] == '\'') {
+			// A literal is reported by extractCalls; one concatenated with
+			// more (`system("echo " $1)`) is computed.
+			q := strings.IndexByte(prog[j+1:], prog[j])
+			if q < 0 {
+				dynamic = true
+				continue
+			}
+			rest := strings.TrimLeft(prog[j+2+q:], " \t")
+			if rest == "" || rest[0] != ')' {
+				dynamic = true
+			}
+			continue
+		}
+		e := strings.IndexByte(prog[j:], ')')
+		if e < 0 {
+			dynamic = true
+			continue
+		}
+		arg := strings.TrimSpace(prog[j : j+e])
+		switch {
+		case arg == "":
+		case arg[0] == '$':
+			fromInput = true
+		case isIdent(arg):
+			if v, ok := awkLiteralAssign(prog, arg); ok {
+				resolved = append(resolved, v)
+			} else {
+				dynamic = true
+			}
+		default:
+			dynamic = true
+		}
+	}
+}
+
+// awkLiteralAssign finds the only `name = "literal"` assignment in an awk
+// program; a variable assigned more than once, or from anything but a
+// literal, is not resolved.
+func awkLiteralAssign(prog, name string) (string, bool) {
+	val, found := "", false
+	for off := 0; ; {
+		k := strings.Index(prog[off:], name)
+		if k < 0 {
+			return val, found
+		}
+		b := off + k
+		j := b + len(name)
+		off = j
+		if b > 0 && isWordByte(prog[b-1]) || j < len(prog) && isWordByte(prog[j]) {
+			continue
+		}
+		for j < len(prog) && (prog[j] == ' ' || prog[j] == '\t') {
+			j++
+		}
+		if j >= len(prog) || prog[j] != '=' || j+1 < len(prog) && prog[j+1] == '=' {
+			continue
+		}
+		j++
+		for j < len(prog) && (prog[j] == ' ' || prog[j] == '\t') {
+			j++
+		}
+		if found || j >= len(prog) || prog[j] != '"' {
+			return "", false
+		}
+		e := strings.IndexByte(prog[j+1:], '"')
+		if e < 0 {
+			return "", false
+		}
+		val, found = prog[j+1:j+1+e], true
 	}
 }
 
@@ -1025,11 +1168,13 @@ func (a *analyzer) source(s *syntax.Stmt, args []field, c ctx) {
 		a.stdinCode(s, "bash", c)
 		return
 	}
-	if f.procSubst || f.dyn {
+	if f.procSubst {
+		pc := f.procContent()
+		a.dynExec(s, "source", "bash", pc, f, !pc.dyn)
+		return
+	}
+	if f.dyn {
 		a.dynExec(s, "source", "bash", field{dyn: true}, f, false)
-		if f.procSubst {
-			return
-		}
 	}
 	a.fileAccess(s, f, "source", "source", c)
 	a.runFile(s, "bash", f)

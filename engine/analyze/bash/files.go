@@ -426,12 +426,28 @@ func (a *analyzer) addFile(s *syntax.Stmt, f field, op, by string, c ctx, adjust
 // normPath normalizes a path: "./" prefixes, duplicate slashes, "."
 // and ".." elements and trailing slashes removed (path.Clean), so
 // /etc/../etc/shadow is /etc/shadow. Dynamic text ($X) is kept as written.
+// A home-relative path is cleaned against a concrete home, so climbing out
+// of it (`~/../..`) yields the absolute path it reaches ("/"), not "..".
 func normPath(p string) string {
 	if p == "" || strings.Contains(p, "://") {
 		return p
 	}
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		c := path.Clean(assumedHome + p[1:])
+		switch {
+		case c == assumedHome:
+			return "~"
+		case strings.HasPrefix(c, assumedHome+"/"):
+			return "~" + c[len(assumedHome):]
+		}
+		return c
+	}
 	return path.Clean(p)
 }
+
+// assumedHome stands for the home directory when a path climbs out of it;
+// any home under /home reaches the same ancestors.
+const assumedHome = "/home/user"
 
 // recursiveFlag reports whether short option ch means "recursive" for the
 // command (sort -r reverses, ls -r reverses but ls -R recurses).

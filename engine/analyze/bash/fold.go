@@ -161,6 +161,9 @@ func (a *analyzer) foldStages(stages []*syntax.Stmt) foldResult {
 			if n := nonOptions(args)[0].s; isIdent(strings.ReplaceAll(n, "-", "_")) {
 				out, outKnown = "/usr/bin/"+n+"\n", true
 			}
+		case name == "pwd" && len(nonOptions(args)) == 0:
+			// The working directory is the workspace: `$(pwd)/.env` is `./.env`.
+			out, outKnown = ".\n", true
 		case downloaders[name]:
 			r.downloaded = true
 		case decoderNames[name]:
@@ -527,7 +530,7 @@ func readsStdinCode(name string, args []field) bool {
 func (a *analyzer) pipeInterpreter(stages []*syntax.Stmt, c ctx) {
 	last := stages[len(stages)-1]
 	call, ok := last.Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) == 0 || !mayBe(call, interpreterOrWrapper) {
+	if !ok || len(call.Args) == 0 || !mayBe(call, interpreterOrWrapper) && !mayBe(call, isAwk) {
 		return
 	}
 	var fs []field
@@ -553,7 +556,11 @@ func (a *analyzer) pipeInterpreter(stages []*syntax.Stmt, c ctx) {
 	if (name == "source" || name == ".") && len(fs) > 1 && isStdinPath(fs[1].s) {
 		name, fs = "bash", fs[:1]
 	}
-	if _, ok := interpreterLang(name); !ok || !readsStdinCode(name, fs[1:]) {
+	if isAwk(name) {
+		if !awkRunsInput(fs[1:]) {
+			return
+		}
+	} else if _, ok := interpreterLang(name); !ok || !readsStdinCode(name, fs[1:]) {
 		return
 	}
 	r := a.foldStages(stages[:len(stages)-1])
@@ -732,6 +739,34 @@ func mayBe(call *syntax.CallExpr, want func(string) bool) bool {
 		return true
 	}
 	return want(path.Base(lit))
+}
+
+// isAwk reports an awk implementation's name.
+func isAwk(n string) bool { return n == "awk" || n == "gawk" || n == "mawk" || n == "nawk" }
+
+// awkRunsInput reports whether an awk invocation's program passes its
+// input lines to system() (`awk '{system($0)}'`): awk is then a shell
+// reading the pipe.
+func awkRunsInput(args []field) bool {
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if f.s == "-F" || f.s == "-v" {
+			i++
+			continue
+		}
+		if strings.HasPrefix(f.s, "-") && len(f.s) > 1 {
+			if f.s == "-f" {
+				return false
+			}
+			continue
+		}
+		if f.dyn {
+			return false
+		}
+		_, fromInput, _ := awkSystemArgs(f.s)
+		return fromInput
+	}
+	return false
 }
 
 func interpreterOrWrapper(n string) bool {

@@ -40,6 +40,10 @@ type fieldExtra struct {
 	ids []int
 	// decoders are the transforms of folded content, in order.
 	decoders []string
+	// proc is what a process substitution's commands print, when that
+	// folds statically (`<(echo 'rm -rf /')`): the text an interpreter
+	// reading the substitution runs.
+	proc *string
 }
 
 func (f field) varNames() []string {
@@ -78,6 +82,7 @@ func (f *field) edit() *fieldExtra {
 		n.dynRanges = append([][2]int(nil), f.x.dynRanges...)
 		n.ids = append([]int(nil), f.x.ids...)
 		n.decoders = append([]string(nil), f.x.decoders...)
+		n.proc = f.x.proc
 	}
 	f.x = n
 	return n
@@ -100,6 +105,21 @@ func (f *field) setDecoders(d []string) {
 		return
 	}
 	f.edit().decoders = d
+}
+
+// procContent returns the content an interpreter reading the process
+// substitution f runs: static when the substitution folded (so
+// `bash <(echo 'rm -rf /')` is judged by what it prints), dynamic otherwise.
+// Encoding and download provenance carry over either way.
+func (f field) procContent() field {
+	c := field{enc: f.enc, downloaded: f.downloaded}
+	c.setDecoders(f.decoderList())
+	if f.x != nil && f.x.proc != nil && !f.downloaded {
+		c.s = *f.x.proc
+		return c
+	}
+	c.dyn = true
+	return c
 }
 
 func (f *field) setSpans(r [][2]int) {
@@ -152,6 +172,12 @@ func (f *field) merge(g field) {
 	}
 	x.ids = append(x.ids, g.x.ids...)
 	x.decoders = append(x.decoders, g.x.decoders...)
+	// A substitution's printed text is the word only when nothing else is.
+	if off == 0 && x.proc == nil {
+		x.proc = g.x.proc
+	} else {
+		x.proc = nil
+	}
 }
 
 // joinInPlace appends the fields b to the open word a, reusing a.
@@ -343,7 +369,13 @@ func (a *analyzer) expandSeq(parts []syntax.WordPart, emit bool, q qmode) (one [
 			}
 			fr := a.foldStmts(p.Stmts)
 			f.downloaded = fr.downloaded
+			f.enc = fr.encoded
+			f.setDecoders(fr.decoders)
 			f.appendDyn(a.text(p))
+			if fr.static {
+				text := fr.content
+				f.edit().proc = &text
+			}
 			addOne(f)
 		case *syntax.ArithmExp:
 			f := field{}
@@ -586,13 +618,16 @@ func (a *analyzer) paramValue(p *syntax.ParamExp, name string) (string, bool) {
 		val, known = v.val, v.static
 	} else if name == "HOME" {
 		val, known = "~", true
+	} else if name == "PWD" {
+		// The working directory is the workspace: `$PWD/.env` is `./.env`.
+		val, known = ".", true
 	} else if name == "IFS" {
 		val, known = " ", true
 	}
 	switch {
 	case p.Slice != nil:
 		base := val
-		if wk, ok := wellKnownSlice[name]; ok && (!known || name == "HOME") {
+		if wk, ok := wellKnownSlice[name]; ok && (!known || name == "HOME" || name == "PWD") {
 			base, known = wk, true
 		}
 		if !known {

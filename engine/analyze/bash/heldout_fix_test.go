@@ -1,0 +1,100 @@
+package bash
+
+import "testing"
+
+// TestHomeRelativeClimb: a path that climbs out of the home is judged by
+// what it reaches, so `~/../..` is the root, not the workspace parent.
+func TestHomeRelativeClimb(t *testing.T) {
+	for src, want := range map[string]string{
+		"rm -rf ~/../..":         "/",
+		"rm -rf ~/..":            "/home",
+		"rm -rf ~/build/../.ssh": "~/.ssh",
+		"rm -rf ~/":              "~",
+	} {
+		f := run(t, src)
+		if findFile(f, "delete", want) == nil {
+			t.Errorf("%s: no delete of %s\n%s", src, want, dump(f))
+		}
+	}
+}
+
+// TestWorkingDirectoryIsWorkspace: $PWD and $(pwd) stand for the workspace,
+// so a denied path under them is still seen.
+func TestWorkingDirectoryIsWorkspace(t *testing.T) {
+	for _, src := range []string{`cat "$PWD/.env"`, `cat ${PWD}/.env`, `cat "$(pwd)/.env"`, "cat `pwd`/.env"} {
+		f := run(t, src)
+		if findFile(f, "read", ".env") == nil {
+			t.Errorf("%s: no read of .env\n%s", src, dump(f))
+		}
+	}
+}
+
+// TestProcessSubstitutionScript: an interpreter reading a process
+// substitution runs what the substitution prints.
+func TestProcessSubstitutionScript(t *testing.T) {
+	for _, src := range []string{
+		`source <(echo 'rm -rf /')`,
+		`. <(printf 'rm -rf /\n')`,
+		`bash <(echo 'rm -rf /')`,
+		`sh < <(echo 'rm -rf /')`,
+	} {
+		f := run(t, src)
+		if findCmd(f, "rm", "-rf", "/") == nil {
+			t.Errorf("%s: nested rm not analyzed\n%s", src, dump(f))
+		}
+	}
+	// Content that cannot be known stays dynamic (and is not analyzed).
+	f := run(t, `source <(cat "$X")`)
+	if len(f.DynamicExec) == 0 || f.DynamicExec[0].Static {
+		t.Errorf("dynamic process substitution: %s", dump(f))
+	}
+	// Encoded content keeps its provenance.
+	f = run(t, `bash <(echo c3VkbyBpZA== | base64 -d)`)
+	if len(f.DynamicExec) == 0 || !f.DynamicExec[0].Encoded {
+		t.Errorf("encoded process substitution: %s", dump(f))
+	}
+}
+
+// TestAwkSystemIndirect: awk's system() with a variable assigned a literal
+// resolves; with a field reference awk runs its input lines as commands.
+func TestAwkSystemIndirect(t *testing.T) {
+	for _, src := range []string{
+		`awk 'BEGIN{cmd="rm -rf /"; system(cmd)}'`,
+		`echo 'rm -rf /' | awk '{system($0)}'`,
+		`awk '{ system( $0 ) }' <<< 'rm -rf /'`,
+	} {
+		f := run(t, src)
+		if findCmd(f, "rm", "-rf", "/") == nil {
+			t.Errorf("%s: nested rm not analyzed\n%s", src, dump(f))
+		}
+	}
+	// Reassigned or computed commands are dynamic execution, not resolved.
+	for _, src := range []string{
+		`awk '{c="ls"; c=$1; system(c)}' f.txt`,
+		`awk '{system("echo " $1)}' f.txt`,
+	} {
+		f := run(t, src)
+		dyn := false
+		for _, d := range f.DynamicExec {
+			dyn = dyn || (d.Kind == "awk_system" && !d.Static)
+		}
+		if !dyn {
+			t.Errorf("%s: want dynamic awk_system\n%s", src, dump(f))
+		}
+	}
+	// Printing fields runs nothing.
+	if f := run(t, `awk '{print $1}' data.txt`); len(f.DynamicExec) != 0 {
+		t.Errorf("awk print: %s", dump(f))
+	}
+}
+
+// TestXargsStaticInput: xargs fed by a producer or here-string that folds
+// gets those words as its targets.
+func TestXargsStaticInput(t *testing.T) {
+	for _, src := range []string{`xargs -I% rm -rf % <<< /`, `printf '/\n' | xargs rm -rf`} {
+		f := run(t, src)
+		if findFile(f, "delete", "/") == nil {
+			t.Errorf("%s: no delete of /\n%s", src, dump(f))
+		}
+	}
+}
