@@ -301,6 +301,11 @@ func (a *analyzer) dispatch(c *callCtx) *sym {
 			d := sdk.DynamicExec{Kind: "py_exec", Interpreter: "python", Encoded: true, Decoders: append(append([]string(nil), arg0.decoders...), strings.SplitN(n, ".", 2)[0]), Evidence: c.ev, Pos: a.pos(c.line, c.col)}
 			a.f.DynamicExec = append(a.f.DynamicExec, d)
 		}
+		if n == "marshal.loads" {
+			// marshal yields code objects: whatever it reads is a
+			// serialized program, so running it runs transformed content.
+			return (&sym{kind: "call"}).taint(arg0).decoded("marshal")
+		}
 		return nil
 	case "float":
 		if s, ok := arg0.strVal(); ok && arg0 != nil {
