@@ -404,25 +404,11 @@ func (d *decoder) str() (string, error) {
 	}
 	start := d.i + 1
 	i := start
-	// Eight bytes at a time while none is a quote, a backslash, a control
-	// character or non-ASCII: inside Wasm each loop iteration pays an
-	// interrupt check, and most of an input is plain string bytes.
-	// The lowest flagged byte of a word is exact (see special), so a
-	// closing quote is found without a byte loop.
-	for b := d.b; i+8 <= len(b); {
-		m := special(binary.LittleEndian.Uint64(b[i : i+8]))
-		if m == 0 {
-			i += 8
-			continue
-		}
-		i += bits.TrailingZeros64(m) / 8
-		if b[i] == '"' {
-			d.i = i + 1
-			return d.s[start:i], nil
-		}
-		break // an escape, a control byte or UTF-8: the careful loop below
-	}
 	for i < len(d.s) {
+		i = d.plain(i)
+		if i >= len(d.s) {
+			break
+		}
 		c := d.s[i]
 		switch {
 		case c == '"':
@@ -442,6 +428,24 @@ func (d *decoder) str() (string, error) {
 	}
 	d.i = i
 	return "", d.errf("unterminated string")
+}
+
+// plain returns the index of the first byte at or after i that is a quote,
+// a backslash, a control byte or non-ASCII, looking at eight bytes at a
+// time: inside Wasm each loop iteration pays an interrupt check, and most of
+// an input is plain string bytes. The lowest flagged byte of a word is exact
+// (see special). Within the last seven bytes of the input it may stop early
+// at a plain byte; callers handle any byte it stops at.
+func (d *decoder) plain(i int) int {
+	b := d.b
+	for i+8 <= len(b) {
+		m := special(binary.LittleEndian.Uint64(b[i : i+8]))
+		if m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+		i += 8
+	}
+	return i
 }
 
 const (
@@ -467,6 +471,12 @@ func (d *decoder) strSlow(start int) (string, error) {
 	b := make([]byte, 0, 64)
 	i := start
 	for i < len(s) {
+		if j := d.plain(i); j > i {
+			b = append(b, s[i:j]...)
+			if i = j; i >= len(s) {
+				break
+			}
+		}
 		c := s[i]
 		switch {
 		case c == '"':
