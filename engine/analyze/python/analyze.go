@@ -982,12 +982,18 @@ func (a *analyzer) eval1(e *expr, sc *scope) *sym {
 		r.cnst = false // dict values are never folded into a Value string
 		return r
 	case eLambda:
-		ls := newScope(sc, "")
+		// A lambda is a function whose body returns one expression: it is
+		// defined like a def so that calling it (`run = lambda c:
+		// os.system(c); run('id')`) is followed like any local function.
+		st := &stmt{kind: sDef, name: fmt.Sprintf("<lambda:%d:%d>", e.line, e.col), line: e.line, col: e.col, off: e.off, end: e.end}
 		for _, p := range e.args {
-			ls.vars[p.name] = &sym{kind: "name", src: p.name}
+			st.params = append(st.params, p.name)
 		}
-		a.eval(e.x, ls)
-		return &sym{kind: "expr"}
+		st.defaults = make([]*expr, len(st.params))
+		st.body = []*stmt{{kind: sReturn, value: e.x, line: e.line, col: e.col, off: e.off, end: e.end}}
+		ls := newScope(sc, "")
+		a.def(st, ls)
+		return ls.vars[st.name]
 	case eComp:
 		return a.comp(e, sc)
 	case eIfExp:

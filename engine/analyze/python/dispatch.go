@@ -98,21 +98,21 @@ func (a *analyzer) dispatch(c *callCtx) *sym {
 				return (&sym{kind: "bytes", cnst: true, s: out}).taint(arg0).decoded("hex")
 			}
 		}
-		return nil
+		return decodedUnknown(arg0, "hex")
 	case "base64.b64decode", "base64.standard_b64decode", "base64.decodebytes", "base64.decodestring", "binascii.a2b_base64", "base64.urlsafe_b64decode":
 		if s, ok := arg0.strVal(); ok && arg0 != nil {
 			if out, ok := b64decode(s, n == "base64.urlsafe_b64decode"); ok {
 				return (&sym{kind: "bytes", cnst: true, s: out}).taint(arg0).decoded("base64")
 			}
 		}
-		return nil
+		return decodedUnknown(arg0, "base64")
 	case "base64.b32decode":
 		if s, ok := arg0.strVal(); ok && arg0 != nil {
 			if out, ok := b32decode(s); ok {
 				return (&sym{kind: "bytes", cnst: true, s: out}).taint(arg0).decoded("base32")
 			}
 		}
-		return nil
+		return decodedUnknown(arg0, "base32")
 	case "base64.a85decode", "base64.b85decode":
 		if s, ok := arg0.strVal(); ok && arg0 != nil && n == "base64.a85decode" {
 			if out, ok := a85decode(s); ok {
@@ -1375,4 +1375,16 @@ func makeTrans(args []*sym) *sym {
 		}
 	}
 	return r
+}
+
+// decodedUnknown is the result of a decoder applied to content that is not
+// constant (read from a file, computed): its text is unknown, but it is
+// still decoded content, so executing it is executing encoded content
+// (`exec(b64decode(open('p.b64').read()))`). Without an argument it is
+// nothing.
+func decodedUnknown(arg0 *sym, kind string) *sym {
+	if arg0 == nil {
+		return nil
+	}
+	return (&sym{kind: "call"}).taint(arg0).decoded(kind)
 }

@@ -1,6 +1,10 @@
 package python
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/toolwarden/toolwarden/sdk"
+)
 
 // TestMarshalLoadsIsEncoded: marshal data is a serialized program, so
 // executing what marshal.loads returns is executing transformed content —
@@ -24,4 +28,73 @@ func TestMarshalLoadsIsEncoded(t *testing.T) {
 	if len(f.DynamicExec) != 0 {
 		t.Errorf("loading without exec: %+v", f.DynamicExec)
 	}
+}
+
+// TestDecodersOfUnknownInput: a decoder applied to content that is not
+// constant still yields decoded content, so executing it is executing
+// encoded content; decoding into a file is not execution.
+func TestDecodersOfUnknownInput(t *testing.T) {
+	for _, src := range []string{
+		"import base64\nexec(base64.b64decode(open('p.b64').read()))",
+		"import binascii, os\nos.system(binascii.unhexlify(open('c.hex').read()).decode())",
+		"import base64, sys\nexec(base64.b32decode(sys.argv[1]))",
+	} {
+		f, _ := analyzeSrc(src)
+		enc := false
+		for _, d := range f.DynamicExec {
+			enc = enc || d.Encoded
+		}
+		for _, c := range f.Calls {
+			for _, v := range c.Args {
+				enc = enc || v.Encoded
+			}
+		}
+		if !enc {
+			t.Errorf("%q: decoded content not marked encoded: %+v %+v", src, f.DynamicExec, f.Calls)
+		}
+	}
+	f, _ := analyzeSrc("import base64\ndata = base64.b64decode(open('b.b64').read())\nopen('b.bin', 'wb').write(data)")
+	if len(f.DynamicExec) != 0 {
+		t.Errorf("decode to file: %+v", f.DynamicExec)
+	}
+}
+
+// TestPercentCharFormat: %c conversions fold, and text built from character
+// codes is marked as decoded like a chr() join.
+func TestPercentCharFormat(t *testing.T) {
+	f, _ := analyzeSrc("import os\nos.system('%c%c' % (105, 100))")
+	c := findCallNamed(f, "os.system")
+	if c == nil || len(c.Args) == 0 || c.Args[0].Str != "id" || !c.Args[0].Encoded {
+		t.Fatalf("os.system arg not folded from %%c: %+v", f.Calls)
+	}
+	f, _ = analyzeSrc("print('%c=%s' % ('x', 'y'))")
+	if c := findCallNamed(f, "print"); c != nil && len(c.Args) > 0 && c.Args[0].Str != "x=y" {
+		t.Errorf("%%c with a one-character string: %+v", c.Args[0])
+	}
+}
+
+// TestLambdaIsFollowed: calling a lambda bound to a name is followed into
+// its body like a def, so a wrapper does not hide the command it runs.
+func TestLambdaIsFollowed(t *testing.T) {
+	f, fb := analyzeSrc("import os\nrun = lambda c: os.system(c)\nrun('sudo id')")
+	found := false
+	for _, n := range fb.got {
+		found = found || n.src == "sudo id"
+	}
+	if !found {
+		t.Errorf("lambda body not followed with its argument: nested %+v calls %+v", fb.got, f.Calls)
+	}
+	f, _ = analyzeSrc("sq = lambda x: x * x\nprint(sq(4))")
+	if c := findCallNamed(f, "print"); c == nil || len(c.Args) == 0 || c.Args[0].Str != "16" {
+		t.Errorf("lambda return not folded: %+v", f.Calls)
+	}
+}
+
+func findCallNamed(f *sdk.Facts, name string) *sdk.Call {
+	for i := range f.Calls {
+		if f.Calls[i].Name == name {
+			return &f.Calls[i]
+		}
+	}
+	return nil
 }

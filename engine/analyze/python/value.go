@@ -277,6 +277,11 @@ func binop(op string, a, b *sym) *sym {
 		case a.isStr() && a.kind == "str" && op == "%":
 			if s, ok := percentFormat(a.s, b); ok {
 				r = strSym(s)
+				if percentChars(a.s) {
+					// `'%c%c' % (105, 100)` builds text from character
+					// codes, like ''.join(chr(…)).
+					r.decoded("chr")
+				}
 			}
 			if !r.cnst {
 				r.prefix, r.suffix = percentEnds(a.s)
@@ -421,7 +426,7 @@ func arith(op string, a, b *sym) (*sym, bool) {
 	return floatSym(r), true
 }
 
-// percentFormat applies old-style % formatting with %s/%d/%r/%%.
+// percentFormat applies old-style % formatting with %s/%d/%r/%c/%%.
 func percentFormat(f string, arg *sym) (string, bool) {
 	var args []*sym
 	if arg.kind == "tuple" {
@@ -450,6 +455,20 @@ func percentFormat(f string, arg *sym) (string, bool) {
 		if i >= len(f) || k >= len(args) {
 			return "", false
 		}
+		if f[i] == 'c' {
+			v := args[k]
+			if v == nil || !v.cnst || v.kind != "int" || v.num < 0 || v.num > 0x10FFFF {
+				if v != nil && v.cnst && v.kind == "str" && len([]rune(v.s)) == 1 {
+					b.WriteString(v.s)
+					k++
+					continue
+				}
+				return "", false
+			}
+			b.WriteRune(rune(int(v.num)))
+			k++
+			continue
+		}
 		s, ok := formatArg(args[k], f[i] == 'r')
 		if !ok {
 			return "", false
@@ -461,6 +480,28 @@ func percentFormat(f string, arg *sym) (string, bool) {
 		}
 	}
 	return b.String(), k == len(args)
+}
+
+// percentChars reports whether an old-style format has a %c conversion.
+func percentChars(f string) bool {
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] != '%' {
+			continue
+		}
+		j := i + 1
+		if f[j] == '%' {
+			i = j
+			continue
+		}
+		for j < len(f) && strings.IndexByte("-+ #0123456789.", f[j]) >= 0 {
+			j++
+		}
+		if j < len(f) && f[j] == 'c' {
+			return true
+		}
+		i = j
+	}
+	return false
 }
 
 func formatArg(v *sym, repr bool) (string, bool) {
