@@ -1006,6 +1006,13 @@ func (a *analyzer) eval1(e *expr, sc *scope) *sym {
 			}
 			return other
 		}
+		if body.kind == "dict" && other.kind == "dict" {
+			// Either dict: still a dict, whose keys are either's keys.
+			r := &sym{kind: "dict"}
+			r.keys = append(append(r.keys, body.keys...), other.keys...)
+			r.items = append(append(r.items, body.items...), other.items...)
+			return r.taint(body, other)
+		}
 		return (&sym{kind: "expr"}).taint(body, other)
 	case eCompare:
 		l := a.eval(e.x, sc)

@@ -206,6 +206,10 @@ func (a *analyzer) call(e *expr, sc *scope) *sym {
 var opaqueBuiltins = map[string]bool{"len": true, "bool": true, "isinstance": true, "callable": true,
 	"type": true, "id": true, "hash": true, "hasattr": true}
 
+// keyIterBuiltins iterate their argument: over a dict, only its keys.
+var keyIterBuiltins = map[string]bool{"sorted": true, "list": true, "set": true, "tuple": true, "frozenset": true,
+	"iter": true, "enumerate": true, "min": true, "max": true}
+
 func (a *analyzer) finishCall(c *callCtx) *sym {
 	fn := c.fn
 	a.recordCall(c)
@@ -215,6 +219,12 @@ func (a *analyzer) finishCall(c *callCtx) *sym {
 		if opaqueBuiltins[fn.qual] {
 			// len(SECRET), bool(SECRET), …: the result does not reveal
 			// the value, so it carries no environment taint.
+			return r
+		}
+		if keyIterBuiltins[fn.qual] && len(c.args) == 1 && c.args[0] != nil && c.args[0].kind == "dict" {
+			// sorted(d), list(d), …: iterating a dict yields its keys,
+			// so a secret among the values does not flow out.
+			r.taint(c.args[0].keys...)
 			return r
 		}
 		r.taint(c.args...)

@@ -98,3 +98,20 @@ func findCallNamed(f *sdk.Facts, name string) *sdk.Call {
 	}
 	return nil
 }
+
+// TestDictKeysDoNotCarrySecrets: iterating a dict (sorted, list, …) yields
+// its keys, so a secret held as a value is not output — also when the dict
+// is picked by a conditional expression — while printing the dict is.
+func TestDictKeysDoNotCarrySecrets(t *testing.T) {
+	const pre = "import os\ntoken = os.environ.get('GITHUB_TOKEN')\nheaders = {'Authorization': f'Bearer {token}'} if token else {}\n"
+	f, _ := analyzeSrc(pre + "print(sorted(headers))")
+	for _, o := range f.Outputs {
+		t.Errorf("keys of a dict output a secret: %+v", o)
+	}
+	for _, tail := range []string{"print(headers)", "print(list(headers.values()))"} {
+		f, _ = analyzeSrc(pre + tail)
+		if len(f.Outputs) == 0 || f.Outputs[0].Vars[0] != "GITHUB_TOKEN" {
+			t.Errorf("%s: secret output not seen: %+v", tail, f.Outputs)
+		}
+	}
+}
