@@ -1,11 +1,10 @@
 package catalog
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -30,6 +29,9 @@ type Matchers struct {
 type cached struct {
 	denied, domains, commands []string
 	m                         *Matchers
+	// pol is the policy last found to hold these lists; the other packs of
+	// the same scan pass the same pointer and skip the comparison.
+	pol *sdk.Policy
 }
 
 // same reports whether p's lists equal the ones m was compiled from.
@@ -50,6 +52,9 @@ var last atomic.Pointer[cached]
 // time.
 func Compile(p *sdk.Policy) *Matchers {
 	if c := last.Load(); c != nil && c.same(p) {
+		if c.pol != p {
+			last.CompareAndSwap(c, &cached{denied: c.denied, domains: c.domains, commands: c.commands, m: c.m, pol: p})
+		}
 		return c.m
 	}
 	m := &Matchers{
@@ -63,7 +68,7 @@ func Compile(p *sdk.Policy) *Matchers {
 		}
 	}
 	last.Store(&cached{denied: slices.Clone(p.DeniedPaths), domains: slices.Clone(p.AllowedDomains),
-		commands: slices.Clone(p.AllowedCommands), m: m})
+		commands: slices.Clone(p.AllowedCommands), m: m, pol: p})
 	return m
 }
 
@@ -86,7 +91,7 @@ type Env struct {
 	Lang string
 
 	out  []sdk.Finding
-	seen map[string]bool
+	seen map[seenKey]bool
 }
 
 // lastInput is the scan input NewEnv saw last. The host hands the same
@@ -117,10 +122,25 @@ func NewEnv(in *sdk.ScanInput) (*Env, error) {
 	// Every pack of one scan gets the same input and shares the index of
 	// its facts; a new input may carry a document edited in place since the
 	// last scan (same pointer, same length), so it is indexed afresh.
+	var m *Matchers
 	if lastInput.Swap(in) != in {
 		forgetIndex(in.Facts)
+	} else if c := last.Load(); c != nil && c.pol == p {
+		m = c.m // another pack of the same scan: the policy was just checked
 	}
-	return &Env{In: in, Facts: in.Facts, Policy: p, M: Compile(p), Lang: lang}, nil
+	if m == nil {
+		m = Compile(p)
+	}
+	return &Env{In: in, Facts: in.Facts, Policy: p, M: m, Lang: lang}, nil
+}
+
+// seenKey identifies a finding for deduplication: rule, line and key, and
+// the message when the finding has no key.
+type seenKey struct {
+	rule string
+	line int
+	key  string
+	msg  string
 }
 
 // Finding describes one match for Add. Empty Decision and Risk take the
@@ -146,12 +166,12 @@ func (e *Env) Add(f Finding) {
 	if !ok {
 		panic("catalog: finding for unknown rule " + f.Rule)
 	}
-	k := f.Rule + "\x00" + strconv.Itoa(f.Pos.Line) + "\x00" + f.Key
+	k := seenKey{rule: f.Rule, line: f.Pos.Line, key: f.Key}
 	if f.Key == "" {
-		k += "\x00" + f.Message
+		k.msg = f.Message
 	}
 	if e.seen == nil {
-		e.seen = map[string]bool{}
+		e.seen = map[seenKey]bool{}
 	}
 	if e.seen[k] {
 		return
@@ -198,11 +218,11 @@ func (e *Env) Add(f Finding) {
 // Findings returns the collected findings ordered by line, then rule id,
 // so output is stable whatever order the checks ran in.
 func (e *Env) Findings() []sdk.Finding {
-	sort.SliceStable(e.out, func(i, j int) bool {
-		if e.out[i].Line != e.out[j].Line {
-			return e.out[i].Line < e.out[j].Line
+	slices.SortStableFunc(e.out, func(a, b sdk.Finding) int {
+		if a.Line != b.Line {
+			return cmp.Compare(a.Line, b.Line)
 		}
-		return e.out[i].RuleID < e.out[j].RuleID
+		return strings.Compare(a.RuleID, b.RuleID)
 	})
 	if e.out == nil {
 		return []sdk.Finding{}

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/toolwarden/toolwarden/sdk"
@@ -86,5 +87,38 @@ func TestCompileKeysOnListContent(t *testing.T) {
 	p.AllowedCommands = append(p.AllowedCommands, "cat")
 	if m3 := Compile(p); m3 == m2 || !m3.Commands["cat"] {
 		t.Error("a new allowed command must be compiled in")
+	}
+}
+
+func TestNewEnvMatchersFollowThePolicy(t *testing.T) {
+	f := &sdk.Facts{Language: "bash"}
+	in := &sdk.ScanInput{Facts: f, Policy: &sdk.Policy{AllowedDomains: []string{"github.com"}}}
+	a, err := NewEnv(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := NewEnv(in)
+	if a.M != b.M || !b.M.Domains.Allowed("api.github.com") {
+		t.Error("the packs of one scan must share the compiled policy")
+	}
+	in.Policy = &sdk.Policy{AllowedDomains: []string{"pypi.org"}}
+	c, _ := NewEnv(in)
+	if c.M.Domains.Allowed("github.com") || !c.M.Domains.Allowed("pypi.org") {
+		t.Error("a replaced policy must be compiled, not taken from the previous pack")
+	}
+}
+
+func TestFindingsSortedStably(t *testing.T) {
+	e, _ := NewEnv(&sdk.ScanInput{Facts: &sdk.Facts{Language: "bash"}})
+	e.Add(Finding{Rule: "PERSISTENCE", Pos: sdk.Pos{Line: 3}, Message: "b"})
+	e.Add(Finding{Rule: "DEPENDENCY_INSTALL", Pos: sdk.Pos{Line: 3}, Message: "a"})
+	e.Add(Finding{Rule: "PERSISTENCE", Pos: sdk.Pos{Line: 1}, Message: "c"})
+	e.Add(Finding{Rule: "PERSISTENCE", Pos: sdk.Pos{Line: 3}, Message: "d"})
+	var got []string
+	for _, f := range e.Findings() {
+		got = append(got, f.Message)
+	}
+	if want := "c a b d"; strings.Join(got, " ") != want {
+		t.Errorf("order %v, want %s (line, then rule, then insertion)", got, want)
 	}
 }
