@@ -1,8 +1,9 @@
 // Package packs lists the built-in rule packs so the host can run the very
 // same code natively (benchmarks, tests) that it loads as Wasm in production.
 //
-// The packs split RULES.md's catalog by what they look at, so that a scan
-// costs four Wasm calls:
+// The packs split RULES.md's catalog by what they look at. They ship as one
+// Wasm module (rules-wasm/cmd/core), so a scan decodes its input once and
+// costs one Wasm call:
 //
 //   - filesystem: BASH_RECURSIVE_DELETE, FILE_DANGEROUS_DELETE,
 //     WORKSPACE_RECURSIVE_DELETE_REVIEW, FILE_SECRET_PATH_ACCESS,
