@@ -60,3 +60,15 @@ func TestAppendCompsMatchesSplit(t *testing.T) {
 		t.Errorf("Match of a clean literal path allocates %.0f times", n)
 	}
 }
+
+func TestIsSecretNameTokensWithoutAllocating(t *testing.T) {
+	for name, want := range map[string]bool{"DB_PASS": true, "MY_KEY_": true, "_AUTH": true, "A__B": false,
+		"KEYBOARD_LAYOUT": false, "PAT": true} {
+		if got := IsSecretName(name); got != want {
+			t.Errorf("IsSecretName(%q) = %v, want %v", name, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(50, func() { IsSecretName("BUILD_NUMBER_FOR_CI") }); n != 0 {
+		t.Errorf("IsSecretName of an upper-case name allocates %.0f times", n)
+	}
+}

@@ -45,7 +45,13 @@ func IsSecretName(name string) bool {
 			return true
 		}
 	}
-	for _, tok := range strings.Split(n, "_") {
+	for n != "" {
+		tok := n
+		if i := strings.IndexByte(n, '_'); i >= 0 {
+			tok, n = n[:i], n[i+1:]
+		} else {
+			n = ""
+		}
 		if secretWords[tok] {
 			return true
 		}
