@@ -57,6 +57,21 @@ func Is(c *sdk.Command, names ...string) bool {
 	return false
 }
 
+// IsIn reports whether the command may run as a name in set. Rules holding
+// their names in a map should call it rather than Is(c, keys(set)...),
+// which builds the key list for every command.
+func IsIn(c *sdk.Command, set map[string]bool) bool {
+	if set[c.Name] && plainName(c.Name) {
+		return true
+	}
+	for _, n := range c.Candidates {
+		if set[n] {
+			return true
+		}
+	}
+	return false
+}
+
 // NameHasPrefix reports whether the command may run as a name starting
 // with prefix ("mkfs" matches "mkfs.ext4").
 func NameHasPrefix(c *sdk.Command, prefix string) bool {

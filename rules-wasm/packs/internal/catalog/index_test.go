@@ -185,3 +185,17 @@ func TestIsInterpreterCoversInterpreters(t *testing.T) {
 		}
 	}
 }
+
+func TestIsInAgreesWithIs(t *testing.T) {
+	set := map[string]bool{"mkfs": true, "[": true, "rm": true}
+	for _, c := range []sdk.Command{{Name: "mkfs"}, {Name: "["}, {Name: "/bin/r?", Candidates: []string{"rm"}},
+		{Name: "ls"}, {Name: "*", Candidates: []string{"ls"}}} {
+		if got, want := IsIn(&c, set), Is(&c, "mkfs", "[", "rm"); got != want {
+			t.Errorf("IsIn(%+v) = %v, Is says %v", c, got, want)
+		}
+	}
+	c := &sdk.Command{Name: "curl"}
+	if n := testing.AllocsPerRun(50, func() { IsIn(c, Shells) }); n != 0 {
+		t.Errorf("IsIn allocates %.0f times", n)
+	}
+}
