@@ -181,8 +181,10 @@ type analyzer struct {
 	// nestBudget is how many bytes of nested content this analysis may
 	// still hand to nested analyses; callWalks counts function bodies
 	// walked again for calls.
-	nestBudget  int
-	callWalks   int
+	nestBudget int
+	callWalks  int
+	// loopWalks counts for loops walked once per known word (walkFor).
+	loopWalks   int
 	braceFields int
 	// foldDepth counts nested folds of substitutions.
 	foldDepth int
@@ -513,8 +515,26 @@ func (a *analyzer) walkFor(s *syntax.Stmt, f *syntax.ForClause, c ctx) {
 			})
 		}
 	case *syntax.WordIter:
+		var vals []field
 		for _, w := range l.Items {
-			a.expandWord(w, true)
+			vals = append(vals, a.expandWord(w, true)...)
+		}
+		if l.Name != nil && len(vals) > 0 && len(vals) <= maxLoopValues && a.loopWalks < maxLoopWalks {
+			static := true
+			for _, v := range vals {
+				static = static && !v.dyn
+			}
+			if static {
+				// A loop over known words runs its body with each of them:
+				// `for d in / ~; do rm -rf "$d"; done` deletes / and ~.
+				a.loopWalks++
+				for _, v := range vals {
+					a.setVar(l.Name.Value, v.s, true)
+					a.walkStmts(f.Do, c.with("loop"))
+				}
+				a.setVar(l.Name.Value, "", false)
+				return
+			}
 		}
 		if l.Name != nil {
 			a.setVar(l.Name.Value, "", false)
@@ -522,6 +542,13 @@ func (a *analyzer) walkFor(s *syntax.Stmt, f *syntax.ForClause, c ctx) {
 	}
 	a.walkStmts(f.Do, c.with("loop"))
 }
+
+// maxLoopValues bounds the words a for loop's body is walked with, and
+// maxLoopWalks the loops walked that way, so nested loops cannot explode.
+const (
+	maxLoopValues = 8
+	maxLoopWalks  = 16
+)
 
 // hasBreak reports whether stmts contain a break/return/exit that leaves
 // the loop (a break inside an inner loop does not count; an exit does).

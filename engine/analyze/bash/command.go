@@ -259,6 +259,8 @@ func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c ctx) {
 		return
 	case name == "awk" || name == "gawk" || name == "mawk" || name == "nawk":
 		a.awk(s, args, c)
+	case name == "git":
+		a.gitShellAliases(s, args)
 	case name == "eval":
 		a.eval(s, args, c)
 		return
@@ -942,6 +944,47 @@ func (a *analyzer) perl(s *syntax.Stmt, args []field, c ctx) {
 			a.scriptOperand(s, "perl", f, c)
 			return
 		}
+	}
+}
+
+// gitShellAliases finds git aliases that run a shell command — `git -c
+// alias.x='!cmd' x`, `git config alias.x '!cmd'` — and analyzes the
+// command as the shell code git will run.
+func (a *analyzer) gitShellAliases(s *syntax.Stmt, args []field) {
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		var key string
+		var val field
+		switch {
+		case f.s == "-c" && i+1 < len(args):
+			kv := args[i+1]
+			k := strings.IndexByte(kv.s, '=')
+			if k < 0 {
+				continue
+			}
+			key, val = kv.s[:k], field{s: kv.s[k+1:], dyn: kv.dyn}
+			i++
+		case f.s == "config" && i+2 < len(args):
+			j := i + 1
+			for j < len(args) && strings.HasPrefix(args[j].s, "-") {
+				j++
+			}
+			if j+1 >= len(args) {
+				return
+			}
+			key, val = args[j].s, args[j+1]
+			i = j + 1
+		default:
+			if !strings.HasPrefix(f.s, "-") {
+				return // the subcommand: options end here
+			}
+			continue
+		}
+		if !strings.HasPrefix(strings.ToLower(key), "alias.") || !strings.HasPrefix(val.s, "!") {
+			continue
+		}
+		code := field{s: strings.TrimPrefix(val.s, "!"), dyn: val.dyn}
+		a.dynExec(s, "shell_c", "git", code, code, true)
 	}
 }
 

@@ -98,3 +98,44 @@ func TestXargsStaticInput(t *testing.T) {
 		}
 	}
 }
+
+// TestForLoopOverKnownWords: a loop over known words runs its body with
+// each, so the loop variable does not hide the target.
+func TestForLoopOverKnownWords(t *testing.T) {
+	f := run(t, `for d in build / ; do rm -rf "$d"; done`)
+	if findFile(f, "delete", "/") == nil || findFile(f, "delete", "build") == nil {
+		t.Errorf("loop values not substituted:\n%s", dump(f))
+	}
+	f = run(t, `for k in ~/.ssh/*; do cat "$k"; done`)
+	found := false
+	for _, fa := range f.Files {
+		found = found || fa.Op == "read" && fa.Path == "~/.ssh/*"
+	}
+	if !found {
+		t.Errorf("glob loop value not substituted:\n%s", dump(f))
+	}
+	// Unknown words keep the variable unknown.
+	f = run(t, `for d in $DIRS; do rm -rf "$d"; done`)
+	for _, fa := range f.Files {
+		if fa.Op == "delete" && !fa.Dynamic {
+			t.Errorf("dynamic loop value resolved: %+v", fa)
+		}
+	}
+}
+
+// TestGitShellAlias: a git alias starting with "!" is shell code git runs.
+func TestGitShellAlias(t *testing.T) {
+	for _, src := range []string{
+		`git -c alias.x='!rm -rf /' x`,
+		`git config --global alias.cleanup '!rm -rf /'`,
+	} {
+		f := run(t, src)
+		if findCmd(f, "rm", "-rf", "/") == nil {
+			t.Errorf("%s: alias code not analyzed\n%s", src, dump(f))
+		}
+	}
+	f := run(t, `git config alias.st status`)
+	if len(f.DynamicExec) != 0 {
+		t.Errorf("plain alias is not shell code: %s", dump(f))
+	}
+}
