@@ -165,6 +165,23 @@ func (a *analyzer) call(e *expr, sc *scope) *sym {
 		c.kwEx[k.name] = k.v
 		c.kwList = append(c.kwList, k.name)
 	}
+	if len(fn.boundKws) > 0 {
+		if c.kws == nil {
+			c.kws = map[string]*sym{}
+			c.kwEx = map[string]*expr{}
+		}
+		names := make([]string, 0, len(fn.boundKws))
+		for k := range fn.boundKws {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			if _, ok := c.kws[k]; !ok {
+				c.kws[k] = fn.boundKws[k]
+				c.kwList = append(c.kwList, k)
+			}
+		}
+	}
 	if fn.localFn != "" {
 		return a.localCall(fn.localFn, c)
 	}

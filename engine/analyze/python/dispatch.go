@@ -314,6 +314,26 @@ func (a *analyzer) dispatch(c *callCtx) *sym {
 			}
 		}
 		return nil
+	case "functools.partial", "functools.partialmethod":
+		// partial(f, …) calls f: the result is f under another name, so a
+		// wrapper does not hide what runs. Bound keywords (shell=True)
+		// are passed at each call; bound positional arguments are not
+		// tracked.
+		if arg0 != nil && (arg0.qual != "" || arg0.localFn != "") {
+			cp := *arg0
+			cp.indirect = true
+			if len(c.kws) > 0 {
+				cp.boundKws = make(map[string]*sym, len(arg0.boundKws)+len(c.kws))
+				for k, v := range arg0.boundKws {
+					cp.boundKws[k] = v
+				}
+				for k, v := range c.kws {
+					cp.boundKws[k] = v
+				}
+			}
+			return &cp
+		}
+		return nil
 	case "threading.Event":
 		return &sym{kind: "expr", inst: n}
 	case "pip.main", "pip._internal.main", "pip._internal.cli.main.main":

@@ -115,3 +115,29 @@ func TestDictKeysDoNotCarrySecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestPartialIsAnAlias: functools.partial(f, …) calls f, with its bound
+// keywords, so a partial wrapper does not hide the command.
+func TestPartialIsAnAlias(t *testing.T) {
+	for src, want := range map[string]string{
+		"import os\nfrom functools import partial\nrun = partial(os.system)\nrun('sudo id')":                                 "sudo id",
+		"import subprocess, functools\nsh = functools.partial(subprocess.run, shell=True)\nsh('rm -rf ~')":                   "rm -rf ~",
+		"import subprocess\nfrom functools import partial\nsh = partial(subprocess.run, shell=True, check=True)\nsh(['ls'])": "",
+	} {
+		f, fb := analyzeSrc(src)
+		got := ""
+		for _, n := range fb.got {
+			got = n.src
+		}
+		if want != "" && got != want {
+			t.Errorf("%q: nested bash %q, want %q (calls %+v)", src, got, want, f.Calls)
+		}
+		named := false
+		for _, c := range f.Calls {
+			named = named || c.Name == "subprocess.run" || c.Name == "os.system"
+		}
+		if !named {
+			t.Errorf("%q: the partial's function is not called: %+v", src, f.Calls)
+		}
+	}
+}

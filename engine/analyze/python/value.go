@@ -43,6 +43,9 @@ type sym struct {
 	suffix   string   // constant tail of a partly dynamic string
 	localFn  string   // a function defined in this content
 	el       *sym     // what iterating over this value yields
+	// boundKws are keyword arguments bound by functools.partial: calling
+	// this value passes them unless the call names them itself.
+	boundKws map[string]*sym
 
 	cnst     bool
 	encoded  bool
