@@ -30,6 +30,16 @@ var notSecret = map[string]bool{
 	"DBUS_SESSION_BUS_ADDRESS": true, "TOKENIZERS_PARALLELISM": true,
 }
 
+// settingQualifiers end names that describe a credential's handling
+// rather than hold it; a name ending in one is a setting.
+var settingQualifiers = map[string]bool{
+	"LENGTH": true, "LEN": true, "MIN": true, "MAX": true, "TTL": true, "TIMEOUT": true,
+	"EXPIRY": true, "EXPIRES": true, "EXPIRATION": true, "DAYS": true, "SECONDS": true,
+	"POLICY": true, "HINT": true, "PROMPT": true, "ENABLED": true, "DISABLED": true,
+	"REQUIRED": true, "RETRIES": true, "HEADER": true, "ALGORITHM": true, "PREFIX": true,
+	"URL": true, "ENDPOINT": true, "HOST": true, "PORT": true,
+}
+
 // IsSecretName reports whether an environment variable name looks like it
 // holds a credential (API_TOKEN, AWS_SECRET_ACCESS_KEY, DB_PASSWORD,
 // github_token). HOME, PATH, USER and similar never do.
@@ -38,6 +48,11 @@ func IsSecretName(name string) bool {
 	n = strings.TrimLeft(n, "$")
 	n = strings.Trim(n, "{}")
 	if n == "" || notSecret[n] {
+		return false
+	}
+	if i := strings.LastIndexByte(n, '_'); i > 0 && settingQualifiers[n[i+1:]] {
+		// PASSWORD_MIN_LENGTH, TOKEN_TTL, AUTH_URL: a setting about a
+		// credential, not the credential.
 		return false
 	}
 	for _, inf := range secretInfixes {
