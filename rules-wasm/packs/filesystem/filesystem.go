@@ -474,7 +474,7 @@ func checkBlockDevices(e *catalog.Env, accs []access) {
 	for i := range e.Facts.Commands {
 		c := &e.Facts.Commands[i]
 		switch {
-		case catalog.NameHasPrefix(c, "mkfs"), catalog.Is(c, keys(mkfsLike)...):
+		case catalog.NameHasPrefix(c, "mkfs"), catalog.IsIn(c, mkfsLike):
 			name := c.Name
 			if name == "" && len(c.Candidates) > 0 {
 				name = c.Candidates[0]
@@ -520,14 +520,4 @@ func diskutilErases(args []string) bool {
 		}
 	}
 	return false
-}
-
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k, v := range m {
-		if v {
-			out = append(out, k)
-		}
-	}
-	return out
 }
