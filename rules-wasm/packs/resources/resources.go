@@ -313,7 +313,11 @@ func checkSecrets(e *catalog.Env) {
 			if a.Const {
 				continue
 			}
-			for _, m := range pyEnv.FindAllStringSubmatch(a.Str, -1) {
+			for _, ix := range pyEnv.FindAllStringSubmatchIndex(a.Str, -1) {
+				m := []string{a.Str[ix[0]:ix[1]], a.Str[ix[2]:ix[3]]}
+				if opaqueCall(a.Str[:ix[0]]) {
+					continue
+				}
 				if match.IsSecretName(m[1]) {
 					e.Add(catalog.Finding{Rule: "SENSITIVE_OUTPUT", Evidence: c.Evidence, Pos: c.Pos, Key: m[1],
 						Message:  fmt.Sprintf("%s prints secret variable %s.", c.Name, m[1]),
@@ -374,4 +378,28 @@ func checkParse(e *catalog.Env) {
 			Message:  "Content nests deeper or is larger than the analyzers' limit; the rest was not analyzed.",
 			Metadata: map[string]any{"truncated": true}})
 	}
+}
+
+// opaqueCall reports whether text preceding an environment reference ends
+// in a call that reveals nothing of the value (`len(`, `bool(`, …), so
+// printing the result does not print the secret.
+func opaqueCall(before string) bool {
+	// Drop the module path the reference starts with (`os.`).
+	t := strings.TrimRight(before, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
+	t = strings.TrimRight(t, " \t")
+	if !strings.HasSuffix(t, "(") {
+		return false
+	}
+	t = t[:len(t)-1]
+	t = strings.TrimRight(t, " \t")
+	for _, fn := range []string{"len", "bool", "isinstance", "hash", "type", "id", "callable", "hasattr"} {
+		if strings.HasSuffix(t, fn) && (len(t) == len(fn) || !isIdentByte(t[len(t)-len(fn)-1])) {
+			return true
+		}
+	}
+	return false
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
