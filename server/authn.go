@@ -19,7 +19,7 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		k, err := s.keys.Authenticate(token)
 		if err != nil && !errors.Is(err, auth.ErrNoKey) && !errors.Is(err, auth.ErrInvalidKey) {
 			// The key store cannot be read: fail closed, but say so.
-			return apiError(http.StatusServiceUnavailable, "key_store_unavailable", "API keys cannot be checked right now; retry later")
+			return apiError(http.StatusServiceUnavailable, "store_unavailable", "the store holding API keys is unavailable, so keys cannot be checked; retry later")
 		}
 		if err != nil {
 			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="toolwarden"`)
@@ -81,7 +81,7 @@ func (s *Server) createKey(c echo.Context) error {
 func (s *Server) listKeys(c echo.Context) error {
 	keys, err := s.keys.List()
 	if err != nil {
-		return apiError(http.StatusServiceUnavailable, "key_store_unavailable", err.Error())
+		return apiError(http.StatusServiceUnavailable, "store_unavailable", err.Error())
 	}
 	return c.JSON(http.StatusOK, map[string]any{"keys": keys})
 }
