@@ -185,6 +185,16 @@ func (a *analyzer) call(e *expr, sc *scope) *sym {
 	if fn.localFn != "" {
 		return a.localCall(fn.localFn, c)
 	}
+	if m, ok := unboundStrMethod(fn); ok && len(c.args) > 0 && c.args[0] != nil && c.args[0].isStr() {
+		// str.join(' ', parts) is ' '.join(parts): call the method on
+		// the first argument so the result folds the same way.
+		bc := *c
+		bc.args = c.args[1:]
+		if len(c.argEx) > 0 {
+			bc.argEx = c.argEx[1:]
+		}
+		return a.method(&sym{kind: "method", s: m, recv: c.args[0]}, &bc)
+	}
 	if strings.HasPrefix(fn.inst, "class:") {
 		// instantiating a class defined here: run __init__ with the
 		// arguments when they are known
@@ -250,6 +260,17 @@ func (a *analyzer) finishCall(c *callCtx) *sym {
 		}
 	}
 	return r
+}
+
+// unboundStrMethod reports a str/bytes method named through its class
+// (`str.join`, `bytes.decode`) and the method's name.
+func unboundStrMethod(fn *sym) (string, bool) {
+	for _, cls := range []string{"str.", "bytes."} {
+		if m, ok := strings.CutPrefix(fn.qual, cls); ok && m != "" && !strings.Contains(m, ".") && m != "maketrans" && m != "fromhex" {
+			return m, true
+		}
+	}
+	return "", false
 }
 
 func (a *analyzer) localCall(name string, c *callCtx) *sym {

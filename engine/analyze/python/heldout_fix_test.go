@@ -141,3 +141,15 @@ func TestPartialIsAnAlias(t *testing.T) {
 		}
 	}
 }
+
+// TestUnboundStrMethods: str.join(sep, parts) folds like sep.join(parts).
+func TestUnboundStrMethods(t *testing.T) {
+	f, fb := analyzeSrc("import os\nos.system(str.join(' ', ['sudo', 'id']))")
+	if len(fb.got) != 1 || fb.got[0].src != "sudo id" {
+		t.Errorf("str.join not folded: nested %+v calls %+v", fb.got, f.Calls)
+	}
+	f, _ = analyzeSrc("print(str.upper('abc'))")
+	if c := findCallNamed(f, "print"); c == nil || len(c.Args) == 0 || c.Args[0].Str != "ABC" {
+		t.Errorf("str.upper not folded: %+v", f.Calls)
+	}
+}

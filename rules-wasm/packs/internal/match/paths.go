@@ -241,12 +241,28 @@ func CleanPath(p string) string {
 	if p == "" {
 		return ""
 	}
+	if len(p) > 2 && p[0] == '~' && p[1] == '/' && strings.Contains(p, "..") {
+		// Clean a home-relative path against a concrete home, so climbing
+		// out of it (`~/..`) reaches the absolute path, not the workspace.
+		c := path.Clean(assumedHome + p[1:])
+		switch {
+		case c == assumedHome:
+			return "~"
+		case strings.HasPrefix(c, assumedHome+"/"):
+			return "~" + c[len(assumedHome):]
+		}
+		return c
+	}
 	c := path.Clean(p)
 	if c == "." {
 		return "."
 	}
 	return c
 }
+
+// assumedHome stands for the home directory when a path climbs out of it;
+// any home under /home reaches the same ancestors.
+const assumedHome = "/home/user"
 
 func splitComps(p string) []string {
 	return appendComps(nil, CleanPath(p))

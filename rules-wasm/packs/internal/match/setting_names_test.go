@@ -17,3 +17,15 @@ func TestSettingNamesAreNotSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanPathClimbsOutOfHome: ".." after "~" leaves the home instead of
+// collapsing into the workspace-relative ".".
+func TestCleanPathClimbsOutOfHome(t *testing.T) {
+	for in, want := range map[string]string{
+		"~/..": "/home", "~/../..": "/", "~/a/../.ssh": "~/.ssh", "~/a/..": "~", "./a/../b": "b", "~/.ssh": "~/.ssh",
+	} {
+		if got := CleanPath(in); got != want {
+			t.Errorf("CleanPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
