@@ -431,7 +431,14 @@ func (a *analyzer) unwrap(s *syntax.Stmt, name string, args []field, c ctx) (int
 	case "chroot":
 		return skipOpts(args, "", []string{"--userspec", "--groups"}, 1), "wrapper", true
 	case "watch":
-		return skipOpts(args, "nqd", []string{"--interval", "--differences"}, 0), "wrapper", true
+		i := skipOpts(args, "nqd", []string{"--interval", "--differences"}, 0)
+		if i >= 0 && i == len(args)-1 && strings.ContainsAny(args[i].s, " \t;|&") {
+			// watch 'cmd args': one operand is a command line that
+			// watch runs through sh -c.
+			a.nestedShell(s, "watch", args[i])
+			return -1, "", true
+		}
+		return i, "wrapper", true
 	case "flock":
 		for i, f := range args {
 			if f.s == "-c" || f.s == "--command" {

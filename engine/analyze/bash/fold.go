@@ -161,6 +161,16 @@ func (a *analyzer) foldStages(stages []*syntax.Stmt) foldResult {
 			if n := nonOptions(args)[0].s; isIdent(strings.ReplaceAll(n, "-", "_")) {
 				out, outKnown = "/usr/bin/"+n+"\n", true
 			}
+		case (name == "dirname" || name == "basename") && !dyn && len(nonOptions(args)) == 1:
+			// `$(dirname ~)` is /home: path arithmetic on known text.
+			p := normPath(nonOptions(args)[0].s)
+			if name == "basename" {
+				out, outKnown = path.Base(p)+"\n", true
+			} else if p == "~" {
+				out, outKnown = path.Dir(assumedHome)+"\n", true
+			} else {
+				out, outKnown = path.Dir(p)+"\n", true
+			}
 		case name == "pwd" && len(nonOptions(args)) == 0:
 			// The working directory is the workspace: `$(pwd)/.env` is `./.env`.
 			out, outKnown = ".\n", true

@@ -158,3 +158,37 @@ func TestGitRefspecIsNotARemote(t *testing.T) {
 		t.Errorf("scp-like remote lost:\n%s", dump(f))
 	}
 }
+
+// TestRemoteAndRepeatedShellStrings: ssh HOST CMD and watch 'CMD' hand a
+// command line to a shell, which is analyzed like local shell code.
+func TestRemoteAndRepeatedShellStrings(t *testing.T) {
+	for _, src := range []string{`ssh localhost 'rm -rf /'`, `ssh -p 22 deploy@203.0.113.5 rm -rf /`, `watch -n1 'rm -rf /'`} {
+		f := run(t, src)
+		if findCmd(f, "rm", "-rf", "/") == nil {
+			t.Errorf("%s: command line not analyzed\n%s", src, dump(f))
+		}
+	}
+	// watch with an argv stays a wrapper of that argv.
+	f := run(t, `watch -n 5 go test ./...`)
+	if findCmd(f, "go", "test", "./...") == nil {
+		t.Errorf("watch argv not unwrapped:\n%s", dump(f))
+	}
+}
+
+// TestDirnameFolds: dirname/basename of known text fold, home-aware.
+func TestDirnameFolds(t *testing.T) {
+	for src, want := range map[string]string{
+		`rm -rf "$(dirname ~)"`:           "/home",
+		`rm -rf "$(dirname /etc/passwd)"`: "/etc",
+		`cat "$(basename /x/.env)"`:       ".env",
+	} {
+		f := run(t, src)
+		found := false
+		for _, fa := range f.Files {
+			found = found || fa.Path == want
+		}
+		if !found {
+			t.Errorf("%s: no access to %s\n%s", src, want, dump(f))
+		}
+	}
+}

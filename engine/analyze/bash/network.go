@@ -244,6 +244,18 @@ func (a *analyzer) network(s *syntax.Stmt, name string, args []field, c ctx) {
 				}
 			})
 		}
+		if rest := sshCommand(args); len(rest) > 0 {
+			// ssh HOST CMD…: the remote shell runs CMD; what it does is
+			// judged like local shell code (`ssh localhost 'rm -rf /'`).
+			code := field{}
+			for i, f := range rest {
+				if i > 0 {
+					code.merge(field{s: " "})
+				}
+				code.merge(f)
+			}
+			a.dynExec(s, "shell_c", "ssh", code, code, true)
+		}
 	case "scp", "sftp", "rsync":
 		a.copyRemote(s, name, args, c)
 	case "telnet", "ftp":
@@ -608,6 +620,29 @@ func (a *analyzer) copyRemote(s *syntax.Stmt, name string, args []field, c ctx) 
 			}
 		}
 	}
+}
+
+// sshCommand returns the words after ssh's destination: the remote
+// command line, options included (`ssh h rm -rf /`).
+func sshCommand(args []field) []field {
+	for i := 0; i < len(args); i++ {
+		f := args[i].s
+		if f == "--" {
+			i++
+			if i+1 < len(args) {
+				return args[i+1:]
+			}
+			return nil
+		}
+		if strings.HasPrefix(f, "-") && len(f) > 1 {
+			if len(f) == 2 && strings.IndexByte("bcDEeFIiJLlmOopQRSWw", f[1]) >= 0 {
+				i++
+			}
+			continue
+		}
+		return args[i+1:]
+	}
+	return nil
 }
 
 func (a *analyzer) gitNet(s *syntax.Stmt, args []field) {
