@@ -16,27 +16,8 @@ import (
 // what the sandbox costs and tests can check both builds agree. Production
 // scans use the Wasm pack: only it runs under a deadline and a memory cap.
 func NativePacks() []Pack {
-	all := packs.All()
-	info := sdk.PluginInfo{Name: "toolwarden-core"}
-	for _, p := range all {
-		pi := p.Info()
-		if info.Version == "" {
-			info.Version = pi.Version
-		}
-		info.Rules = append(info.Rules, pi.Rules...)
-	}
-	scan := func(in *sdk.ScanInput) ([]sdk.Finding, error) {
-		var out []sdk.Finding
-		for _, p := range all {
-			fs, err := p.Scan(in)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", p.Info().Name, err)
-			}
-			out = append(out, fs...)
-		}
-		return out, nil
-	}
-	return []Pack{nativePack{p: packs.Pack{Info: func() sdk.PluginInfo { return info }, Scan: scan}, info: info}}
+	core := packs.Core()
+	return []Pack{nativePack{p: core, info: core.Info()}}
 }
 
 type nativePack struct {

@@ -29,6 +29,8 @@
 package packs
 
 import (
+	"fmt"
+
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/filesystem"
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/network"
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/process"
@@ -53,3 +55,38 @@ func All() []Pack {
 		{Info: resources.Info, Scan: resources.Scan},
 	}
 }
+
+// CoreName is the plugin name of the built-in packs combined into one.
+const CoreName = "toolwarden-core"
+
+// Combine declares every rule of every pack under one plugin and scans by
+// running each pack on the same decoded input. The built-in Wasm module
+// (rules-wasm/cmd/core) and the host's native comparison both use it, so the
+// two builds combine identically. A pack that fails fails the whole scan:
+// the host then fails closed for all of them, which is what separate
+// plugins failing together would have meant.
+func Combine(name string, all []Pack) Pack {
+	info := sdk.PluginInfo{Name: name}
+	for _, p := range all {
+		pi := p.Info()
+		if info.Version == "" {
+			info.Version = pi.Version
+		}
+		info.Rules = append(info.Rules, pi.Rules...)
+	}
+	scan := func(in *sdk.ScanInput) ([]sdk.Finding, error) {
+		var out []sdk.Finding
+		for _, p := range all {
+			fs, err := p.Scan(in)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p.Info().Name, err)
+			}
+			out = append(out, fs...)
+		}
+		return out, nil
+	}
+	return Pack{Info: func() sdk.PluginInfo { return info }, Scan: scan}
+}
+
+// Core is every built-in pack combined under CoreName.
+func Core() Pack { return Combine(CoreName, All()) }

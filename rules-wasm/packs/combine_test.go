@@ -1,4 +1,4 @@
-package main
+package packs_test
 
 import (
 	"errors"
@@ -10,9 +10,9 @@ import (
 )
 
 func TestCombineDeclaresEveryRuleOnce(t *testing.T) {
-	info, _ := combine(packs.All())
-	if info.Name != Name || info.Version == "" {
-		t.Fatalf("info = %q %q, want name %q and a version", info.Name, info.Version, Name)
+	info, _ := split(packs.Combine(packs.CoreName, packs.All()))
+	if info.Name != packs.CoreName || info.Version == "" {
+		t.Fatalf("info = %q %q, want name %q and a version", info.Name, info.Version, packs.CoreName)
 	}
 	want := 0
 	for _, p := range packs.All() {
@@ -39,7 +39,7 @@ func TestCombineRunsEveryPack(t *testing.T) {
 			Sleeps: []sdk.Sleep{{Seconds: -1, Pos: sdk.Pos{Line: 2, Col: 1}}},
 		},
 	}
-	_, scan := combine(packs.All())
+	_, scan := split(packs.Combine(packs.CoreName, packs.All()))
 	got, err := scan(in)
 	if err != nil {
 		t.Fatal(err)
@@ -67,9 +67,13 @@ func TestCombineFailsWhenAPackFails(t *testing.T) {
 		Info: func() sdk.PluginInfo { return sdk.PluginInfo{Name: "bad", Version: "1"} },
 		Scan: func(*sdk.ScanInput) ([]sdk.Finding, error) { return nil, errors.New("boom") },
 	}
-	_, scan := combine(append(packs.All(), bad))
+	_, scan := split(packs.Combine(packs.CoreName, append(packs.All(), bad)))
 	fs, err := scan(&sdk.ScanInput{Facts: &sdk.Facts{Version: sdk.FactsVersion}, Policy: &sdk.Policy{}})
 	if err == nil || !strings.Contains(err.Error(), "bad: boom") || fs != nil {
 		t.Fatalf("scan = %v, %v; want the pack's error and no findings", fs, err)
 	}
+}
+
+func split(p packs.Pack) (sdk.PluginInfo, func(*sdk.ScanInput) ([]sdk.Finding, error)) {
+	return p.Info(), p.Scan
 }
