@@ -25,8 +25,8 @@ func init() { subcommands = append(subcommands, newMCPCmd) }
 
 // mcpFlags are the flags of `toolwarden mcp`.
 type mcpFlags struct {
-	config, dataDir, redis, policy, identity string
-	noExecutor                               bool
+	stackFlags
+	identity string
 }
 
 func newMCPCmd() *cobra.Command {
@@ -47,22 +47,9 @@ embedded store is locked by one process: to share executions with a running 'too
 (and --no-executor when executors run elsewhere), or give this process its own --data-dir.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := config.Load(f.config)
+			cfg, err := f.load(cmd.Flags())
 			if err != nil {
 				return usageErr(err)
-			}
-			fl := cmd.Flags()
-			if fl.Changed("data-dir") {
-				cfg.DataDir = f.dataDir
-			}
-			if fl.Changed("redis") {
-				cfg.RedisURL = f.redis
-			}
-			if fl.Changed("policy") {
-				cfg.Policy = f.policy
-			}
-			if f.noExecutor {
-				cfg.EmbeddedExecutor = false
 			}
 			if f.identity == "" {
 				return usageErr(errors.New("--identity must not be empty"))
@@ -73,12 +60,9 @@ embedded store is locked by one process: to share executions with a running 'too
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.config, "config", "", "YAML configuration file (the mcp: section lists upstream MCP servers)")
-	fl.StringVar(&f.dataDir, "data-dir", "data", "directory for the embedded store and spilled output")
-	fl.StringVar(&f.redis, "redis", "", "Redis URL: share queue and store with serve and other executors")
-	fl.StringVar(&f.policy, "policy", "default", "policy: default, strict or a policy file")
+	f.register(fl, "YAML configuration file (the mcp: section lists upstream MCP servers)",
+		"directory for the embedded store and spilled output", "Redis URL: share queue and store with serve and other executors")
 	fl.StringVar(&f.identity, "identity", "mcp-stdio", "owner id the stdio session acts as (an agent: sees only its own executions)")
-	fl.BoolVar(&f.noExecutor, "no-executor", false, "do not run an embedded executor (executors run elsewhere)")
 	return cmd
 }
 

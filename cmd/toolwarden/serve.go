@@ -30,8 +30,8 @@ func init() { subcommands = append(subcommands, newServeCmd) }
 // serveFlags are the flags of `toolwarden serve`; set flags override the
 // configuration file and the environment.
 type serveFlags struct {
-	config, listen, dataDir, redis, policy string
-	noExecutor                             bool
+	stackFlags
+	listen string
 }
 
 func newServeCmd() *cobra.Command {
@@ -45,25 +45,12 @@ executor that executes allowed calls under OS isolation. On first start without 
 creates an admin API key and prints it once.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := config.Load(f.config)
+			cfg, err := f.load(cmd.Flags())
 			if err != nil {
 				return usageErr(err)
 			}
-			fl := cmd.Flags()
-			if fl.Changed("listen") {
+			if cmd.Flags().Changed("listen") {
 				cfg.Listen = f.listen
-			}
-			if fl.Changed("data-dir") {
-				cfg.DataDir = f.dataDir
-			}
-			if fl.Changed("redis") {
-				cfg.RedisURL = f.redis
-			}
-			if fl.Changed("policy") {
-				cfg.Policy = f.policy
-			}
-			if f.noExecutor {
-				cfg.EmbeddedExecutor = false
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -71,12 +58,9 @@ creates an admin API key and prints it once.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.config, "config", "", "YAML configuration file")
+	f.register(fl, "YAML configuration file", "directory for the embedded store, API keys and spilled output",
+		"Redis URL (redis://host:6379/0): share queue, store and API keys with other servers and executors")
 	fl.StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to listen on")
-	fl.StringVar(&f.dataDir, "data-dir", "data", "directory for the embedded store, API keys and spilled output")
-	fl.StringVar(&f.redis, "redis", "", "Redis URL (redis://host:6379/0): share queue and store with other servers and executors")
-	fl.StringVar(&f.policy, "policy", "default", "policy: default, strict or a policy file")
-	fl.BoolVar(&f.noExecutor, "no-executor", false, "do not run an embedded executor (executors run elsewhere)")
 	return cmd
 }
 

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/spf13/pflag"
+
 	"github.com/toolwarden/toolwarden/config"
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/execution"
@@ -105,4 +107,43 @@ func (s *stack) close() {
 		s.closers[i]()
 	}
 	s.closers = nil
+}
+
+// stackFlags are the flags `serve` and `mcp` share: where the configuration,
+// the data and the store are, the policy, and whether to run an executor.
+type stackFlags struct {
+	config, dataDir, redis, policy string
+	noExecutor                     bool
+}
+
+// register adds the flags to fs; configHelp and dataDirHelp describe what
+// the command reads from them.
+func (f *stackFlags) register(fs *pflag.FlagSet, configHelp, dataDirHelp, redisHelp string) {
+	fs.StringVar(&f.config, "config", "", configHelp)
+	fs.StringVar(&f.dataDir, "data-dir", "data", dataDirHelp)
+	fs.StringVar(&f.redis, "redis", "", redisHelp)
+	fs.StringVar(&f.policy, "policy", "default", "policy: default, strict or a policy file")
+	fs.BoolVar(&f.noExecutor, "no-executor", false, "do not run an embedded executor (executors run elsewhere)")
+}
+
+// load reads the configuration file and lays the flags the user set over
+// it: flags win over the file and the environment.
+func (f *stackFlags) load(fs *pflag.FlagSet) (config.Config, error) {
+	cfg, err := config.Load(f.config)
+	if err != nil {
+		return cfg, err
+	}
+	if fs.Changed("data-dir") {
+		cfg.DataDir = f.dataDir
+	}
+	if fs.Changed("redis") {
+		cfg.RedisURL = f.redis
+	}
+	if fs.Changed("policy") {
+		cfg.Policy = f.policy
+	}
+	if f.noExecutor {
+		cfg.EmbeddedExecutor = false
+	}
+	return cfg, nil
 }
