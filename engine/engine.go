@@ -223,11 +223,23 @@ func (e *Engine) Close(ctx context.Context) error {
 // unknown language); everything that goes wrong inside the rules is a
 // finding in the report.
 func (e *Engine) Scan(ctx context.Context, req Request) (*sdk.SafetyReport, error) {
+	rep, _, err := e.ScanWithFacts(ctx, req)
+	return rep, err
+}
+
+// UsesNetwork reports whether the facts show any network use (static or
+// dynamic destinations, sockets, /dev/tcp). Executors run content without
+// it in a private network namespace.
+func UsesNetwork(f *sdk.Facts) bool { return f != nil && len(f.Network) > 0 }
+
+// ScanWithFacts is Scan that also returns the facts the rules judged, for
+// callers that act on them (the run's network isolation).
+func (e *Engine) ScanWithFacts(ctx context.Context, req Request) (*sdk.SafetyReport, *sdk.Facts, error) {
 	start := time.Now()
 	pol := e.policy.Load()
 	facts, err := analyze.Analyze(req.Language, req.Content, analyze.Options{MaxBytes: e.opts.MaxContentBytes})
 	if err != nil {
-		return nil, fmt.Errorf("scan: %w", err)
+		return nil, nil, fmt.Errorf("scan: %w", err)
 	}
 	in := sdk.ScanInput{
 		Facts:    facts,
@@ -246,7 +258,7 @@ func (e *Engine) Scan(ctx context.Context, req Request) (*sdk.SafetyReport, erro
 	}
 	input, err := json.Marshal(&in)
 	if err != nil {
-		return nil, fmt.Errorf("scan: encode input: %w", err)
+		return nil, nil, fmt.Errorf("scan: encode input: %w", err)
 	}
 	findings := e.runPacks(ctx, input, pol)
 
@@ -275,7 +287,7 @@ func (e *Engine) Scan(ctx context.Context, req Request) (*sdk.SafetyReport, erro
 			fmt.Fprintf(os.Stderr, "toolwarden: audit log write failed for scan %s: %v\n", rep.ScanID, err)
 		}
 	}
-	return rep, nil
+	return rep, facts, nil
 }
 
 // runPacks runs every pack on input concurrently and turns each failure into

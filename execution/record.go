@@ -81,9 +81,14 @@ type Record struct {
 	// They may be secrets, so they are kept in the store only while the
 	// record can still run (cleared when it becomes terminal) and never
 	// returned by the API or the MCP tools (see Public).
-	Env        map[string]string `json:"env,omitempty"`
-	TimeoutMS  int64             `json:"timeout_ms,omitempty"`
-	OwnerKeyID string            `json:"owner_key_id,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+	TimeoutMS int64             `json:"timeout_ms,omitempty"`
+	// NetworkUse records that the scan found network use in the content;
+	// without it the executor runs the workload in a private network
+	// namespace (least privilege: what the scan did not see, it need not
+	// reach).
+	NetworkUse bool   `json:"network_use"`
+	OwnerKeyID string `json:"owner_key_id,omitempty"`
 	// SpillPath is where the full output went when it exceeded the result limit.
 	SpillPath string `json:"spill_path,omitempty"`
 

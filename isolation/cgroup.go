@@ -124,6 +124,9 @@ func (b *cgroupBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 	}
 	lim := mergeLimits(b.cfg.Limits, spec.Limits)
 	h := resolveHardening(b.cfg.Hardening, spec.Hardening)
+	if spec.IsolateNetwork {
+		h.NoNetwork = true
+	}
 	id, err := newRunID()
 	if err != nil {
 		return nil, err

@@ -108,6 +108,11 @@ type Spec struct {
 	// non-zero (Limits) or always (Hardening, when any field is set).
 	Limits    Limits
 	Hardening Hardening
+	// IsolateNetwork adds a private, empty network namespace to whatever
+	// hardening applies: the scan found no network use, so the run gets
+	// none. A backend that cannot create namespaces (process_group without
+	// root) ignores it, and "netns" is then absent from Layers().
+	IsolateNetwork bool
 }
 
 // Exit is how a run ended.

@@ -53,6 +53,9 @@ func (b *pgBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 	}
 	lim := mergeLimits(b.cfg.Limits, spec.Limits)
 	h := resolveHardening(b.cfg.Hardening, spec.Hardening)
+	if spec.IsolateNetwork && os.Geteuid() == 0 {
+		h.NoNetwork = true
+	}
 	if os.Geteuid() != 0 {
 		// An unprivileged daemon can neither switch uid nor create
 		// namespaces. Isolating the network is a security promise, so

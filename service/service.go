@@ -37,20 +37,28 @@ func (e *TooLargeError) Unwrap() error { return e.Err }
 // Scan scans every piece of req and merges the reports into one: the
 // decision over several code blocks is that of all their findings together.
 func (s *Service) Scan(ctx context.Context, req *ToolRequest, pieces []Piece) (*sdk.SafetyReport, error) {
+	rep, _, err := s.scan(ctx, req, pieces)
+	return rep, err
+}
+
+// scan is Scan that also reports whether any piece uses the network.
+func (s *Service) scan(ctx context.Context, req *ToolRequest, pieces []Piece) (*sdk.SafetyReport, bool, error) {
 	var reps []*sdk.SafetyReport
+	network := false
 	for _, p := range pieces {
-		rep, err := s.Engine.Scan(ctx, req.EngineRequest(p))
+		rep, facts, err := s.Engine.ScanWithFacts(ctx, req.EngineRequest(p))
 		if err != nil {
 			var tl *analyze.TooLargeError
 			if errors.As(err, &tl) {
-				return nil, &TooLargeError{Field: p.Field, Err: err}
+				return nil, false, &TooLargeError{Field: p.Field, Err: err}
 			}
-			return nil, &FieldError{p.Field, err.Error()}
+			return nil, false, &FieldError{p.Field, err.Error()}
 		}
+		network = network || engine.UsesNetwork(facts)
 		reps = append(reps, rep)
 	}
 	if len(reps) == 1 {
-		return reps[0], nil
+		return reps[0], network, nil
 	}
 	var all []sdk.Finding
 	var elapsed time.Duration
@@ -61,7 +69,7 @@ func (s *Service) Scan(ctx context.Context, req *ToolRequest, pieces []Piece) (*
 	first := reps[0]
 	start, _ := time.Parse(time.RFC3339Nano, first.Timestamp)
 	return report.Build(report.Meta{ScanID: first.ScanID, ToolName: first.ToolName, Language: first.Language,
-		Start: start, Elapsed: elapsed}, all, s.Engine.Policy()), nil
+		Start: start, Elapsed: elapsed}, all, s.Engine.Policy()), network, nil
 }
 
 // Submit scans req and stores the decision: denied → a blocked record,
@@ -79,11 +87,12 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 	if req.TimeoutSeconds < 0 {
 		return nil, false, &FieldError{"timeout_seconds", "must be >= 0"}
 	}
-	rep, err := s.Scan(ctx, req, pieces)
+	rep, network, err := s.scan(ctx, req, pieces)
 	if err != nil {
 		return nil, false, err
 	}
 	rec = &execution.Record{
+		NetworkUse:     network,
 		ExecutionID:    execution.NewID(),
 		ToolName:       req.ToolName,
 		ConversationID: req.ConversationID,

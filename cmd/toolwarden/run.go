@@ -129,7 +129,7 @@ func runRun(ctx context.Context, f runFlags, args []string, stdout, stderr io.Wr
 	}
 
 	// Scan first; nothing runs unless the scan says so.
-	report, err := scanForRun(ctx, pol, req)
+	report, facts, err := scanForRun(ctx, pol, req)
 	if err != nil {
 		// Fail closed: a scan that could not finish blocks the run.
 		return &exitError{code: exitBlocked, err: fmt.Errorf("scan failed, not running: %w", err)}
@@ -177,6 +177,8 @@ func runRun(ctx context.Context, f runFlags, args []string, stdout, stderr io.Wr
 		MaxResultBytes:  f.maxOutput,
 		ReductionRoot:   f.reductionRoot,
 		ExecutionID:     report.ScanID,
+		// What the scan saw no network use in gets no network.
+		IsolateNetwork: !engine.UsesNetwork(facts),
 	}
 	if script {
 		opts.Script = content
@@ -211,20 +213,20 @@ func runRun(ctx context.Context, f runFlags, args []string, stdout, stderr io.Wr
 }
 
 // scanForRun scans req with a fresh engine under pol.
-func scanForRun(ctx context.Context, pol *sdk.Policy, req engine.Request) (*sdk.SafetyReport, error) {
+func scanForRun(ctx context.Context, pol *sdk.Policy, req engine.Request) (*sdk.SafetyReport, *sdk.Facts, error) {
 	eng, err := engine.New(ctx, engine.Options{Policy: pol})
 	if err != nil {
-		return nil, fmt.Errorf("start engine: %w", err)
+		return nil, nil, fmt.Errorf("start engine: %w", err)
 	}
 	defer eng.Close(context.WithoutCancel(ctx))
-	report, err := eng.Scan(ctx, req)
+	report, facts, err := eng.ScanWithFacts(ctx, req)
 	if err != nil {
-		return nil, fmt.Errorf("scan: %w", err)
+		return nil, nil, fmt.Errorf("scan: %w", err)
 	}
 	if report == nil {
-		return nil, errors.New("scan: no report")
+		return nil, nil, errors.New("scan: no report")
 	}
-	return report, nil
+	return report, facts, nil
 }
 
 // runContent returns what to run: the -c command line, or the FILE's body

@@ -1,0 +1,57 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/toolwarden/toolwarden/execution"
+)
+
+// TestNetworkByScan: a record whose scan found no network use runs in a
+// private network namespace and cannot reach a listener on the host; one
+// whose scan found network use can.
+func TestNetworkByScan(t *testing.T) {
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("network namespaces need root, and CI runs as root")
+		}
+		t.Skip("network namespaces need root")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	b := openEmbedded(t, 3e9)
+	cfg := fastConfig()
+	cfg.NetworkByScan = true
+	start(t, b, openIso(t), cfg)
+	probe := fmt.Sprintf("if exec 3<>/dev/tcp/127.0.0.1/%d; then echo connected; else echo refused; fi", port)
+	run := func(network bool) *execution.Record {
+		r := &execution.Record{ToolName: "exec", Language: "bash", Content: probe, Cwd: workspace(t), NetworkUse: network}
+		if err := b.Create(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+		return waitTerminal(t, b, r.ExecutionID)
+	}
+	if got := run(true); !strings.Contains(got.Result, "connected") {
+		t.Fatalf("with network use: %s %q", got.Status, got.Result)
+	}
+	if got := run(false); !strings.Contains(got.Result, "refused") {
+		t.Fatalf("without network use the run reached the host: %s %q", got.Status, got.Result)
+	}
+}

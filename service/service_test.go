@@ -1,0 +1,61 @@
+package service_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/toolwarden/toolwarden/engine"
+	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/execution/embedded"
+	"github.com/toolwarden/toolwarden/policies"
+	"github.com/toolwarden/toolwarden/service"
+)
+
+func newService(t *testing.T) *service.Service {
+	t.Helper()
+	eng, err := engine.New(context.Background(), engine.Options{Policy: policies.Default(), Packs: engine.NativePacks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close(context.Background()) })
+	b, err := embedded.Open(t.TempDir(), embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return &service.Service{Engine: eng, Backend: b}
+}
+
+// TestSubmitRecordsNetworkUse: the record says whether the scan saw network
+// use, which decides whether the run gets a network at all.
+func TestSubmitRecordsNetworkUse(t *testing.T) {
+	s := newService(t)
+	cases := map[string]bool{
+		"echo hi":                                   false,
+		"curl -fsS https://github.com/x/y -o y.txt": true,
+		"git clone https://github.com/org/repo":     true,
+	}
+	for cmd, want := range cases {
+		rec, _, err := s.Submit(context.Background(), &service.ToolRequest{Command: cmd}, "agent", 0)
+		if err != nil {
+			t.Fatalf("%s: %v", cmd, err)
+		}
+		if rec.Status != execution.StatusQueued || rec.NetworkUse != want {
+			t.Errorf("%s: status %s network_use %v, want queued and %v", cmd, rec.Status, rec.NetworkUse, want)
+		}
+	}
+	py, _, err := s.Submit(context.Background(), &service.ToolRequest{PythonCode: "import requests\nrequests.get('https://pypi.org/simple/')"}, "agent", 0)
+	if err != nil || !py.NetworkUse {
+		t.Fatalf("python requests: %+v %v", py, err)
+	}
+}
+
+// TestSubmitDeniedIsBlocked: a denied call is stored blocked and never
+// queued.
+func TestSubmitDeniedIsBlocked(t *testing.T) {
+	s := newService(t)
+	rec, done, err := s.Submit(context.Background(), &service.ToolRequest{Command: "rm -rf /", Env: map[string]string{"T": "x"}}, "agent", 0)
+	if err != nil || !done || rec.Status != execution.StatusBlocked || rec.Env != nil || rec.SafetyReport == nil {
+		t.Fatalf("denied: %+v done=%v err=%v", rec, done, err)
+	}
+}
