@@ -31,7 +31,7 @@ func newService(t *testing.T) *service.Service {
 func TestSubmitRecordsNetworkUse(t *testing.T) {
 	s := newService(t)
 	cases := map[string]bool{
-		"echo hi":                                   false,
+		"echo hi": false,
 		"curl -fsS https://github.com/x/y -o y.txt": true,
 		"git clone https://github.com/org/repo":     true,
 	}
