@@ -52,6 +52,7 @@ type FieldError struct {
 	Field, Msg string
 }
 
+// Error names the field and what is wrong with it.
 func (e *FieldError) Error() string { return fmt.Sprintf("field %q: %s", e.Field, e.Msg) }
 
 // Piece is one unit of content to scan and run.

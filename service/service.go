@@ -31,7 +31,9 @@ type TooLargeError struct {
 	Err   error
 }
 
+// Error names the field whose content is over the bound.
 func (e *TooLargeError) Error() string { return fmt.Sprintf("field %q: %v", e.Field, e.Err) }
+// Unwrap returns the analyzer's size error.
 func (e *TooLargeError) Unwrap() error { return e.Err }
 
 // Scan scans every piece of req and merges the reports into one: the

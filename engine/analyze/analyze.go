@@ -35,6 +35,7 @@ type TooLargeError struct {
 	Size, Max int
 }
 
+// Error says how large the content was and what the limit is.
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("content is %d bytes, over the %d-byte limit of one scan", e.Size, e.Max)
 }
@@ -42,6 +43,7 @@ func (e *TooLargeError) Error() string {
 // UnknownLanguageError reports a language the analyzers do not know.
 type UnknownLanguageError struct{ Language string }
 
+// Error names the language and the ones accepted.
 func (e *UnknownLanguageError) Error() string {
 	return fmt.Sprintf("unknown language %q: want bash, python or auto", e.Language)
 }
