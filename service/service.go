@@ -33,6 +33,7 @@ type TooLargeError struct {
 
 // Error names the field whose content is over the bound.
 func (e *TooLargeError) Error() string { return fmt.Sprintf("field %q: %v", e.Field, e.Err) }
+
 // Unwrap returns the analyzer's size error.
 func (e *TooLargeError) Unwrap() error { return e.Err }
 
