@@ -131,7 +131,7 @@ func (b *cgroupBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &cgProcess{b: b, id: id, v2: filepath.Join(b.root, "run-"+id), done: make(chan struct{})}
+	p := &cgProcess{b: b, id: id, v2: filepath.Join(b.root, "run-"+id), runState: newRunState()}
 	if err := os.Mkdir(p.v2, 0o755); err != nil {
 		return nil, fmt.Errorf("isolation: create run cgroup: %w", err)
 	}
@@ -371,36 +371,11 @@ type cgProcess struct {
 	v1Pids string
 	v1Mem  string
 	cmd    *exec.Cmd
-	layers []string
-
-	done    chan struct{}
-	exit    Exit
-	waitErr error
-	cleanup string
+	runState
 }
 
 // Pid implements Process.
 func (p *cgProcess) Pid() int { return p.cmd.Process.Pid }
-
-// Layers implements Process.
-func (p *cgProcess) Layers() []string { return append([]string(nil), p.layers...) }
-
-// Wait implements Process. When the main process exits, whatever it left
-// running in the run is killed: a run ends with its main process.
-func (p *cgProcess) Wait() (Exit, error) {
-	<-p.done
-	return p.exit, p.waitErr
-}
-
-// Cleanup implements Process.
-func (p *cgProcess) Cleanup() string {
-	select {
-	case <-p.done:
-		return p.cleanup
-	default:
-		return "cleanup_unconfirmed"
-	}
-}
 
 // Kill implements Process: cgroup.kill reaches every descendant, including
 // setsid'd and double-forked ones, then it waits (bounded) for the run to

@@ -102,7 +102,7 @@ func (b *pgBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 	cmd := exec.Command(b.shim, supervisorArg)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.ExtraFiles = []*os.File{exitW, ctlR}
-	p := &pgProcess{b: b, cmd: cmd, exitR: exitR, ctlW: ctlW, done: make(chan struct{})}
+	p := &pgProcess{b: b, cmd: cmd, exitR: exitR, ctlW: ctlW, runState: newRunState()}
 	layers, err := startShim(ctx, cmd, spec, sc)
 	exitW.Close()
 	ctlR.Close()
@@ -156,18 +156,14 @@ func (b *pgBackend) Close() error {
 
 // pgProcess is one run of the process_group backend.
 type pgProcess struct {
-	b      *pgBackend
-	cmd    *exec.Cmd
-	pid    int
-	exitR  *os.File
-	ctlW   *os.File
-	layers []string
+	b     *pgBackend
+	cmd   *exec.Cmd
+	pid   int
+	exitR *os.File
+	ctlW  *os.File
 
 	killOnce sync.Once
-	done     chan struct{}
-	exit     Exit
-	waitErr  error
-	cleanup  string
+	runState
 }
 
 // Pid implements Process: the workload's pid (the supervisor's when the
@@ -177,25 +173,6 @@ func (p *pgProcess) Pid() int {
 		return p.pid
 	}
 	return p.cmd.Process.Pid
-}
-
-// Layers implements Process.
-func (p *pgProcess) Layers() []string { return append([]string(nil), p.layers...) }
-
-// Wait implements Process.
-func (p *pgProcess) Wait() (Exit, error) {
-	<-p.done
-	return p.exit, p.waitErr
-}
-
-// Cleanup implements Process.
-func (p *pgProcess) Cleanup() string {
-	select {
-	case <-p.done:
-		return p.cleanup
-	default:
-		return "cleanup_unconfirmed"
-	}
 }
 
 // Kill implements Process: closing the control pipe makes the supervisor
