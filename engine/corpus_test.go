@@ -19,39 +19,51 @@ type corpusCase struct {
 	Content  string `json:"content"`
 	Expect   string `json:"expect"`
 	Evasion  bool   `json:"evasion"`
+	Category string `json:"category"`
 }
 
-func loadCorpus(t testing.TB) []corpusCase {
+// loadCorpusFile reads a labelled JSONL corpus from testdata.
+func loadCorpusFile(t testing.TB, name string) []corpusCase {
 	t.Helper()
-	f, err := os.Open("testdata/dev_cases.jsonl")
+	f, err := os.Open("testdata/" + name)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("open corpus: %v", err)
 	}
 	defer f.Close()
 	var cases []corpusCase
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<22)
-	for sc.Scan() {
+	for line := 1; sc.Scan(); line++ {
 		var c corpusCase
 		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s line %d: %v", name, line, err)
 		}
 		cases = append(cases, c)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("read %s: %v", name, err)
 	}
 	return cases
 }
 
-// TestDevCorpusBars holds the scanner to the project's bars on the labelled
-// development corpus: deny recall ≥ 97% (evasions included), false denies on
-// allow-labelled cases ≤ 2%, exact agreement ≥ 90%.
-func TestDevCorpusBars(t *testing.T) {
+func loadCorpus(t testing.TB) []corpusCase { return loadCorpusFile(t, "dev_cases.jsonl") }
+
+// corpusFigures are the figures the project's bars are stated in.
+type corpusFigures struct {
+	recall, evasionRecall, falseDeny, agreement float64
+}
+
+// scoreCorpus scans every case under the corpus policy, logs mismatches and
+// returns the figures.
+func scoreCorpus(t *testing.T, cases []corpusCase) corpusFigures {
+	t.Helper()
 	pol, err := policies.Load("testdata/eval_policy.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := newEngine(t, pol, nil)
-	var deny, denyHit, allow, allowDenied, agree int
-	for _, c := range loadCorpus(t) {
+	var deny, denyHit, evDeny, evDenyHit, allow, allowDenied, agree int
+	for _, c := range cases {
 		rep, err := e.Scan(context.Background(), engine.Request{ScanID: c.ID, Language: c.Language, Content: c.Content})
 		if err != nil {
 			t.Errorf("%s: %v", c.ID, err)
@@ -61,13 +73,19 @@ func TestDevCorpusBars(t *testing.T) {
 		if got == c.Expect {
 			agree++
 		} else {
-			t.Logf("mismatch %s: want %s, got %s %v", c.ID, c.Expect, got, rep.RuleIDs())
+			t.Logf("mismatch %s (%s): want %s, got %s %v", c.ID, c.Category, c.Expect, got, rep.RuleIDs())
 		}
 		switch c.Expect {
 		case "deny":
 			deny++
 			if got == "deny" {
 				denyHit++
+			}
+			if c.Evasion {
+				evDeny++
+				if got == "deny" {
+					evDenyHit++
+				}
 			}
 		case "allow":
 			allow++
@@ -76,20 +94,36 @@ func TestDevCorpusBars(t *testing.T) {
 			}
 		}
 	}
-	n := len(loadCorpus(t))
-	recall := float64(denyHit) / float64(deny)
-	falseDeny := float64(allowDenied) / float64(allow)
-	agreement := float64(agree) / float64(n)
-	t.Logf("deny recall %.3f, false denies %.3f, agreement %.3f over %d cases", recall, falseDeny, agreement, n)
-	if recall < 0.97 {
-		t.Errorf("deny recall %.3f < 0.97", recall)
+	f := corpusFigures{
+		recall:        float64(denyHit) / float64(deny),
+		evasionRecall: float64(evDenyHit) / float64(evDeny),
+		falseDeny:     float64(allowDenied) / float64(allow),
+		agreement:     float64(agree) / float64(len(cases)),
 	}
-	if falseDeny > 0.02 {
-		t.Errorf("false-deny rate %.3f > 0.02", falseDeny)
+	t.Logf("deny recall %.3f (evasions %.3f), false denies %.3f, agreement %.3f over %d cases",
+		f.recall, f.evasionRecall, f.falseDeny, f.agreement, len(cases))
+	return f
+}
+
+// checkBars fails the test for every bar the figures miss.
+func checkBars(t *testing.T, f corpusFigures) {
+	t.Helper()
+	if f.recall < 0.97 {
+		t.Errorf("deny recall %.3f < 0.97", f.recall)
 	}
-	if agreement < 0.90 {
-		t.Errorf("exact agreement %.3f < 0.90", agreement)
+	if f.falseDeny > 0.02 {
+		t.Errorf("false-deny rate %.3f > 0.02", f.falseDeny)
 	}
+	if f.agreement < 0.90 {
+		t.Errorf("exact agreement %.3f < 0.90", f.agreement)
+	}
+}
+
+// TestDevCorpusBars holds the scanner to the project's bars on the labelled
+// development corpus: deny recall ≥ 97% (evasions included), false denies on
+// allow-labelled cases ≤ 2%, exact agreement ≥ 90%.
+func TestDevCorpusBars(t *testing.T) {
+	checkBars(t, scoreCorpus(t, loadCorpus(t)))
 }
 
 // TestWasmMatchesNative checks the Wasm packs and the same packs compiled
