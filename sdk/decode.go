@@ -800,27 +800,37 @@ func (d *decoder) skip() error {
 	}
 }
 
-// anyMap decodes an object into *m like encoding/json into a
-// map[string]any: null clears it, members are added to an existing map.
-func (d *decoder) anyMap(m *map[string]any) error {
+// mapOf decodes an object into *m like encoding/json into a map[string]T:
+// null clears it, members are added to an existing map, each value decoded
+// into a fresh T.
+func mapOf[T any](d *decoder, m *map[string]T, what string, elem func(*T) error) error {
 	if d.null() {
 		*m = nil
 		return nil
 	}
 	if d.peek() != '{' {
-		return d.typeErr("map[string]any")
+		return d.typeErr(what)
 	}
 	if *m == nil {
-		*m = map[string]any{}
+		*m = map[string]T{}
 	}
 	mm := *m
 	return d.members(func(key string) error {
-		v, err := d.any()
-		if err != nil {
+		var v T
+		if err := elem(&v); err != nil {
 			return err
 		}
 		mm[key] = v
 		return nil
+	})
+}
+
+// anyMap decodes an object into *m like encoding/json into a
+// map[string]any.
+func (d *decoder) anyMap(m *map[string]any) error {
+	return mapOf(d, m, "map[string]any", func(v *any) (err error) {
+		*v, err = d.any()
+		return err
 	})
 }
 
@@ -953,25 +963,7 @@ func (d *decoder) policy(v *Policy) error {
 }
 
 func (d *decoder) overrides(m *map[string]RuleOverride) error {
-	if d.null() {
-		*m = nil
-		return nil
-	}
-	if d.peek() != '{' {
-		return d.typeErr("map[string]RuleOverride")
-	}
-	if *m == nil {
-		*m = map[string]RuleOverride{}
-	}
-	mm := *m
-	return d.members(func(key string) error {
-		var o RuleOverride
-		if err := d.override(&o); err != nil {
-			return err
-		}
-		mm[key] = o
-		return nil
-	})
+	return mapOf(d, m, "map[string]RuleOverride", d.override)
 }
 
 func (d *decoder) override(v *RuleOverride) error {
@@ -1228,25 +1220,7 @@ func (d *decoder) call(v *Call) error {
 }
 
 func (d *decoder) kwargs(m *map[string]Value) error {
-	if d.null() {
-		*m = nil
-		return nil
-	}
-	if d.peek() != '{' {
-		return d.typeErr("map[string]Value")
-	}
-	if *m == nil {
-		*m = map[string]Value{}
-	}
-	mm := *m
-	return d.members(func(key string) error {
-		var v Value
-		if err := d.value(&v); err != nil {
-			return err
-		}
-		mm[key] = v
-		return nil
-	})
+	return mapOf(d, m, "map[string]Value", d.value)
 }
 
 func (d *decoder) value(v *Value) error {
