@@ -201,6 +201,18 @@ type analyzer struct {
 	effName string
 	// lineStarts caches line offsets for evidence.
 	lineStarts []int
+	// fieldSlab, strSlab and intSlab back the short slices made per
+	// word and per command (see slab).
+	fieldSlab slab[field]
+	strSlab   slab[string]
+	intSlab   slab[int]
+	// reaches interns ctx.reach slices (see with).
+	reaches []reachEntry
+	// idStack holds the IDs collected for the substitutions and pipeline
+	// stages being walked. Collections nest strictly (an inner one ends
+	// before its outer one continues), so each is a region at the top of
+	// one shared stack instead of a slice of its own.
+	idStack []int
 }
 
 // ctx is how the statement being walked is reached.
@@ -215,19 +227,51 @@ type ctx struct {
 	prevStage, nextStage *syntax.Stmt
 	// earlier are all previous stages of the pipeline.
 	earlier []*syntax.Stmt
-	// collect receives the IDs of commands emitted under this context.
-	collect *[]int
+	// collect pushes the IDs of commands emitted under this context onto
+	// analyzer.idStack (see walkNested and walkPipeline).
+	collect bool
 	// targets replace placeholder arguments (find -exec {}, xargs input)
 	// with the paths they stand for.
 	targets []string
 }
 
-func (c ctx) with(r string) ctx {
-	n := make([]string, len(c.reach), len(c.reach)+1)
+// with returns c reached one step further, through r. Reach slices are
+// shared by every command reached the same way (and end up in their facts),
+// so they are interned: a script makes only a few distinct ones.
+func (a *analyzer) with(c ctx, r string) ctx {
+	for i := range a.reaches {
+		e := &a.reaches[i]
+		if e.parentLen == len(c.reach) && e.step == r && (len(c.reach) == 0 || e.parent == &c.reach[0]) {
+			c.reach = e.reach
+			return c
+		}
+	}
+	n := make([]string, len(c.reach)+1)
 	copy(n, c.reach)
-	c.reach = append(n, r)
+	n[len(c.reach)] = r
+	e := reachEntry{parentLen: len(c.reach), step: r, reach: n}
+	if len(c.reach) > 0 {
+		e.parent = &c.reach[0]
+	}
+	if len(a.reaches) < maxReaches {
+		a.reaches = append(a.reaches, e)
+	}
+	c.reach = n
 	return c
 }
+
+// reachEntry is one interned Reach: parent (identified by its first
+// element and length) extended by step.
+type reachEntry struct {
+	parent    *string
+	parentLen int
+	step      string
+	reach     []string
+}
+
+// maxReaches bounds the interned reaches searched by with; deeper
+// nestings than that are rare and simply not shared.
+const maxReaches = 32
 
 // text returns the source text of a node.
 func (a *analyzer) text(n syntax.Node) string {
@@ -291,10 +335,10 @@ func sdkEnvRead(name string, p sdk.Pos) sdk.EnvRead { return sdk.EnvRead{Name: n
 // walkNested walks statements of a substitution and returns the IDs of
 // the commands they emit.
 func (a *analyzer) walkNested(stmts []*syntax.Stmt, reach string) []int {
-	var ids []int
-	c := ctx{collect: &ids}
-	c = c.with(reach)
-	a.walkStmts(stmts, c)
+	base := len(a.idStack)
+	a.walkStmts(stmts, a.with(ctx{collect: true}, reach))
+	ids := a.intSlab.copyOf(a.idStack[base:])
+	a.idStack = a.idStack[:base]
 	return ids
 }
 
@@ -316,7 +360,7 @@ func (a *analyzer) walkStmt(s *syntax.Stmt, c ctx) {
 	}
 	if s.Background || s.Coprocess {
 		a.feature("background", s.Pos())
-		c = c.with("background")
+		c = a.with(c, "background")
 		c.bg = true
 	}
 	call, isCall := s.Cmd.(*syntax.CallExpr)
@@ -344,10 +388,10 @@ func (a *analyzer) walkStmt(s *syntax.Stmt, c ctx) {
 		a.walkStmts(cmd.Stmts, c)
 	case *syntax.Subshell:
 		a.feature("subshell", cmd.Pos())
-		a.walkStmts(cmd.Stmts, c.with("subshell"))
+		a.walkStmts(cmd.Stmts, a.with(c, "subshell"))
 	case *syntax.IfClause:
 		for ic := cmd; ic != nil; ic = ic.Else {
-			a.walkStmts(ic.Cond, c.with("condition"))
+			a.walkStmts(ic.Cond, a.with(c, "condition"))
 			a.walkStmts(ic.Then, c)
 		}
 	case *syntax.WhileClause:
@@ -365,11 +409,11 @@ func (a *analyzer) walkStmt(s *syntax.Stmt, c ctx) {
 		a.walkDecl(cmd, c)
 	case *syntax.TimeClause:
 		if cmd.Stmt != nil {
-			a.walkStmt(cmd.Stmt, c.with("wrapper"))
+			a.walkStmt(cmd.Stmt, a.with(c, "wrapper"))
 		}
 	case *syntax.CoprocClause:
 		if cmd.Stmt != nil {
-			a.walkStmt(cmd.Stmt, c.with("background"))
+			a.walkStmt(cmd.Stmt, a.with(c, "background"))
 		}
 	case *syntax.TestClause:
 		a.walkTest(cmd.X)
@@ -417,6 +461,7 @@ func (a *analyzer) walkPipeline(s *syntax.Stmt, c ctx) {
 	}
 	id := a.b.NextPipeline()
 	netStart := len(a.b.Facts.Network)
+	base := len(a.idStack)
 	var prev []int
 	for i, st := range stages {
 		sc := c
@@ -424,7 +469,7 @@ func (a *analyzer) walkPipeline(s *syntax.Stmt, c ctx) {
 		sc.stdin = prev
 		sc.earlier = stages[:i]
 		if i > 0 {
-			sc = sc.with("pipe")
+			sc = a.with(sc, "pipe")
 			sc.prevStage = stages[i-1]
 		} else {
 			sc.prevStage = nil
@@ -433,13 +478,15 @@ func (a *analyzer) walkPipeline(s *syntax.Stmt, c ctx) {
 		if i+1 < len(stages) {
 			sc.nextStage = stages[i+1]
 		}
-		var ids []int
-		sc.collect = &ids
+		// The stage's IDs stay on the stack: they are the next stage's
+		// stdin and, when c collects, part of c's collection.
+		sc.collect = true
+		start := len(a.idStack)
 		a.walkStmt(st, sc)
-		if c.collect != nil {
-			*c.collect = append(*c.collect, ids...)
-		}
-		prev = ids
+		prev = a.idStack[start:len(a.idStack):len(a.idStack)]
+	}
+	if !c.collect {
+		a.idStack = a.idStack[:base]
 	}
 	a.pipeInterpreter(stages, c)
 	a.crontabPipe(stages)
@@ -501,8 +548,8 @@ func (a *analyzer) walkWhile(s *syntax.Stmt, w *syntax.WhileClause, c ctx) {
 			}
 		}
 	}
-	a.walkStmts(w.Cond, c.with("condition"))
-	a.walkStmts(w.Do, c.with("loop"))
+	a.walkStmts(w.Cond, a.with(c, "condition"))
+	a.walkStmts(w.Do, a.with(c, "loop"))
 }
 
 func (a *analyzer) walkFor(s *syntax.Stmt, f *syntax.ForClause, c ctx) {
@@ -530,7 +577,7 @@ func (a *analyzer) walkFor(s *syntax.Stmt, f *syntax.ForClause, c ctx) {
 				a.loopWalks++
 				for _, v := range vals {
 					a.setVar(l.Name.Value, v.s, true)
-					a.walkStmts(f.Do, c.with("loop"))
+					a.walkStmts(f.Do, a.with(c, "loop"))
 				}
 				a.setVar(l.Name.Value, "", false)
 				return
@@ -540,7 +587,7 @@ func (a *analyzer) walkFor(s *syntax.Stmt, f *syntax.ForClause, c ctx) {
 			a.setVar(l.Name.Value, "", false)
 		}
 	}
-	a.walkStmts(f.Do, c.with("loop"))
+	a.walkStmts(f.Do, a.with(c, "loop"))
 }
 
 // maxLoopValues bounds the words a for loop's body is walked with, and
@@ -619,7 +666,7 @@ func (a *analyzer) walkFunc(f *syntax.FuncDecl, c ctx) {
 		}
 		a.funcBodies[name] = f.Body
 	}
-	fc := c.with("function")
+	fc := a.with(c, "function")
 	fc.inFunc = name
 	fc.bg = false
 	fc.pipe = 0
@@ -918,10 +965,10 @@ func (a *analyzer) callFunc(name string, args []field, c ctx) {
 	}
 	a.calling[name] = true
 	a.setPositional(args, false)
-	fc := c.with("function")
+	fc := a.with(c, "function")
 	fc.inFunc = name
 	fc.pipe, fc.bg = 0, false
-	fc.earlier, fc.prevStage, fc.nextStage, fc.stdin, fc.collect = nil, nil, nil, nil, nil
+	fc.earlier, fc.prevStage, fc.nextStage, fc.stdin, fc.collect = nil, nil, nil, nil, false
 	a.walkStmt(body, fc)
 	delete(a.calling, name)
 	for _, n := range positionalNames {

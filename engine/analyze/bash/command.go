@@ -36,7 +36,7 @@ func (a *analyzer) walkCall(s *syntax.Stmt, call *syntax.CallExpr, c ctx) {
 		}
 		a.b.Facts.Assignments = append(a.b.Facts.Assignments, fact)
 	}
-	fields := make([]field, 0, len(call.Args))
+	fields := a.fieldSlab.take(len(call.Args))
 	for _, w := range call.Args {
 		fields = a.appendWord(fields, w, true)
 	}
@@ -114,7 +114,7 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c ctx) int {
 		Reach:        c.reach, // never mutated: ctx.with copies
 		Pipeline:     c.pipe,
 		Stage:        c.stage,
-		StdinSources: append([]int(nil), c.stdin...),
+		StdinSources: a.intSlab.copyOf(c.stdin),
 		Evidence:     a.evidence(s.Pos()),
 		Pos:          a.pos(s.Pos()),
 	}
@@ -142,8 +142,13 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c ctx) int {
 		cmd.Name = name
 	}
 	if len(fields) > 1 {
-		cmd.Args = make([]string, 0, len(fields)-1)
+		cmd.Args = a.strSlab.take(len(fields) - 1)
 	}
+	nSources := 0
+	for _, f := range fields {
+		nSources += len(f.substIDs())
+	}
+	cmd.ArgSources = a.intSlab.take(nSources)
 	for i, f := range fields {
 		if f.enc && i == 0 {
 			// The command word was decoded from encoded content: the
@@ -162,8 +167,8 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c ctx) int {
 		}
 	}
 	a.b.Facts.Commands = append(a.b.Facts.Commands, cmd)
-	if c.collect != nil {
-		*c.collect = append(*c.collect, cmd.ID)
+	if c.collect {
+		a.idStack = append(a.idStack, cmd.ID)
 	}
 	a.effName = name
 	if fi, ok := a.funcs[name]; ok && name != "" {
@@ -196,7 +201,7 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c ctx) int {
 	}
 	if strings.HasPrefix(f0.s, "./") || strings.HasPrefix(f0.s, "../") || strings.HasPrefix(f0.s, "~") {
 		// A program run from the workspace or a home directory.
-		a.addFile(s, f0, "exec", "exec", c, nil)
+		a.addFile(s, f0, "exec", "exec", c, fileFlags{})
 	}
 	if strings.Contains(f0.s, "/") {
 		a.runFile(s, "sh", f0)
@@ -234,7 +239,7 @@ func isPython(name string) bool {
 func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c ctx) {
 	if inner, reach, ok := a.unwrap(s, name, args, c); ok {
 		if inner >= 0 && inner < len(args) {
-			a.emitCommand(s, args[inner:], c.with(reach))
+			a.emitCommand(s, args[inner:], a.with(c, reach))
 		}
 		return
 	}
@@ -580,7 +585,7 @@ done:
 	} else {
 		inner = append(inner, field{s: placeholder, dyn: true})
 	}
-	ic := c.with("xargs")
+	ic := a.with(c, "xargs")
 	ic.targets = a.upstreamPaths(c.prevStage)
 	if c.prevStage == nil {
 		ic.targets = a.stdinWords(s)
@@ -690,7 +695,7 @@ func (a *analyzer) find(s *syntax.Stmt, args []field, c ctx) {
 		switch args[i].s {
 		case "-delete":
 			for _, f := range startFields {
-				a.addFile(s, f, "delete", "find", c, func(fa *sdk.FileAccess) { fa.Recursive = true })
+				a.addFile(s, f, "delete", "find", c, fileFlags{recursive: true})
 			}
 		case "-exec", "-execdir", "-ok", "-okdir":
 			j := i + 1
@@ -704,7 +709,7 @@ func (a *analyzer) find(s *syntax.Stmt, args []field, c ctx) {
 						inner[k].dyn = true
 					}
 				}
-				ic := c.with("find_exec")
+				ic := a.with(c, "find_exec")
 				ic.targets = starts
 				a.emitCommand(s, inner, ic)
 			}
@@ -1444,7 +1449,7 @@ func (a *analyzer) stmtRedirects(s *syntax.Stmt, cmdName string, c ctx) ([]sdk.R
 		if ignoredDevice(f.s) {
 			continue
 		}
-		a.addFile(s, f, op, "redirect", c, nil)
+		a.addFile(s, f, op, "redirect", c, fileFlags{})
 	}
 	return out, stdin
 }

@@ -176,10 +176,10 @@ func (a *analyzer) files(s *syntax.Stmt, name string, args []field, c ctx) {
 				i++
 				val = args[i].s
 				if op, ok := spec.optFiles[opt]; ok {
-					a.addFile(s, args[i], op, name, c, nil)
+					a.addFile(s, args[i], op, name, c, fileFlags{})
 				}
 			} else if op, ok := spec.optFiles[opt]; ok && hasVal {
-				a.addFile(s, field{s: val}, op, name, c, nil)
+				a.addFile(s, field{s: val}, op, name, c, fileFlags{})
 			}
 			continue
 		}
@@ -212,7 +212,7 @@ func (a *analyzer) files(s *syntax.Stmt, name string, args []field, c ctx) {
 					vf = args[i]
 				}
 				if op, ok := spec.optFiles[opt]; ok {
-					a.addFile(s, vf, op, name, c, nil)
+					a.addFile(s, vf, op, name, c, fileFlags{})
 				}
 				break
 			}
@@ -253,13 +253,8 @@ func (a *analyzer) files(s *syntax.Stmt, name string, args []field, c ctx) {
 		case name == "sed" && inPlace:
 			op = "write"
 		}
-		rec, frc := recursive || alwaysRecursive[name], force
-		a.addFile(s, f, op, name, c, func(fa *sdk.FileAccess) {
-			fa.Recursive = fa.Recursive || rec
-			fa.Force = frc
-			fa.Mode = mode
-			fa.Owner = owner
-		})
+		a.addFile(s, f, op, name, c, fileFlags{recursive: recursive || alwaysRecursive[name], force: force,
+			mode: mode, owner: owner})
 	}
 }
 
@@ -286,7 +281,7 @@ func looksLikePath(s string) bool {
 func (a *analyzer) genericRefs(s *syntax.Stmt, name string, args []field, c ctx) {
 	for _, f := range args {
 		if f.s == placeholder && f.dyn && len(c.targets) > 0 {
-			a.addFile(s, f, "ref", name, c, nil)
+			a.addFile(s, f, "ref", name, c, fileFlags{})
 			continue
 		}
 		if f.dyn && !strings.HasPrefix(f.s, "~") && !strings.HasPrefix(f.s, "/") && !strings.HasPrefix(f.s, ".") {
@@ -295,12 +290,12 @@ func (a *analyzer) genericRefs(s *syntax.Stmt, name string, args []field, c ctx)
 		if strings.HasPrefix(f.s, "-") && !f.dyn {
 			// --config=~/.aws/credentials: the value of an option.
 			if _, v, ok := strings.Cut(f.s, "="); ok && looksLikePath(v) && !strings.ContainsAny(v, "=: \t\n") {
-				a.addFile(s, field{s: v}, "ref", name, c, nil)
+				a.addFile(s, field{s: v}, "ref", name, c, fileFlags{})
 			}
 			continue
 		}
 		if looksLikePath(f.s) && !strings.ContainsAny(f.s, "=: \t\n") {
-			a.addFile(s, f, "ref", name, c, nil)
+			a.addFile(s, f, "ref", name, c, fileFlags{})
 		}
 	}
 }
@@ -318,7 +313,7 @@ func (a *analyzer) gitFiles(s *syntax.Stmt, args []field, c ctx) {
 			continue
 		}
 		if looksLikePath(f.s) && !strings.Contains(f.s, "@") && !strings.ContainsAny(f.s, ":") {
-			a.addFile(s, f, "ref", "git", c, nil)
+			a.addFile(s, f, "ref", "git", c, fileFlags{})
 		}
 	}
 }
@@ -326,9 +321,9 @@ func (a *analyzer) gitFiles(s *syntax.Stmt, args []field, c ctx) {
 func (a *analyzer) dd(s *syntax.Stmt, args []field, c ctx) {
 	for _, f := range args {
 		if v, ok := strings.CutPrefix(f.s, "if="); ok {
-			a.addFile(s, field{s: v, dyn: f.dyn, glob: f.glob}, "read", "dd", c, nil)
+			a.addFile(s, field{s: v, dyn: f.dyn, glob: f.glob}, "read", "dd", c, fileFlags{})
 		} else if v, ok := strings.CutPrefix(f.s, "of="); ok {
-			a.addFile(s, field{s: v, dyn: f.dyn, glob: f.glob}, "write", "dd", c, nil)
+			a.addFile(s, field{s: v, dyn: f.dyn, glob: f.glob}, "write", "dd", c, fileFlags{})
 		}
 	}
 }
@@ -378,49 +373,50 @@ func (a *analyzer) tar(s *syntax.Stmt, args []field, c ctx) {
 		if create {
 			op = "write"
 		}
-		a.addFile(s, *archive, op, "tar", c, nil)
+		a.addFile(s, *archive, op, "tar", c, fileFlags{})
 	}
 	for _, f := range operands {
 		op := "ref"
 		if create {
 			op = "read"
 		}
-		a.addFile(s, f, op, "tar", c, func(fa *sdk.FileAccess) { fa.Recursive = create })
+		a.addFile(s, f, op, "tar", c, fileFlags{recursive: create})
 	}
 }
 
 // fileAccess records a plain access.
 func (a *analyzer) fileAccess(s *syntax.Stmt, f field, op, by string, c ctx) {
-	a.addFile(s, f, op, by, c, nil)
+	a.addFile(s, f, op, by, c, fileFlags{})
+}
+
+// fileFlags are what a command's options add to the accesses of its
+// operands. A plain value (not a callback) so that recording an access
+// allocates nothing but the fact itself.
+type fileFlags struct {
+	recursive, force bool
+	mode, owner      string
 }
 
 // addFile records a FileAccess for path field f; placeholder arguments of
 // xargs/find -exec become the paths they stand for (recursively walked).
-func (a *analyzer) addFile(s *syntax.Stmt, f field, op, by string, c ctx, adjust func(*sdk.FileAccess)) {
+func (a *analyzer) addFile(s *syntax.Stmt, f field, op, by string, c ctx, fl fileFlags) {
 	if f.s == "" || f.s == "-" {
 		return
 	}
 	if f.dyn && strings.Contains(f.s, placeholder) && len(c.targets) > 0 {
 		for _, t := range c.targets {
-			fa := sdk.FileAccess{Path: normPath(t), Op: op, By: by, Recursive: true, Glob: hasGlobMeta(t),
-				Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())}
-			if adjust != nil {
-				adjust(&fa)
-				fa.Recursive = true
-			}
-			a.b.Facts.Files = append(a.b.Facts.Files, fa)
+			a.b.Facts.Files = append(a.b.Facts.Files, sdk.FileAccess{Path: normPath(t), Op: op, By: by,
+				Recursive: true, Force: fl.force, Mode: fl.mode, Owner: fl.owner, Glob: hasGlobMeta(t),
+				Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
 		}
 		return
 	}
 	if ignoredDevice(f.s) || f.procSubst {
 		return
 	}
-	fa := sdk.FileAccess{Path: normPath(f.s), Op: op, By: by, Glob: f.glob, Dynamic: f.dyn,
-		Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())}
-	if adjust != nil {
-		adjust(&fa)
-	}
-	a.b.Facts.Files = append(a.b.Facts.Files, fa)
+	a.b.Facts.Files = append(a.b.Facts.Files, sdk.FileAccess{Path: normPath(f.s), Op: op, By: by,
+		Recursive: fl.recursive, Force: fl.force, Mode: fl.mode, Owner: fl.owner, Glob: f.glob, Dynamic: f.dyn,
+		Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
 }
 
 // normPath normalizes a path: "./" prefixes, duplicate slashes, "."

@@ -604,12 +604,12 @@ func (a *analyzer) copyRemote(s *syntax.Stmt, name string, args []field, c ctx) 
 			continue
 		}
 		if last {
-			a.addFile(s, f, "copy_to", name, c, nil)
+			a.addFile(s, f, "copy_to", name, c, fileFlags{})
 		} else {
 			if from == "" {
 				from = f.s
 			}
-			a.addFile(s, f, "copy_from", name, c, func(fa *sdk.FileAccess) { fa.Recursive = name == "rsync" })
+			a.addFile(s, f, "copy_from", name, c, fileFlags{recursive: name == "rsync"})
 		}
 	}
 	if remoteLast && from != "" {
