@@ -206,6 +206,9 @@ type analyzer struct {
 	fieldSlab slab[field]
 	strSlab   slab[string]
 	intSlab   slab[int]
+	stmtSlab  slab[*syntax.Stmt]
+	redirSlab slab[sdk.Redirect]
+	extraSlab slab[fieldExtra]
 	// reaches interns ctx.reach slices (see with).
 	reaches []reachEntry
 	// idStack holds the IDs collected for the substitutions and pipeline
@@ -246,12 +249,13 @@ func (a *analyzer) with(c ctx, r string) ctx {
 			return c
 		}
 	}
-	n := make([]string, len(c.reach)+1)
-	copy(n, c.reach)
-	n[len(c.reach)] = r
+	n := append(append(a.strSlab.take(len(c.reach)+1), c.reach...), r)
 	e := reachEntry{parentLen: len(c.reach), step: r, reach: n}
 	if len(c.reach) > 0 {
 		e.parent = &c.reach[0]
+	}
+	if a.reaches == nil {
+		a.reaches = make([]reachEntry, 0, maxReaches/2)
 	}
 	if len(a.reaches) < maxReaches {
 		a.reaches = append(a.reaches, e)
@@ -301,7 +305,7 @@ const maxEvidence = 240
 // evidence is the trimmed source line holding p.
 func (a *analyzer) evidence(p syntax.Pos) string {
 	if a.lineStarts == nil {
-		a.lineStarts = []int{0}
+		a.lineStarts = make([]int, 1, strings.Count(a.src, "\n")+1)
 		for i := 0; i < len(a.src); i++ {
 			if a.src[i] == '\n' {
 				a.lineStarts = append(a.lineStarts, i+1)
@@ -453,7 +457,8 @@ func flattenPipe(s *syntax.Stmt, out []*syntax.Stmt, ops []syntax.Pos) ([]*synta
 
 func (a *analyzer) walkPipeline(s *syntax.Stmt, c ctx) {
 	b := s.Cmd.(*syntax.BinaryCmd)
-	stages, ops := flattenPipe(b.X, make([]*syntax.Stmt, 0, 4), make([]syntax.Pos, 0, 4))
+	var opBuf [8]syntax.Pos
+	stages, ops := flattenPipe(b.X, a.stmtSlab.take(8), opBuf[:0])
 	ops = append(ops, b.OpPos)
 	stages, ops = flattenPipe(b.Y, stages, ops)
 	for _, op := range ops {
@@ -506,10 +511,7 @@ func (a *analyzer) pipedShell(stages []*syntax.Stmt, netStart int) {
 		if !ok || len(call.Args) == 0 || !mayBe(call, func(n string) bool { return shells[n] }) {
 			continue
 		}
-		var fs []field
-		for _, w := range call.Args {
-			fs = a.appendWord(fs, w, false)
-		}
+		fs := a.callWords(call)
 		if len(fs) > 0 && !fs[0].dyn && shells[path.Base(fs[0].s)] && readsStdinCode(path.Base(fs[0].s), fs[1:]) {
 			shell = true
 		}
@@ -938,7 +940,7 @@ func usesPositional(body *syntax.Stmt) bool {
 const maxCallWalks = 64
 
 // positionalNames are the variables a call's arguments set.
-var positionalNames = []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "@", "#"}
+var positionalNames = [...]string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "@", "#"}
 
 // callFunc walks the body of a function that reads its arguments again at
 // a call whose arguments are known (`f(){ $1 -rf $2; }; f rm /`), so what
@@ -954,10 +956,10 @@ func (a *analyzer) callFunc(name string, args []field, c ctx) {
 			return
 		}
 	}
-	saved := make(map[string]varVal, len(positionalNames))
-	had := make(map[string]bool, len(positionalNames))
-	for _, n := range positionalNames {
-		saved[n], had[n] = a.vars[n]
+	var saved [len(positionalNames)]varVal
+	var had [len(positionalNames)]bool
+	for i, n := range positionalNames {
+		saved[i], had[i] = a.vars[n]
 		delete(a.vars, n)
 	}
 	if a.calling == nil {
@@ -971,9 +973,9 @@ func (a *analyzer) callFunc(name string, args []field, c ctx) {
 	fc.earlier, fc.prevStage, fc.nextStage, fc.stdin, fc.collect = nil, nil, nil, nil, false
 	a.walkStmt(body, fc)
 	delete(a.calling, name)
-	for _, n := range positionalNames {
-		if had[n] {
-			a.vars[n] = saved[n]
+	for i, n := range positionalNames {
+		if had[i] {
+			a.vars[n] = saved[i]
 		} else {
 			delete(a.vars, n)
 		}

@@ -144,11 +144,15 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c ctx) int {
 	if len(fields) > 1 {
 		cmd.Args = a.strSlab.take(len(fields) - 1)
 	}
-	nSources := 0
-	for _, f := range fields {
+	nSources, nDyn := 0, 0
+	for i, f := range fields {
 		nSources += len(f.substIDs())
+		if f.dyn && i > 0 {
+			nDyn++
+		}
 	}
 	cmd.ArgSources = a.intSlab.take(nSources)
+	cmd.DynamicArgs = a.intSlab.take(nDyn)
 	for i, f := range fields {
 		if f.enc && i == 0 {
 			// The command word was decoded from encoded content: the
@@ -603,10 +607,7 @@ func (a *analyzer) upstreamPaths(st *syntax.Stmt) []string {
 	if !ok || len(call.Args) == 0 {
 		return nil
 	}
-	var fs []field
-	for _, w := range call.Args {
-		fs = a.appendWord(fs, w, false)
-	}
+	fs := a.callWords(call)
 	if len(fs) == 0 || fs[0].dyn {
 		return nil
 	}
@@ -1365,7 +1366,7 @@ func dedup(in []string) []string {
 // /dev/tcp network use, features. It returns the Redirect list for the
 // command and the IDs feeding its stdin through `< <(…)`.
 func (a *analyzer) stmtRedirects(s *syntax.Stmt, cmdName string, c ctx) ([]sdk.Redirect, []int) {
-	var out []sdk.Redirect
+	out := a.redirSlab.take(len(s.Redirs))
 	var stdin []int
 	for _, r := range s.Redirs {
 		rd := sdk.Redirect{Op: r.Op.String(), Fd: -1}
@@ -1407,7 +1408,7 @@ func (a *analyzer) stmtRedirects(s *syntax.Stmt, cmdName string, c ctx) ([]sdk.R
 			op = "read"
 		case syntax.DplOut, syntax.DplIn:
 			if isFdTarget(f.s) {
-				rd.Target = "&" + f.s
+				rd.Target = fdTarget(f.s)
 				op = ""
 				// A descriptor opened earlier on /dev/tcp: a shell wired
 				// to it is a reverse shell; other output sent to it is an
@@ -1452,6 +1453,22 @@ func (a *analyzer) stmtRedirects(s *syntax.Stmt, cmdName string, c ctx) ([]sdk.R
 		a.addFile(s, f, op, "redirect", c, fileFlags{})
 	}
 	return out, stdin
+}
+
+// fdTarget is the Redirect.Target of a duplication to descriptor t
+// ("&1"), without building the common ones.
+func fdTarget(t string) string {
+	switch t {
+	case "0":
+		return "&0"
+	case "1":
+		return "&1"
+	case "2":
+		return "&2"
+	case "-":
+		return "&-"
+	}
+	return "&" + t
 }
 
 func isFdTarget(t string) bool {
@@ -1539,10 +1556,7 @@ func (a *analyzer) upstreamFile(st *syntax.Stmt) (file string, filter bool) {
 	if !ok || len(call.Args) == 0 {
 		return "", false
 	}
-	var fs []field
-	for _, w := range call.Args {
-		fs = a.appendWord(fs, w, false)
-	}
+	fs := a.callWords(call)
 	if len(fs) == 0 || fs[0].dyn {
 		return "", false
 	}

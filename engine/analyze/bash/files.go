@@ -425,8 +425,14 @@ func (a *analyzer) addFile(s *syntax.Stmt, f field, op, by string, c ctx, fl fil
 // A home-relative path is cleaned against a concrete home, so climbing out
 // of it (`~/../..`) yields the absolute path it reaches ("/"), not "..".
 func normPath(p string) string {
-	if p == "" || strings.Contains(p, "://") {
+	if p == "" || isCleanPath(p) || strings.Contains(p, "://") {
 		return p
+	}
+	for len(p) > 2 && p[0] == '.' && p[1] == '/' && p[2] != '/' && p[2] != '~' {
+		// "./x" cleans to what "x" cleans to; trimming first lets
+		// path.Clean return a clean rest without building a copy. (A
+		// "./~" directory is not the home directory: not trimmed.)
+		p = p[2:]
 	}
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		c := path.Clean(assumedHome + p[1:])
@@ -439,6 +445,41 @@ func normPath(p string) string {
 		return c
 	}
 	return path.Clean(p)
+}
+
+// isCleanPath reports whether normPath would return p unchanged: no empty,
+// "." or ".." element and no trailing slash (a lone "/" or "~" is clean).
+// Most paths are, and checking is much cheaper than cleaning.
+func isCleanPath(p string) bool {
+	if p == "/" || p == "~" {
+		return true
+	}
+	if p[len(p)-1] == '/' {
+		return false
+	}
+	start := 0
+	if p[0] == '/' {
+		start = 1
+	}
+	if p[0] == '~' {
+		if len(p) < 2 || p[1] != '/' {
+			// "~user/x" is cleaned like any relative path.
+			start = 0
+		} else {
+			start = 2
+		}
+	}
+	for i := start; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		switch p[start:i] {
+		case "", ".", "..":
+			return false
+		}
+		start = i + 1
+	}
+	return true
 }
 
 // assumedHome stands for the home directory when a path climbs out of it;

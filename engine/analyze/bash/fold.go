@@ -98,10 +98,7 @@ func (a *analyzer) foldStages(stages []*syntax.Stmt) foldResult {
 			inKnown = false
 			continue
 		}
-		var fs []field
-		for _, w := range call.Args {
-			fs = a.appendWord(fs, w, false)
-		}
+		fs := a.callWords(call)
 		if len(fs) == 0 || fs[0].dyn {
 			r.static = false
 			inKnown = false
@@ -543,10 +540,7 @@ func (a *analyzer) pipeInterpreter(stages []*syntax.Stmt, c ctx) {
 	if !ok || len(call.Args) == 0 || !mayBe(call, interpreterOrWrapper) && !mayBe(call, isAwk) {
 		return
 	}
-	var fs []field
-	for _, w := range call.Args {
-		fs = a.appendWord(fs, w, false)
-	}
+	fs := a.callWords(call)
 	// Skip privilege and environment wrappers in front of the interpreter.
 	for len(fs) > 0 && !fs[0].dyn {
 		switch path.Base(fs[0].s) {
@@ -613,10 +607,7 @@ func (a *analyzer) producedText(st *syntax.Stmt) string {
 		if !ok || len(call.Args) == 0 {
 			return true
 		}
-		var fs []field
-		for _, w := range call.Args {
-			fs = a.appendWord(fs, w, false)
-		}
+		fs := a.callWords(call)
 		if len(fs) == 0 || fs[0].dyn {
 			return false
 		}
@@ -685,10 +676,7 @@ func (a *analyzer) crontabPipe(stages []*syntax.Stmt) {
 	if !ok || len(call.Args) == 0 || !mayBe(call, func(n string) bool { return n == "crontab" }) {
 		return
 	}
-	var fs []field
-	for _, w := range call.Args {
-		fs = a.appendWord(fs, w, false)
-	}
+	fs := a.callWords(call)
 	if len(fs) == 0 || path.Base(fs[0].s) != "crontab" {
 		return
 	}

@@ -44,6 +44,11 @@ type fieldExtra struct {
 	// folds statically (`<(echo 'rm -rf /')`): the text an interpreter
 	// reading the substitution runs.
 	proc *string
+	// oneRange and oneVar back dynRanges and vars when they hold a single
+	// element (the common `$X` or `$(cmd)` word part), so that such
+	// details take one allocation instead of three.
+	oneRange [1][2]int
+	oneVar   [1]string
 }
 
 func (f field) varNames() []string {
@@ -74,18 +79,61 @@ func (f field) decoderList() []string {
 	return f.x.decoders
 }
 
-// edit returns a private copy of f's extra details to modify.
+// edit returns a private copy of f's extra details to modify. The slices
+// are shared with the original but clipped, so appending to them copies
+// and the original never changes.
 func (f *field) edit() *fieldExtra {
 	n := &fieldExtra{}
 	if f.x != nil {
-		n.vars = append([]string(nil), f.x.vars...)
-		n.dynRanges = append([][2]int(nil), f.x.dynRanges...)
-		n.ids = append([]int(nil), f.x.ids...)
-		n.decoders = append([]string(nil), f.x.decoders...)
+		n.vars = clip(f.x.vars)
+		n.dynRanges = clip(f.x.dynRanges)
+		n.ids = clip(f.x.ids)
+		n.decoders = clip(f.x.decoders)
 		n.proc = f.x.proc
 	}
 	f.x = n
 	return n
+}
+
+// clip limits s's capacity to its length (nil when empty), so that an
+// append to it cannot write into memory another slice shares.
+func clip[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s[:len(s):len(s)]
+}
+
+// concat returns a followed by b, sharing either when the other is empty
+// (details are never modified in place, see edit).
+func concat[T any](a, b []T) []T {
+	switch {
+	case len(b) == 0:
+		return clip(a)
+	case len(a) == 0:
+		return clip(b)
+	}
+	out := make([]T, len(a)+len(b))
+	copy(out, a)
+	copy(out[len(a):], b)
+	return out
+}
+
+// dynField returns the field of one dynamic word part: its source text,
+// the IDs of the substitutions it runs, the decoders its content went
+// through and the variable it reads (when name is not ""). It is what
+// setIDs, setDecoders, appendDyn and addVar build one after another, from
+// the analysis' slab.
+func (a *analyzer) dynField(text string, ids []int, decoders []string, name string) field {
+	x := &a.extraSlab.take(1)[:1][0]
+	x.ids, x.decoders = clip(ids), clip(decoders)
+	x.oneRange[0] = [2]int{0, len(text)}
+	x.dynRanges = x.oneRange[:1:1]
+	if name != "" {
+		x.oneVar[0] = name
+		x.vars = x.oneVar[:1:1]
+	}
+	return field{s: text, dyn: true, x: x}
 }
 
 func (f *field) addVar(name string) {
@@ -165,19 +213,42 @@ func (f *field) merge(g field) {
 	if g.x == nil {
 		return
 	}
-	x := f.edit()
-	x.vars = append(x.vars, g.x.vars...)
-	for _, r := range g.x.dynRanges {
-		x.dynRanges = append(x.dynRanges, [2]int{r[0] + off, r[1] + off})
+	if f.x == nil && off == 0 {
+		// Nothing before g: the details are g's (never modified in
+		// place, so they can be shared).
+		f.x = g.x
+		return
 	}
-	x.ids = append(x.ids, g.x.ids...)
-	x.decoders = append(x.decoders, g.x.decoders...)
+	old := f.x
+	x := &fieldExtra{}
+	var fx fieldExtra
+	if old != nil {
+		fx = *old
+	}
+	x.vars = concat(fx.vars, g.x.vars)
+	x.ids = concat(fx.ids, g.x.ids)
+	x.decoders = concat(fx.decoders, g.x.decoders)
+	switch n := len(fx.dynRanges) + len(g.x.dynRanges); {
+	case n == 0:
+	case n == 1 && len(g.x.dynRanges) == 1:
+		r := g.x.dynRanges[0]
+		x.oneRange[0] = [2]int{r[0] + off, r[1] + off}
+		x.dynRanges = x.oneRange[:1:1]
+	case len(g.x.dynRanges) == 0:
+		x.dynRanges = clip(fx.dynRanges)
+	default:
+		rs := make([][2]int, len(fx.dynRanges), n)
+		copy(rs, fx.dynRanges)
+		for _, r := range g.x.dynRanges {
+			rs = append(rs, [2]int{r[0] + off, r[1] + off})
+		}
+		x.dynRanges = rs
+	}
 	// A substitution's printed text is the word only when nothing else is.
-	if off == 0 && x.proc == nil {
+	if off == 0 && fx.proc == nil {
 		x.proc = g.x.proc
-	} else {
-		x.proc = nil
 	}
+	f.x = x
 }
 
 // joinInPlace appends the fields b to the open word a, reusing a.
@@ -215,6 +286,21 @@ func (a *analyzer) expandWord(w *syntax.Word, emit bool) []field {
 	return a.appendWord(nil, w, emit)
 }
 
+// callWords expands the words of a simple command without recording
+// anything: the look-ahead of pipelines and folds.
+func (a *analyzer) callWords(call *syntax.CallExpr) []field {
+	fs := a.fieldSlab.take(len(call.Args))
+	for _, w := range call.Args {
+		fs = a.appendWord(fs, w, false)
+	}
+	return fs
+}
+
+// one returns a one-field slice holding f.
+func (a *analyzer) one(f field) []field {
+	return append(a.fieldSlab.take(1), f)
+}
+
 // appendWord appends the fields of w to out.
 func (a *analyzer) appendWord(out []field, w *syntax.Word, emit bool) []field {
 	if w == nil || len(w.Parts) == 0 {
@@ -223,6 +309,9 @@ func (a *analyzer) appendWord(out []field, w *syntax.Word, emit bool) []field {
 	parts := w.Parts
 	if len(parts) == 1 {
 		if l, ok := parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "\\{*?[") {
+			if len(out) == cap(out) {
+				out = append(a.fieldSlab.take(2*len(out)+1), out...)
+			}
 			return append(out, field{s: l.Value})
 		}
 	}
@@ -313,6 +402,9 @@ func (a *analyzer) expandSeq(parts []syntax.WordPart, emit bool, q qmode) (one [
 	addOne := func(f field) {
 		if alts == nil {
 			if len(one) == 0 {
+				if cap(one) == 0 {
+					one = a.fieldSlab.take(2)
+				}
 				one = append(one, f)
 			} else {
 				one[len(one)-1].merge(f)
@@ -350,7 +442,7 @@ func (a *analyzer) expandSeq(parts []syntax.WordPart, emit bool, q qmode) (one [
 				fs = inner[0]
 			}
 			if len(fs) == 0 {
-				fs = []field{{}}
+				fs = a.one(field{})
 			}
 			for i := range fs {
 				fs[i].quoted = true
@@ -361,33 +453,30 @@ func (a *analyzer) expandSeq(parts []syntax.WordPart, emit bool, q qmode) (one [
 		case *syntax.CmdSubst:
 			add(a.expandCmdSubst(p, emit, quoted))
 		case *syntax.ProcSubst:
-			f := field{subst: true, procSubst: true}
+			var ids []int
 			if emit {
-				reach := "process_substitution"
-				f.setIDs(a.walkNested(p.Stmts, reach))
+				ids = a.walkNested(p.Stmts, "process_substitution")
 				a.feature("process_substitution", p.Pos())
 			}
 			fr := a.foldStmts(p.Stmts)
+			f := a.dynField(a.text(p), ids, fr.decoders, "")
+			f.subst, f.procSubst = true, true
 			f.downloaded = fr.downloaded
 			f.enc = fr.encoded
-			f.setDecoders(fr.decoders)
-			f.appendDyn(a.text(p))
 			if fr.static {
 				text := fr.content
-				f.edit().proc = &text
+				f.x.proc = &text // f.x is new, not shared yet
 			}
 			addOne(f)
 		case *syntax.ArithmExp:
-			f := field{}
 			if emit {
 				a.walkHiddenSubsts(p.X)
 			}
 			if v, ok := a.arith(p.X); ok {
-				f.s = strconv.Itoa(v)
+				addOne(field{s: strconv.Itoa(v)})
 			} else {
-				f.appendDyn(a.text(p))
+				addOne(a.dynField(a.text(p), nil, nil, ""))
 			}
-			addOne(f)
 		case *syntax.ExtGlob:
 			addOne(field{s: a.text(p), glob: true})
 		case *syntax.BraceExp:
@@ -495,7 +584,15 @@ func splitIFS(s, ifs string) []string {
 
 func (a *analyzer) staticFields(s string, quoted bool) []field {
 	if quoted {
-		return []field{{s: s, quoted: true}}
+		return a.one(field{s: s, quoted: true})
+	}
+	ifs := a.ifs
+	if ifs == "" {
+		ifs = defaultIFS
+	}
+	if strings.IndexAny(s, ifs) < 0 {
+		// Nothing to split (splitIFS would return s alone).
+		return a.one(field{s: s, glob: hasGlobMeta(s)})
 	}
 	parts := splitIFS(s, a.ifs)
 	out := make([]field, len(parts))
@@ -588,16 +685,19 @@ func (a *analyzer) expandParam(p *syntax.ParamExp, emit, quoted bool) []field {
 		}
 		return fs
 	}
-	f := field{}
+	var decoders []string
+	if hasProv {
+		decoders = prov.decoders
+	}
+	vname := ""
+	if isIdent(name) {
+		vname = name
+	}
+	f := a.dynField(a.text(p), nil, decoders, vname)
 	if hasProv {
 		f.enc, f.downloaded = prov.enc, prov.downloaded
-		f.setDecoders(prov.decoders)
 	}
-	f.appendDyn(a.text(p))
-	if isIdent(name) {
-		f.addVar(name)
-	}
-	return []field{f}
+	return a.one(f)
 }
 
 // wellKnownSlice holds plausible values of variables whose value is not
@@ -811,11 +911,9 @@ func (a *analyzer) expandCmdSubst(p *syntax.CmdSubst, emit, quoted bool) []field
 		fs[0].setIDs(ids)
 		return fs
 	}
-	f := field{subst: true, enc: fr.encoded, downloaded: fr.downloaded}
-	f.setIDs(ids)
-	f.setDecoders(fr.decoders)
-	f.appendDyn(a.text(p))
-	return []field{f}
+	f := a.dynField(a.text(p), ids, fr.decoders, "")
+	f.subst, f.enc, f.downloaded = true, fr.encoded, fr.downloaded
+	return a.one(f)
 }
 
 // unescapeUnquoted removes backslash escapes from an unquoted literal and
