@@ -81,7 +81,11 @@ func Combine(name string, all []Pack) Pack {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", p.Info().Name, err)
 			}
-			out = append(out, fs...)
+			if out == nil {
+				out = fs // most scans find nothing or one pack's findings: no copy
+			} else {
+				out = append(out, fs...)
+			}
 		}
 		return out, nil
 	}

@@ -24,10 +24,11 @@ func Info() sdk.PluginInfo {
 
 // Scan judges the file system facts of one scan input.
 func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
-	e, err := catalog.NewEnv(in)
-	if err != nil {
+	var env catalog.Env
+	if err := env.Init(in); err != nil {
 		return nil, fmt.Errorf("filesystem pack: %w", err)
 	}
+	e := &env
 	accs := collect(e.Facts)
 	checkDeletes(e, accs)
 	checkSecretPaths(e, accs)
@@ -185,7 +186,7 @@ func findRoots(f *sdk.Facts, i int) []string {
 					words = append(words, strings.Fields(r.Target)...)
 				}
 			}
-			for _, s := range catalog.Feeders(f, p) {
+			for s := range catalog.Feeders(f, p) {
 				if catalog.Is(s, "echo", "printf") && len(s.DynamicArgs) == 0 {
 					ops, _ := catalog.Operands(s)
 					for _, o := range ops {

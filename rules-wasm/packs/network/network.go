@@ -26,10 +26,11 @@ func Info() sdk.PluginInfo {
 
 // Scan judges the network facts of one scan input.
 func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
-	e, err := catalog.NewEnv(in)
-	if err != nil {
+	var env catalog.Env
+	if err := env.Init(in); err != nil {
 		return nil, fmt.Errorf("network pack: %w", err)
 	}
+	e := &env
 	uses := collect(e.Facts)
 	checkDestinations(e, uses)
 	checkRemoteCode(e)
@@ -382,7 +383,7 @@ func checkRemoteCode(e *catalog.Env) {
 		if !runs {
 			continue
 		}
-		for _, s := range catalog.Feeders(e.Facts, c) {
+		for s := range catalog.Feeders(e.Facts, c) {
 			if isDownloader(s) {
 				e.Add(catalog.Finding{Rule: "BASH_REMOTE_CODE_EXEC", Evidence: c.Evidence, Pos: c.Pos, Key: "dl",
 					Message:  fmt.Sprintf("Output of %s is executed by %s.", s.Name, c.Name),
@@ -504,7 +505,7 @@ func checkReverseShell(e *catalog.Env, uses []sdk.NetworkUse) {
 						map[string]any{"command": c.Name, "target": r.Target})
 				}
 			}
-			for _, s := range catalog.Feeders(e.Facts, c) {
+			for s := range catalog.Feeders(e.Facts, c) {
 				if catalog.Is(s, netcats...) && connects(s) {
 					add(c.Evidence, c.Pos, fmt.Sprintf("%s executes what %s receives from the network.", c.Name, s.Name),
 						map[string]any{"command": c.Name, "source": s.Name})
@@ -512,7 +513,7 @@ func checkReverseShell(e *catalog.Env, uses []sdk.NetworkUse) {
 			}
 		}
 		if catalog.Is(c, netcats...) {
-			for _, s := range catalog.Feeders(e.Facts, c) {
+			for s := range catalog.Feeders(e.Facts, c) {
 				interactive := false
 				for _, a := range s.Args {
 					if a == "-i" || a == "-li" || a == "-il" {
@@ -583,7 +584,7 @@ func checkExfiltration(e *catalog.Env, uses []sdk.NetworkUse) {
 		if !catalog.Is(c, netSenders...) {
 			continue
 		}
-		for _, s := range catalog.Feeders(e.Facts, c) {
+		for s := range catalog.Feeders(e.Facts, c) {
 			ops, _ := catalog.Operands(s)
 			for _, o := range ops {
 				if pat, ok := e.M.Paths.Match(o, match.HasGlob(o)); ok {

@@ -27,10 +27,11 @@ func Info() sdk.PluginInfo {
 
 // Scan judges the command, call and code-execution facts of one scan input.
 func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
-	e, err := catalog.NewEnv(in)
-	if err != nil {
+	var env catalog.Env
+	if err := env.Init(in); err != nil {
 		return nil, fmt.Errorf("process pack: %w", err)
 	}
+	e := &env
 	checkPrivilege(e)
 	checkInstalls(e)
 	checkObfuscation(e)
@@ -443,7 +444,7 @@ func checkObfuscation(e *catalog.Env) {
 		if !runs {
 			continue
 		}
-		for _, s := range catalog.Feeders(e.Facts, c) {
+		for s := range catalog.Feeders(e.Facts, c) {
 			if dec, ok := isDecoder(s); ok {
 				e.Add(catalog.Finding{Rule: "BASH_OBFUSCATED_EXEC", Evidence: c.Evidence, Pos: c.Pos, Key: "enc",
 					Message:  fmt.Sprintf("Output of %s is executed by %s.", dec, c.Name),

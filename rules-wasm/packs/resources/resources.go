@@ -28,10 +28,11 @@ func Info() sdk.PluginInfo {
 
 // Scan judges resource and sensitive-data facts of one scan input.
 func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
-	e, err := catalog.NewEnv(in)
-	if err != nil {
+	var env catalog.Env
+	if err := env.Init(in); err != nil {
 		return nil, fmt.Errorf("resources pack: %w", err)
 	}
+	e := &env
 	checkLoops(e)
 	checkEndless(e)
 	checkSleeps(e)

@@ -81,7 +81,8 @@ var defaultPolicy = &sdk.Policy{
 }
 
 // Env is one scan as a pack sees it: the facts, the effective policy, the
-// compiled matchers and the findings collected so far.
+// compiled matchers and the findings collected so far. A pack keeps its Env
+// on the stack (Init), so preparing a scan allocates nothing.
 type Env struct {
 	In     *sdk.ScanInput
 	Facts  *sdk.Facts
@@ -90,11 +91,12 @@ type Env struct {
 	// Lang is the language of the top-level content ("bash" or "python").
 	Lang string
 
+	x    *index
 	out  []sdk.Finding
-	seen map[seenKey]bool
+	seen seenSet
 }
 
-// lastInput is the scan input NewEnv saw last. The host hands the same
+// lastInput is the scan input Init saw last. The host hands the same
 // *ScanInput to each pack of a scan and never edits it in between.
 var lastInput atomic.Pointer[sdk.ScanInput]
 
@@ -102,22 +104,31 @@ var lastInput atomic.Pointer[sdk.ScanInput]
 // host turns it into a fail-closed RULE_PLUGIN_ERROR.
 var ErrNoFacts = errors.New("scan input has no facts document")
 
-// NewEnv prepares a scan. A missing policy means the built-in default; a
-// missing facts document is an error, never an empty (allowing) scan.
+// NewEnv prepares a scan in a new Env; see Init.
 func NewEnv(in *sdk.ScanInput) (*Env, error) {
+	e := new(Env)
+	if err := e.Init(in); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Init prepares a scan. A missing policy means the built-in default; a
+// missing facts document is an error, never an empty (allowing) scan.
+func (e *Env) Init(in *sdk.ScanInput) error {
 	if in == nil || in.Facts == nil {
-		return nil, ErrNoFacts
+		return ErrNoFacts
 	}
 	if v := in.Facts.Version; v > sdk.FactsVersion {
-		return nil, fmt.Errorf("facts version %d is newer than the supported %d", v, sdk.FactsVersion)
+		return fmt.Errorf("facts version %d is newer than the supported %d", v, sdk.FactsVersion)
 	}
 	p := in.Policy
 	if p == nil {
 		p = defaultPolicy
 	}
-	lang := strings.ToLower(in.Facts.Language)
+	lang := lowerLang(in.Facts.Language)
 	if lang == "" {
-		lang = strings.ToLower(in.Language)
+		lang = lowerLang(in.Language)
 	}
 	// Every pack of one scan gets the same input and shares the index of
 	// its facts; a new input may carry a document edited in place since the
@@ -131,8 +142,23 @@ func NewEnv(in *sdk.ScanInput) (*Env, error) {
 	if m == nil {
 		m = Compile(p)
 	}
-	return &Env{In: in, Facts: in.Facts, Policy: p, M: m, Lang: lang}, nil
+	*e = Env{In: in, Facts: in.Facts, Policy: p, M: m, Lang: lang, x: indexOf(in.Facts)}
+	return nil
 }
+
+// lowerLang is strings.ToLower for the language names the analyzers emit,
+// which are lower case already: it returns them without copying.
+func lowerLang(s string) string {
+	switch s {
+	case "bash", "python", "":
+		return s
+	}
+	return strings.ToLower(s)
+}
+
+// Commands returns the positions in Facts.Commands of the commands of kind
+// k, in document order. The slice is shared: callers must not modify it.
+func (e *Env) Commands(k Kind) []int32 { return e.x.commandsOf(k) }
 
 // seenKey identifies a finding for deduplication: rule, line and key, and
 // the message when the finding has no key.
@@ -141,6 +167,41 @@ type seenKey struct {
 	line int
 	key  string
 	msg  string
+}
+
+// seenSet is the set of findings already reported. A scan reports few, so
+// they are kept in a small array, and in a map only beyond it.
+type seenSet struct {
+	few  [8]seenKey
+	n    int
+	many map[seenKey]bool
+}
+
+// add inserts k and reports whether it was new.
+func (s *seenSet) add(k seenKey) bool {
+	if s.many != nil {
+		if s.many[k] {
+			return false
+		}
+		s.many[k] = true
+		return true
+	}
+	for i := range s.n {
+		if s.few[i] == k {
+			return false
+		}
+	}
+	if s.n < len(s.few) {
+		s.few[s.n] = k
+		s.n++
+		return true
+	}
+	s.many = make(map[seenKey]bool, 2*len(s.few))
+	for _, x := range s.few {
+		s.many[x] = true
+	}
+	s.many[k] = true
+	return true
 }
 
 // Finding describes one match for Add. Empty Decision and Risk take the
@@ -170,13 +231,9 @@ func (e *Env) Add(f Finding) {
 	if f.Key == "" {
 		k.msg = f.Message
 	}
-	if e.seen == nil {
-		e.seen = map[seenKey]bool{}
-	}
-	if e.seen[k] {
+	if !e.seen.add(k) {
 		return
 	}
-	e.seen[k] = true
 	d := f.Decision
 	if d == "" {
 		d = rule.Decision

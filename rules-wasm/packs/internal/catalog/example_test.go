@@ -16,7 +16,7 @@ func ExampleFeeders() {
 		{ID: 3, Name: "sh", StdinSources: []int{2}},
 	}}
 	sh := &f.Commands[2]
-	for _, s := range catalog.Feeders(f, sh) {
+	for s := range catalog.Feeders(f, sh) {
 		fmt.Println(s.Name, catalog.Is(s, "curl", "wget"))
 	}
 	fmt.Println(catalog.IsIn(sh, catalog.Shells), catalog.Names(&sdk.Command{Name: "/bin/r?", Candidates: []string{"rm"}}))

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"iter"
 	"path"
 	"strings"
 
@@ -8,31 +9,47 @@ import (
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
-// Feeders returns the commands whose output reaches c, transitively through
+// Feeders yields the commands whose output reaches c, transitively through
 // pipes, redirections and substitutions (`curl … | tee x | sh` → tee, curl),
 // nearest first. The lookup by ID is built once per facts document (see
-// index), so calling Feeders for every command stays linear overall.
-func Feeders(f *sdk.Facts, c *sdk.Command) []*sdk.Command {
+// index), so walking the feeders of every command stays linear overall, and
+// the walk itself allocates nothing for the few feeders a command usually
+// has: rules call it for every command of their kind.
+func Feeders(f *sdk.Facts, c *sdk.Command) iter.Seq[*sdk.Command] {
+	return func(yield func(*sdk.Command) bool) { walkFeeders(f, c, yield) }
+}
+
+// FeederList returns Feeders as a slice, for callers that keep them.
+func FeederList(f *sdk.Facts, c *sdk.Command) []*sdk.Command {
+	var out []*sdk.Command
+	walkFeeders(f, c, func(s *sdk.Command) bool {
+		out = append(out, s)
+		return true
+	})
+	return out
+}
+
+func walkFeeders(f *sdk.Facts, c *sdk.Command, yield func(*sdk.Command) bool) {
 	if len(c.StdinSources) == 0 && len(c.ArgSources) == 0 {
-		return nil
+		return
 	}
 	x := indexOf(f)
-	var out []*sdk.Command
 	var v visited
 	v.add(c.ID)
-	queue := make([]int, 0, len(c.StdinSources)+len(c.ArgSources)+4)
-	queue = append(append(queue, c.StdinSources...), c.ArgSources...)
+	var buf [16]int
+	queue := append(append(buf[:0], c.StdinSources...), c.ArgSources...)
 	for h := 0; h < len(queue); h++ {
 		id := queue[h]
 		if !v.add(id) {
 			continue
 		}
 		if s := x.byID(id); s != nil {
-			out = append(out, s)
+			if !yield(s) {
+				return
+			}
 			queue = append(append(queue, s.StdinSources...), s.ArgSources...)
 		}
 	}
-	return out
 }
 
 // visited is a set of command IDs that stays a short slice for the few
@@ -98,7 +115,7 @@ func fileSources(f *sdk.Facts) map[string][]*sdk.Command {
 		if len(files) == 0 {
 			continue
 		}
-		srcs := append([]*sdk.Command{c}, Feeders(f, c)...)
+		srcs := append([]*sdk.Command{c}, FeederList(f, c)...)
 		for _, p := range files {
 			k := match.CleanPath(p)
 			out[k] = append(out[k], srcs...)

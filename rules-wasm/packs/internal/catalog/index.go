@@ -1,19 +1,22 @@
 package catalog
 
 import (
+	"math/bits"
 	"sync"
 	"sync/atomic"
 
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
-// index holds what the flow helpers need about one facts document, built
-// once instead of on every call: a lookup of commands by ID (Feeders runs
-// once per command, so rebuilding it each time made a scan quadratic in the
-// script's length) and, lazily, the file-to-writers map of FileSources.
+// index holds what the packs need to know about one facts document, built
+// once per scan instead of on every call: the commands of each Kind (every
+// pack walks those instead of every command), and, lazily, a lookup of
+// commands by ID (Feeders runs once per command, so rebuilding it each time
+// made a scan quadratic in the script's length) and the file-to-writers map
+// of FileSources.
 //
 // An index is immutable after construction except for the sync.Once-guarded
-// file sources, so one index may serve concurrent scans of the same facts.
+// lazy parts, so one index may serve concurrent scans of the same facts.
 type index struct {
 	facts *sdk.Facts
 	// cmds and n identify the Commands slice the index was built from, so
@@ -22,6 +25,14 @@ type index struct {
 	cmds *sdk.Command
 	n    int
 
+	// byKind[start[k]:start[k+1]] are the positions of the commands of
+	// Kind k, in document order. Small documents keep them in small, so
+	// that indexing one costs a single allocation.
+	start  [maxKinds + 1]int32
+	byKind []int32
+	small  [128]int32
+
+	idOnce sync.Once
 	// dense is the by-ID lookup when IDs are small non-negative integers
 	// (what the analyzers emit); sparse is the fallback for any other IDs.
 	dense  []*sdk.Command
@@ -66,8 +77,51 @@ func buildIndex(f *sdk.Facts) *index {
 		return x
 	}
 	x.cmds = &f.Commands[0]
-	maxID, dense := 0, true
+	// Classify every command once; most belong to no kind at all.
+	var kindsBuf [64]uint64
+	kinds := kindsBuf[:0]
+	if x.n > len(kindsBuf) {
+		kinds = make([]uint64, 0, x.n)
+	}
+	var count [maxKinds]int32
+	total := 0
 	for i := range f.Commands {
+		k := commandKinds(&f.Commands[i])
+		kinds = append(kinds, k)
+		for b := k; b != 0; b &= b - 1 {
+			count[bits.TrailingZeros64(b)]++
+			total++
+		}
+	}
+	for k := 0; k < maxKinds; k++ {
+		x.start[k+1] = x.start[k] + count[k]
+	}
+	if total <= len(x.small) {
+		x.byKind = x.small[:total]
+	} else {
+		x.byKind = make([]int32, total)
+	}
+	next := x.start
+	for i, k := range kinds {
+		for b := k; b != 0; b &= b - 1 {
+			t := bits.TrailingZeros64(b)
+			x.byKind[next[t]] = int32(i)
+			next[t]++
+		}
+	}
+	return x
+}
+
+// commandsOf returns the positions of the commands of kind k.
+func (x *index) commandsOf(k Kind) []int32 {
+	return x.byKind[x.start[k]:x.start[k+1]]
+}
+
+// buildIDs fills the by-ID lookup.
+func (x *index) buildIDs() {
+	f := x.facts
+	maxID, dense := 0, true
+	for i := range f.Commands[:x.n] {
 		id := f.Commands[i].ID
 		if id < 0 || id > 4*x.n+64 {
 			dense = false
@@ -77,21 +131,24 @@ func buildIndex(f *sdk.Facts) *index {
 	}
 	if dense {
 		x.dense = make([]*sdk.Command, maxID+1)
-		for i := range f.Commands {
+		for i := range f.Commands[:x.n] {
 			x.dense[f.Commands[i].ID] = &f.Commands[i]
 		}
-		return x
+		return
 	}
 	x.sparse = make(map[int]*sdk.Command, x.n)
-	for i := range f.Commands {
+	for i := range f.Commands[:x.n] {
 		x.sparse[f.Commands[i].ID] = &f.Commands[i]
 	}
-	return x
 }
 
 // byID returns the command with the given ID (the last one when IDs
 // repeat), or nil.
 func (x *index) byID(id int) *sdk.Command {
+	if x.n == 0 {
+		return nil
+	}
+	x.idOnce.Do(x.buildIDs)
 	if x.dense != nil {
 		if id >= 0 && id < len(x.dense) {
 			return x.dense[id]

@@ -9,7 +9,7 @@ import (
 
 func feederNames(f *sdk.Facts, c *sdk.Command) []string {
 	var out []string
-	for _, s := range Feeders(f, c) {
+	for s := range Feeders(f, c) {
 		out = append(out, s.Name)
 	}
 	return out
@@ -28,7 +28,7 @@ func TestFeedersTransitiveNearestFirst(t *testing.T) {
 	if got, want := feederNames(f, &f.Commands[2]), []string{"tee", "curl", "date"}; !slices.Equal(got, want) {
 		t.Errorf("Feeders(sh) = %v, want %v", got, want)
 	}
-	if got := Feeders(f, &f.Commands[4]); got != nil {
+	if got := FeederList(f, &f.Commands[4]); got != nil {
 		t.Errorf("a command nothing feeds has no feeders: %v", got)
 	}
 }
@@ -45,7 +45,7 @@ func TestFeedersSparseIDsAndLongChains(t *testing.T) {
 		f.Commands = append(f.Commands, c)
 	}
 	f.Commands[0].Name = "curl"
-	got := Feeders(f, &f.Commands[39])
+	got := FeederList(f, &f.Commands[39])
 	if len(got) != 39 || got[0].ID != 1000000+38 || got[38].Name != "curl" {
 		t.Fatalf("long chain: %d feeders, want 39 ending in curl", len(got))
 	}

@@ -1,0 +1,80 @@
+// Package lookup is the string table the packs classify names with: command
+// names into the kinds the rules ask about, path components into the
+// denied patterns they may start or end. It exists because inside Wasm a
+// lookup's cost is its calls and loop iterations: a Go map hashes every
+// byte of the key, while Table hashes its length and three of its bytes and
+// then compares one or two candidate keys.
+package lookup
+
+// Table maps strings to bit sets. Build it with Add (package
+// initialization, policy compilation), then only read it with Get: a Table
+// that is no longer written to is safe for concurrent use.
+type Table struct {
+	keys []string
+	vals []uint64
+	used []bool
+	n    int
+}
+
+// hash mixes a key's length with its first, middle and last bytes: enough
+// to spread the short, distinct names the tables hold, and free of a loop
+// over the key.
+func hash(k string) uint32 {
+	n := len(k)
+	if n == 0 {
+		return 0
+	}
+	h := uint32(n)*0x9E3779B1 ^ uint32(k[0])<<16 ^ uint32(k[n/2])<<8 ^ uint32(k[n-1])
+	h ^= h >> 15
+	h *= 0x2C1B3C6D
+	h ^= h >> 12
+	return h
+}
+
+// Add ORs bits into the value of k, growing the table so that it stays at
+// most a quarter full and probes stay short.
+func (t *Table) Add(k string, bits uint64) {
+	if 4*(t.n+1) > len(t.keys) {
+		t.grow()
+	}
+	mask := uint32(len(t.keys) - 1)
+	for i := hash(k) & mask; ; i = (i + 1) & mask {
+		if !t.used[i] {
+			t.keys[i], t.vals[i], t.used[i] = k, bits, true
+			t.n++
+			return
+		}
+		if t.keys[i] == k {
+			t.vals[i] |= bits
+			return
+		}
+	}
+}
+
+func (t *Table) grow() {
+	old := *t
+	size := max(16, 2*len(old.keys))
+	*t = Table{keys: make([]string, size), vals: make([]uint64, size), used: make([]bool, size)}
+	for i, ok := range old.used {
+		if ok {
+			t.Add(old.keys[i], old.vals[i])
+		}
+	}
+}
+
+// Get returns the bits of k, or 0 when k was never added.
+func (t *Table) Get(k string) uint64 {
+	if t.n == 0 {
+		return 0
+	}
+	mask := uint32(len(t.keys) - 1)
+	for i := hash(k) & mask; t.used[i]; i = (i + 1) & mask {
+		if t.keys[i] == k {
+			return t.vals[i]
+		}
+	}
+	return 0
+}
+
+// Len returns the number of distinct keys.
+func (t *Table) Len() int { return t.n }
