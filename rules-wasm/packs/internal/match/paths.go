@@ -5,15 +5,61 @@
 package match
 
 import (
+	"math/bits"
 	"path"
 	"strings"
+
+	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/lookup"
 )
 
 // PathMatcher decides whether an accessed path falls under a policy's
 // denied_paths. It is built once per policy and is safe for concurrent use
 // because it is never modified after construction.
+//
+// Scripts name many paths and almost none is denied, so a literal path is
+// not tried against every pattern: the matcher indexes, for each pattern,
+// the component a matching path must have in one place (the first one
+// under / or under a home, the last one, or any one), by literal name or
+// by the first or last byte of a one-star glob. A path looks up its few
+// components, and only the patterns they select are then matched exactly,
+// in policy order, so the answer is the one the plain loop over the
+// patterns gives.
 type PathMatcher struct {
 	pats []pathPattern
+
+	// indexed is false when the policy has more patterns than a candidate
+	// mask holds; every path then takes the plain loop.
+	indexed bool
+	// comps maps a literal pattern component to its masks in compMasks.
+	comps     lookup.Table
+	compMasks []roleMasks
+	// starPre and starSuf select the one-star components ("id_rsa*",
+	// "*.pem") by the first byte of their prefix or, without one, the
+	// last byte of their suffix.
+	starPre, starSuf [256]roleMasks
+	// always are the patterns every path of a role must be tried on:
+	// components that are other globs, and anchors without components
+	// ("~", "/").
+	always roleMasks
+	// rootHome are the absolute patterns under /root, which also cover
+	// "~root/...".
+	rootHome uint64
+}
+
+// roleMasks are pattern sets, one bit per pattern, by the place of the
+// path component that selects them.
+type roleMasks struct {
+	abs  uint64 // first component of an absolute path
+	home uint64 // first component under a home
+	last uint64 // last component
+	any  uint64 // any component
+}
+
+func (r *roleMasks) or(o roleMasks) {
+	r.abs |= o.abs
+	r.home |= o.home
+	r.last |= o.last
+	r.any |= o.any
 }
 
 type pathPattern struct {
@@ -93,7 +139,74 @@ func NewPathMatcher(patterns []string) *PathMatcher {
 		}
 		m.pats = append(m.pats, pp)
 	}
+	m.buildIndex()
 	return m
+}
+
+// buildIndex fills the candidate masks (see PathMatcher): for each pattern
+// the one component a literal path must match for the pattern to match it.
+func (m *PathMatcher) buildIndex() {
+	if len(m.pats) > 64 {
+		return
+	}
+	m.indexed = true
+	pos := map[string]int{}
+	for i, pat := range m.pats {
+		bit := uint64(1) << i
+		var role roleMasks
+		var pc compPat
+		switch pat.kind {
+		case patHome:
+			if len(pat.comps) == 0 {
+				m.always.home |= bit
+				continue
+			}
+			role.home, pc = bit, pat.comps[0]
+		case patAbs:
+			if len(pat.comps) == 0 {
+				m.always.abs |= bit
+				continue
+			}
+			if pat.comps[0].raw == "root" {
+				m.rootHome |= bit
+			}
+			role.abs, pc = bit, pat.comps[0]
+		case patBase:
+			role.last, pc = bit, pat.comps[0]
+		case patSuffix:
+			if len(pat.comps) == 0 {
+				continue // matches nothing
+			}
+			role.any, pc = bit, pat.comps[len(pat.comps)-1]
+		}
+		switch {
+		case !pc.glob:
+			k, ok := pos[pc.raw]
+			if !ok {
+				k = len(m.compMasks)
+				pos[pc.raw] = k
+				m.compMasks = append(m.compMasks, roleMasks{})
+				m.comps.Add(pc.raw, uint64(k)+1)
+			}
+			m.compMasks[k].or(role)
+		case pc.star && pc.pre != "":
+			m.starPre[pc.pre[0]].or(role)
+		case pc.star && pc.suf != "":
+			m.starSuf[pc.suf[len(pc.suf)-1]].or(role)
+		default:
+			m.always.or(role)
+		}
+	}
+}
+
+// masksOf returns the patterns a path component selects.
+func (m *PathMatcher) masksOf(comp string) roleMasks {
+	r := m.starPre[comp[0]]
+	r.or(m.starSuf[comp[len(comp)-1]])
+	if k := m.comps.Get(comp); k != 0 {
+		r.or(m.compMasks[k-1])
+	}
+	return r
 }
 
 // Patterns returns the number of compiled patterns.
@@ -114,8 +227,11 @@ func (m *PathMatcher) Match(p string, glob bool) (string, bool) {
 	}
 	// A component can only be a glob when p has glob characters: with none,
 	// compMatch never needs to look for them.
-	glob = HasGlob(p)
-	c := CleanPath(p)
+	glob, clean := scanPath(p)
+	c := p
+	if !clean {
+		c = CleanPath(p)
+	}
 	if strings.HasPrefix(c, "../") {
 		// Enough ".." reach the root: judge what remains as absolute too.
 		rest := c
@@ -131,35 +247,76 @@ func (m *PathMatcher) Match(p string, glob bool) (string, bool) {
 	comps := appendComps(buf[:0], c)
 	var relComps []string
 	if isHome {
-		relComps = appendComps(relBuf[:0], CleanPath(rel))
+		if !clean {
+			rel = CleanPath(rel)
+		}
+		relComps = appendComps(relBuf[:0], rel)
 	}
-	for _, pat := range m.pats {
-		switch pat.kind {
-		case patHome:
-			if isHome && prefixMatch(pat.comps, relComps, glob) {
-				return pat.raw, true
+	abs := strings.HasPrefix(p, "/")
+	if !m.indexed || glob {
+		for i := range m.pats {
+			if m.matchOne(i, abs, comps, home, relComps, isHome, glob) {
+				return m.pats[i].raw, true
 			}
-		case patAbs:
-			if strings.HasPrefix(p, "/") && prefixMatch(pat.comps, comps, glob) {
-				return pat.raw, true
-			}
-			if isHome && len(pat.comps) > 0 && pat.comps[0].raw == "root" && home == "root" {
-				// "/root" also covers "~root/...".
-				if prefixMatch(pat.comps[1:], relComps, glob) {
-					return pat.raw, true
-				}
-			}
-		case patBase:
-			if len(comps) > 0 && compMatch(pat.comps[0], comps[len(comps)-1], glob) {
-				return pat.raw, true
-			}
-		case patSuffix:
-			if suffixMatch(pat.comps, comps, glob) {
-				return pat.raw, true
-			}
+		}
+		return "", false
+	}
+	// Only the patterns some component of the path selects can match.
+	var cand uint64
+	for i, comp := range comps {
+		r := m.masksOf(comp)
+		cand |= r.any
+		if i == 0 && abs {
+			cand |= r.abs
+		}
+		if i == len(comps)-1 {
+			cand |= r.last
+		}
+	}
+	cand |= m.always.any
+	if len(comps) > 0 {
+		cand |= m.always.last
+	}
+	if abs {
+		cand |= m.always.abs
+	}
+	if isHome {
+		cand |= m.always.home
+		if len(relComps) > 0 {
+			cand |= m.masksOf(relComps[0]).home | m.always.home
+		}
+		if home == "root" {
+			cand |= m.rootHome
+		}
+	}
+	for ; cand != 0; cand &= cand - 1 {
+		if i := bits.TrailingZeros64(cand); m.matchOne(i, abs, comps, home, relComps, isHome, false) {
+			return m.pats[i].raw, true
 		}
 	}
 	return "", false
+}
+
+// matchOne reports whether pattern i matches a path split into comps (and
+// relComps under its home).
+func (m *PathMatcher) matchOne(i int, abs bool, comps []string, home string, relComps []string, isHome, glob bool) bool {
+	pat := &m.pats[i]
+	switch pat.kind {
+	case patHome:
+		return isHome && prefixMatch(pat.comps, relComps, glob)
+	case patAbs:
+		if abs && prefixMatch(pat.comps, comps, glob) {
+			return true
+		}
+		// "/root" also covers "~root/...".
+		return isHome && len(pat.comps) > 0 && pat.comps[0].raw == "root" && home == "root" &&
+			prefixMatch(pat.comps[1:], relComps, glob)
+	case patBase:
+		return len(comps) > 0 && compMatch(pat.comps[0], comps[len(comps)-1], glob)
+	case patSuffix:
+		return suffixMatch(pat.comps, comps, glob)
+	}
+	return false
 }
 
 // MatchTree reports a denied pattern that lies inside the tree rooted at p,
@@ -232,7 +389,44 @@ func OtherHome(p string) (string, bool) {
 }
 
 // HasGlob reports whether s contains shell glob metacharacters.
-func HasGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
+func HasGlob(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?', '[':
+			return true
+		}
+	}
+	return false
+}
+
+// scanPath reports in one pass over p whether it holds glob
+// metacharacters and whether it is clean already: CleanPath would return
+// it unchanged, so Match need not copy it. A path with a "." or ".."
+// component, an empty one or a trailing slash counts as not clean.
+func scanPath(p string) (glob, clean bool) {
+	clean = p != ""
+	start := 0
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '*', '?', '[':
+			glob = true
+		case '/':
+			if n := i - start; (n == 0 && i > 0) || dotComp(p[start:i]) {
+				clean = false
+			}
+			start = i + 1
+		}
+	}
+	if last := p[start:]; (last == "" && len(p) > 1) || dotComp(last) {
+		clean = false
+	}
+	return glob, clean
+}
+
+// dotComp reports whether a path component is "." or "..".
+func dotComp(s string) bool {
+	return s == "." || s == ".."
+}
 
 // CleanPath normalizes a path for comparison: duplicate slashes, "." and
 // ".." collapse, a trailing slash is dropped ("/" stays "/"), and a leading

@@ -1,0 +1,94 @@
+package match
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// pathPatternPool and pathPool are policy entries and accessed paths built
+// to exercise every pattern kind, glob shape and home spelling, so that
+// random pairings hit both matches and near misses.
+var (
+	pathPatternPool = []string{"~/.ssh", "~/.aws", "~/.config/gcloud", "~", "~/", "/", "/etc/passwd", "/etc/shadow",
+		"/root", "/root/.ssh", ".env", "*/.env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "credentials",
+		"credentials.*", ".aws/credentials", "config/*.json", "*", "id_?sa", "[ab]*", `\*x`, "*[.]key", "x*y*z",
+		"/etc/*", "~/.kube/config", "secrets/", "/var/lib/*/db", ".git-credentials", "a*a", ".*", "~/*.pem"}
+	pathPool = []string{"~/.ssh/id_rsa", "~/.ssh", "~", "~/", "~bob/.aws/credentials", "/home/bob/.ssh/config",
+		"/Users/amy/.kube/config", "/root", "/root/.ssh/id_ed25519", "~root/.ssh/x", "~root", "/etc/passwd",
+		"/etc/passwd-", "/etc//shadow", "/etc/./shadow", "../../etc/shadow", "../.env", "./.env", ".env",
+		".env.local", "config/.env", "a/b/c/.env/x", "key.pem", "dir/server.key", "id_rsa.pub", "x/id_ed25519",
+		"credentials", "credentials.json", "my.credentials", "/tmp/a.pem", "build/reports/test.log", "/", ".",
+		"..", "../..", "~/../root/.ssh", "~/a/../.ssh/k", "/var/lib/x/db", "/var/lib/db", "config/app.json",
+		"aa", "a", "aba", "ba", "*x", "xyz", "secrets", "secrets/x", "/etc/hosts", "~/.ss?/id_*", ".en?",
+		"*.pem", "~/.ssh/*", "/etc/pass*", "/*", "~/*", "/e*/sh*", "[.]env", "id_[rd]sa", "/home/bob", "/home/",
+		"~/x.pem", "/home/bob/y.pem", "~/.config/gcloud/creds.db", "~/.config", "docs/*", "*"}
+)
+
+// TestIndexedMatchAgreesWithPlainLoop checks the component index against
+// trying every pattern in order, on random policies and every pooled path:
+// the same pattern must be reported, not merely some match.
+func TestIndexedMatchAgreesWithPlainLoop(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 400; round++ {
+		var pats []string
+		for n := 1 + r.IntN(12); n > 0; n-- {
+			pats = append(pats, pathPatternPool[r.IntN(len(pathPatternPool))])
+		}
+		m := NewPathMatcher(pats)
+		if !m.indexed {
+			t.Fatalf("%d patterns must be indexed", len(pats))
+		}
+		plain := *m
+		plain.indexed = false
+		for _, p := range pathPool {
+			gp, gok := m.Match(p, false)
+			wp, wok := plain.Match(p, false)
+			if gp != wp || gok != wok {
+				t.Fatalf("policy %q, path %q: indexed (%q, %v), plain loop (%q, %v)", pats, p, gp, gok, wp, wok)
+			}
+		}
+	}
+}
+
+// TestManyPatternsTakeThePlainLoop covers policies with more patterns than
+// a candidate mask holds.
+func TestManyPatternsTakeThePlainLoop(t *testing.T) {
+	var pats []string
+	for i := 0; i < 70; i++ {
+		pats = append(pats, fmt.Sprintf("file%d.txt", i))
+	}
+	pats = append(pats, "~/.ssh")
+	m := NewPathMatcher(pats)
+	if m.indexed {
+		t.Fatal("71 patterns cannot be indexed")
+	}
+	if pat, ok := m.Match("~/.ssh/id_rsa", false); !ok || pat != "~/.ssh" {
+		t.Errorf("Match = %q, %v", pat, ok)
+	}
+	if pat, ok := m.Match("a/file69.txt", false); !ok || pat != "file69.txt" {
+		t.Errorf("Match = %q, %v", pat, ok)
+	}
+}
+
+func BenchmarkMatchMiss(b *testing.B) {
+	m := NewPathMatcher(pathPatternPool[:21])
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Match("build/reports/test.log", false)
+		m.Match("/usr/local/bin/app", false)
+	}
+}
+
+func TestScanPathAgreesWithCleanPath(t *testing.T) {
+	for _, p := range append(pathPool, "", "//", "/a/", "a//b", "./a", "a/.", "a/..", "..", ".", "~/..", "~/a..b",
+		"/home/x/..y", "~bob/./x", "a/.../b", ".a/b.") {
+		glob, clean := scanPath(p)
+		if glob != HasGlob(p) {
+			t.Errorf("scanPath(%q) glob = %v", p, glob)
+		}
+		if clean && CleanPath(p) != p {
+			t.Errorf("scanPath(%q) says clean, CleanPath gives %q", p, CleanPath(p))
+		}
+	}
+}
