@@ -106,13 +106,18 @@ func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, t
 		})
 		return
 	}
-	if d := treeDepth(file); d > maxTreeDepth {
-		b.Facts.ParseErrors = append(b.Facts.ParseErrors, sdk.ParseError{
-			Message:  fmt.Sprintf("parse bash: syntax nested %d levels deep exceeds %d", d, maxTreeDepth),
-			Language: Language,
-			Pos:      at.Pos(1, 1),
-		})
-		return
+	var scan treeScan
+	if scan.tooDeep(file) || scan.odd {
+		// treeDepth gives the exact depth for the message, and the
+		// same behaviour as always on trees treeScan does not vouch for.
+		if d := treeDepth(file); d > maxTreeDepth {
+			b.Facts.ParseErrors = append(b.Facts.ParseErrors, sdk.ParseError{
+				Message:  fmt.Sprintf("parse bash: syntax nested %d levels deep exceeds %d", d, maxTreeDepth),
+				Language: Language,
+				Pos:      at.Pos(1, 1),
+			})
+			return
+		}
 	}
 	a := &analyzer{
 		b:          b,
@@ -123,7 +128,7 @@ func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, t
 		assigned:   map[string]bool{},
 	}
 	if at.Depth == 0 && b.Facts.Commands == nil {
-		presize(b.Facts, src)
+		presize(b.Facts, src, scan.calls)
 	}
 	if positional != nil {
 		a.setPositional(positional, true)
@@ -136,11 +141,13 @@ func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, t
 }
 
 // presize reserves room for the facts of a top-level script so appending
-// them does not copy large structs over and over. One command per line is
-// a good estimate for agent scripts.
-func presize(f *sdk.Facts, src string) {
+// them does not copy large structs over and over. Commands are about the
+// simple commands of the syntax tree (calls), plus those walked again for
+// loops and function calls; for the others one per line or two is a good
+// estimate for agent scripts.
+func presize(f *sdk.Facts, src string, calls int) {
 	n := strings.Count(src, "\n") + 2
-	f.Commands = make([]sdk.Command, 0, n+n/4)
+	f.Commands = make([]sdk.Command, 0, calls+calls/4+4)
 	f.Files = make([]sdk.FileAccess, 0, n/2+1)
 	f.ShellFeatures = make([]sdk.ShellFeature, 0, n/2+1)
 }
