@@ -137,7 +137,7 @@ func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, t
 	if at.Depth > 0 && (at.Via == "eval" || strings.HasSuffix(at.Via, ">eval")) {
 		start.reach = []string{"eval"}
 	}
-	a.walkStmts(file.Stmts, start)
+	a.walkStmts(file.Stmts, &start)
 }
 
 // presize reserves room for the facts of a top-level script so appending
@@ -248,18 +248,24 @@ type ctx struct {
 // with returns c reached one step further, through r. Reach slices are
 // shared by every command reached the same way (and end up in their facts),
 // so they are interned: a script makes only a few distinct ones.
-func (a *analyzer) with(c ctx, r string) ctx {
+func (a *analyzer) with(c *ctx, r string) ctx {
+	out := *c
+	out.reach = a.reach(c.reach, r)
+	return out
+}
+
+// reach returns the interned Reach of parent extended by r.
+func (a *analyzer) reach(parent []string, r string) []string {
 	for i := range a.reaches {
 		e := &a.reaches[i]
-		if e.parentLen == len(c.reach) && e.step == r && (len(c.reach) == 0 || e.parent == &c.reach[0]) {
-			c.reach = e.reach
-			return c
+		if e.parentLen == len(parent) && e.step == r && (len(parent) == 0 || e.parent == &parent[0]) {
+			return e.reach
 		}
 	}
-	n := append(append(a.strSlab.take(len(c.reach)+1), c.reach...), r)
-	e := reachEntry{parentLen: len(c.reach), step: r, reach: n}
-	if len(c.reach) > 0 {
-		e.parent = &c.reach[0]
+	n := append(append(a.strSlab.take(len(parent)+1), parent...), r)
+	e := reachEntry{parentLen: len(parent), step: r, reach: n}
+	if len(parent) > 0 {
+		e.parent = &parent[0]
 	}
 	if a.reaches == nil {
 		a.reaches = make([]reachEntry, 0, maxReaches/2)
@@ -267,8 +273,7 @@ func (a *analyzer) with(c ctx, r string) ctx {
 	if len(a.reaches) < maxReaches {
 		a.reaches = append(a.reaches, e)
 	}
-	c.reach = n
-	return c
+	return n
 }
 
 // reachEntry is one interned Reach: parent (identified by its first
@@ -347,13 +352,14 @@ func sdkEnvRead(name string, p sdk.Pos) sdk.EnvRead { return sdk.EnvRead{Name: n
 // the commands they emit.
 func (a *analyzer) walkNested(stmts []*syntax.Stmt, reach string) []int {
 	base := len(a.idStack)
-	a.walkStmts(stmts, a.with(ctx{collect: true}, reach))
+	nc := a.with(&ctx{collect: true}, reach)
+	a.walkStmts(stmts, &nc)
 	ids := a.intSlab.copyOf(a.idStack[base:])
 	a.idStack = a.idStack[:base]
 	return ids
 }
 
-func (a *analyzer) walkStmts(stmts []*syntax.Stmt, c ctx) {
+func (a *analyzer) walkStmts(stmts []*syntax.Stmt, c *ctx) {
 	for i, s := range stmts {
 		a.walkStmt(s, c)
 		if s.Semicolon.IsValid() && i+1 < len(stmts) && !s.Background {
@@ -365,14 +371,15 @@ func (a *analyzer) walkStmts(stmts []*syntax.Stmt, c ctx) {
 	}
 }
 
-func (a *analyzer) walkStmt(s *syntax.Stmt, c ctx) {
+func (a *analyzer) walkStmt(s *syntax.Stmt, c *ctx) {
 	if s == nil {
 		return
 	}
 	if s.Background || s.Coprocess {
 		a.feature("background", s.Pos())
-		c = a.with(c, "background")
-		c.bg = true
+		bc := a.with(c, "background")
+		bc.bg = true
+		c = &bc
 	}
 	call, isCall := s.Cmd.(*syntax.CallExpr)
 	if !isCall {
@@ -399,10 +406,12 @@ func (a *analyzer) walkStmt(s *syntax.Stmt, c ctx) {
 		a.walkStmts(cmd.Stmts, c)
 	case *syntax.Subshell:
 		a.feature("subshell", cmd.Pos())
-		a.walkStmts(cmd.Stmts, a.with(c, "subshell"))
+		sc := a.with(c, "subshell")
+		a.walkStmts(cmd.Stmts, &sc)
 	case *syntax.IfClause:
+		cc := a.with(c, "condition")
 		for ic := cmd; ic != nil; ic = ic.Else {
-			a.walkStmts(ic.Cond, a.with(c, "condition"))
+			a.walkStmts(ic.Cond, &cc)
 			a.walkStmts(ic.Then, c)
 		}
 	case *syntax.WhileClause:
@@ -420,11 +429,13 @@ func (a *analyzer) walkStmt(s *syntax.Stmt, c ctx) {
 		a.walkDecl(cmd, c)
 	case *syntax.TimeClause:
 		if cmd.Stmt != nil {
-			a.walkStmt(cmd.Stmt, a.with(c, "wrapper"))
+			wc := a.with(c, "wrapper")
+			a.walkStmt(cmd.Stmt, &wc)
 		}
 	case *syntax.CoprocClause:
 		if cmd.Stmt != nil {
-			a.walkStmt(cmd.Stmt, a.with(c, "background"))
+			bc := a.with(c, "background")
+			a.walkStmt(cmd.Stmt, &bc)
 		}
 	case *syntax.TestClause:
 		a.walkTest(cmd.X)
@@ -462,7 +473,7 @@ func flattenPipe(s *syntax.Stmt, out []*syntax.Stmt, ops []syntax.Pos) ([]*synta
 	return append(out, s), ops
 }
 
-func (a *analyzer) walkPipeline(s *syntax.Stmt, c ctx) {
+func (a *analyzer) walkPipeline(s *syntax.Stmt, c *ctx) {
 	b := s.Cmd.(*syntax.BinaryCmd)
 	var opBuf [8]syntax.Pos
 	stages, ops := flattenPipe(b.X, a.stmtSlab.take(8), opBuf[:0])
@@ -475,13 +486,16 @@ func (a *analyzer) walkPipeline(s *syntax.Stmt, c ctx) {
 	netStart := len(a.b.Facts.Network)
 	base := len(a.idStack)
 	var prev []int
+	// sc is declared outside the loop: its address goes down the
+	// recursive walk, and one declared inside would be moved to the heap.
+	var sc ctx
 	for i, st := range stages {
-		sc := c
+		sc = *c
 		sc.pipe, sc.stage = id, i
 		sc.stdin = prev
 		sc.earlier = stages[:i]
 		if i > 0 {
-			sc = a.with(sc, "pipe")
+			sc = a.with(&sc, "pipe")
 			sc.prevStage = stages[i-1]
 		} else {
 			sc.prevStage = nil
@@ -494,7 +508,7 @@ func (a *analyzer) walkPipeline(s *syntax.Stmt, c ctx) {
 		// stdin and, when c collects, part of c's collection.
 		sc.collect = true
 		start := len(a.idStack)
-		a.walkStmt(st, sc)
+		a.walkStmt(st, &sc)
 		prev = a.idStack[start:len(a.idStack):len(a.idStack)]
 	}
 	if !c.collect {
@@ -534,7 +548,7 @@ func (a *analyzer) pipedShell(stages []*syntax.Stmt, netStart int) {
 	}
 }
 
-func (a *analyzer) walkWhile(s *syntax.Stmt, w *syntax.WhileClause, c ctx) {
+func (a *analyzer) walkWhile(s *syntax.Stmt, w *syntax.WhileClause, c *ctx) {
 	if len(w.Cond) == 1 {
 		if call, ok := w.Cond[0].Cmd.(*syntax.CallExpr); ok && len(call.Args) >= 1 && len(call.Assigns) == 0 {
 			name, _ := a.staticWord(call.Args[0])
@@ -557,11 +571,13 @@ func (a *analyzer) walkWhile(s *syntax.Stmt, w *syntax.WhileClause, c ctx) {
 			}
 		}
 	}
-	a.walkStmts(w.Cond, a.with(c, "condition"))
-	a.walkStmts(w.Do, a.with(c, "loop"))
+	cc := a.with(c, "condition")
+	a.walkStmts(w.Cond, &cc)
+	lc := a.with(c, "loop")
+	a.walkStmts(w.Do, &lc)
 }
 
-func (a *analyzer) walkFor(s *syntax.Stmt, f *syntax.ForClause, c ctx) {
+func (a *analyzer) walkFor(s *syntax.Stmt, f *syntax.ForClause, c *ctx) {
 	switch l := f.Loop.(type) {
 	case *syntax.CStyleLoop:
 		a.walkHiddenSubsts(l)
@@ -584,9 +600,10 @@ func (a *analyzer) walkFor(s *syntax.Stmt, f *syntax.ForClause, c ctx) {
 				// A loop over known words runs its body with each of them:
 				// `for d in / ~; do rm -rf "$d"; done` deletes / and ~.
 				a.loopWalks++
+				lc := a.with(c, "loop")
 				for _, v := range vals {
 					a.setVar(l.Name.Value, v.s, true)
-					a.walkStmts(f.Do, a.with(c, "loop"))
+					a.walkStmts(f.Do, &lc)
 				}
 				a.setVar(l.Name.Value, "", false)
 				return
@@ -596,7 +613,8 @@ func (a *analyzer) walkFor(s *syntax.Stmt, f *syntax.ForClause, c ctx) {
 			a.setVar(l.Name.Value, "", false)
 		}
 	}
-	a.walkStmts(f.Do, a.with(c, "loop"))
+	lc := a.with(c, "loop")
+	a.walkStmts(f.Do, &lc)
 }
 
 // maxLoopValues bounds the words a for loop's body is walked with, and
@@ -659,7 +677,7 @@ func hasExit(stmts []*syntax.Stmt) bool {
 	return found
 }
 
-func (a *analyzer) walkFunc(f *syntax.FuncDecl, c ctx) {
+func (a *analyzer) walkFunc(f *syntax.FuncDecl, c *ctx) {
 	name := ""
 	if f.Name != nil {
 		name = f.Name.Value
@@ -680,7 +698,7 @@ func (a *analyzer) walkFunc(f *syntax.FuncDecl, c ctx) {
 	fc.bg = false
 	fc.pipe = 0
 	fc.earlier, fc.prevStage, fc.nextStage, fc.stdin = nil, nil, nil, nil
-	a.walkStmt(f.Body, fc)
+	a.walkStmt(f.Body, &fc)
 }
 
 func (a *analyzer) setVar(name, val string, static bool) {
@@ -698,7 +716,7 @@ func (a *analyzer) setVar(name, val string, static bool) {
 	}
 }
 
-func (a *analyzer) walkDecl(d *syntax.DeclClause, c ctx) {
+func (a *analyzer) walkDecl(d *syntax.DeclClause, c *ctx) {
 	op := "set"
 	variant := ""
 	if d.Variant != nil {
@@ -952,7 +970,7 @@ var positionalNames = [...]string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "
 // callFunc walks the body of a function that reads its arguments again at
 // a call whose arguments are known (`f(){ $1 -rf $2; }; f rm /`), so what
 // the call runs is seen. Recursion is not followed.
-func (a *analyzer) callFunc(name string, args []field, c ctx) {
+func (a *analyzer) callFunc(name string, args []field, c *ctx) {
 	body := a.funcBodies[name]
 	if body == nil || a.calling[name] || len(a.calling) >= 4 || a.callWalks >= maxCallWalks {
 		return
@@ -978,7 +996,7 @@ func (a *analyzer) callFunc(name string, args []field, c ctx) {
 	fc.inFunc = name
 	fc.pipe, fc.bg = 0, false
 	fc.earlier, fc.prevStage, fc.nextStage, fc.stdin, fc.collect = nil, nil, nil, nil, false
-	a.walkStmt(body, fc)
+	a.walkStmt(body, &fc)
 	delete(a.calling, name)
 	for i, n := range positionalNames {
 		if had[i] {

@@ -12,7 +12,7 @@ import (
 )
 
 // walkCall handles a simple command statement.
-func (a *analyzer) walkCall(s *syntax.Stmt, call *syntax.CallExpr, c ctx) {
+func (a *analyzer) walkCall(s *syntax.Stmt, call *syntax.CallExpr, c *ctx) {
 	if len(call.Args) == 0 {
 		for _, as := range call.Assigns {
 			a.assign(as, "set")
@@ -107,7 +107,7 @@ func (a *analyzer) resolveAlias(fields []field) []field {
 // emitCommand records one Command built from fields and applies the
 // semantics of its name (files, network, wrappers, nested code). It returns
 // the command's ID.
-func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c ctx) int {
+func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c *ctx) int {
 	f0 := fields[0]
 	cmd := sdk.Command{
 		ID:           a.b.NextID(),
@@ -240,10 +240,11 @@ func isPython(name string) bool {
 }
 
 // semantics applies what the command named name does with its args.
-func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c ctx) {
+func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c *ctx) {
 	if inner, reach, ok := a.unwrap(s, name, args, c); ok {
 		if inner >= 0 && inner < len(args) {
-			a.emitCommand(s, args[inner:], a.with(c, reach))
+			wc := a.with(c, reach)
+			a.emitCommand(s, args[inner:], &wc)
 		}
 		return
 	}
@@ -389,7 +390,7 @@ func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c ctx) {
 // unwrap recognizes commands that run another command given in their
 // arguments. It returns the index of the inner command's name in args (-1
 // when there is none) and the Reach of the inner command.
-func (a *analyzer) unwrap(s *syntax.Stmt, name string, args []field, c ctx) (int, string, bool) {
+func (a *analyzer) unwrap(s *syntax.Stmt, name string, args []field, c *ctx) (int, string, bool) {
 	switch name {
 	case "sudo":
 		return skipOpts(args, "ugCDhpRrtTU", []string{"--user", "--group", "--prompt", "--chdir", "--chroot",
@@ -539,7 +540,7 @@ func contains(list []string, s string) bool {
 // placeholder marks the argument that xargs / find -exec fill in.
 const placeholder = "{}"
 
-func (a *analyzer) xargs(s *syntax.Stmt, args []field, c ctx) {
+func (a *analyzer) xargs(s *syntax.Stmt, args []field, c *ctx) {
 	repl := ""
 	i := 0
 	for i < len(args) {
@@ -594,7 +595,7 @@ done:
 	if c.prevStage == nil {
 		ic.targets = a.stdinWords(s)
 	}
-	a.emitCommand(s, inner, ic)
+	a.emitCommand(s, inner, &ic)
 }
 
 // upstreamPaths returns the start paths of a `find` (or the operands of
@@ -671,7 +672,7 @@ func findStarts(args []field) []string {
 	return out
 }
 
-func (a *analyzer) find(s *syntax.Stmt, args []field, c ctx) {
+func (a *analyzer) find(s *syntax.Stmt, args []field, c *ctx) {
 	i := 0
 	// Leading -H/-L/-P/-O options.
 	for i < len(args) && (args[i].s == "-H" || args[i].s == "-L" || args[i].s == "-P" || strings.HasPrefix(args[i].s, "-O")) {
@@ -692,6 +693,7 @@ func (a *analyzer) find(s *syntax.Stmt, args []field, c ctx) {
 	for _, f := range startFields {
 		a.fileAccess(s, f, "list", "find", c)
 	}
+	var ic ctx // outside the loop, so that it stays on the stack
 	for ; i < len(args); i++ {
 		switch args[i].s {
 		case "-delete":
@@ -710,9 +712,9 @@ func (a *analyzer) find(s *syntax.Stmt, args []field, c ctx) {
 						inner[k].dyn = true
 					}
 				}
-				ic := a.with(c, "find_exec")
+				ic = a.with(c, "find_exec")
 				ic.targets = starts
-				a.emitCommand(s, inner, ic)
+				a.emitCommand(s, inner, &ic)
 			}
 			i = j
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
@@ -803,7 +805,7 @@ func capContent(s string) string {
 }
 
 // shell handles sh/bash/zsh…: -c STRING, a script file, or stdin code.
-func (a *analyzer) shell(s *syntax.Stmt, name string, args []field, c ctx) {
+func (a *analyzer) shell(s *syntax.Stmt, name string, args []field, c *ctx) {
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		if f.dyn && !f.procSubst {
@@ -846,7 +848,7 @@ func (a *analyzer) shell(s *syntax.Stmt, name string, args []field, c ctx) {
 }
 
 // scriptOperand handles `bash FILE` / `sh <(curl …)`.
-func (a *analyzer) scriptOperand(s *syntax.Stmt, interp string, f field, c ctx) {
+func (a *analyzer) scriptOperand(s *syntax.Stmt, interp string, f field, c *ctx) {
 	if isStdinPath(f.s) && !f.dyn {
 		a.stdinCode(s, interp, c)
 		return
@@ -863,7 +865,7 @@ func (a *analyzer) scriptOperand(s *syntax.Stmt, interp string, f field, c ctx) 
 // stdinCode handles an interpreter that reads its program from stdin: a
 // heredoc or here-string (heredoc_interpreter). Pipes are handled by
 // pipeInterpreter once the whole pipeline is known.
-func (a *analyzer) stdinCode(s *syntax.Stmt, interp string, c ctx) {
+func (a *analyzer) stdinCode(s *syntax.Stmt, interp string, c *ctx) {
 	for _, r := range s.Redirs {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
@@ -903,7 +905,7 @@ func (a *analyzer) heredocBody(r *syntax.Redirect, emit bool) field {
 	return f
 }
 
-func (a *analyzer) python(s *syntax.Stmt, name string, args []field, c ctx) {
+func (a *analyzer) python(s *syntax.Stmt, name string, args []field, c *ctx) {
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		if f.dyn && !f.procSubst {
@@ -934,7 +936,7 @@ func (a *analyzer) python(s *syntax.Stmt, name string, args []field, c ctx) {
 	a.stdinCode(s, name, c)
 }
 
-func (a *analyzer) perl(s *syntax.Stmt, args []field, c ctx) {
+func (a *analyzer) perl(s *syntax.Stmt, args []field, c *ctx) {
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		if (f.s == "-e" || f.s == "-E") && i+1 < len(args) {
@@ -1001,7 +1003,7 @@ func (a *analyzer) gitShellAliases(s *syntax.Stmt, args []field) {
 	}
 }
 
-func (a *analyzer) awk(s *syntax.Stmt, args []field, c ctx) {
+func (a *analyzer) awk(s *syntax.Stmt, args []field, c *ctx) {
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		if f.s == "-f" {
@@ -1195,7 +1197,7 @@ func extractCalls(prog string, fns []string, backticks bool) []string {
 	return out
 }
 
-func (a *analyzer) eval(s *syntax.Stmt, args []field, c ctx) {
+func (a *analyzer) eval(s *syntax.Stmt, args []field, c *ctx) {
 	content := field{}
 	for i, f := range args {
 		if i > 0 {
@@ -1206,7 +1208,7 @@ func (a *analyzer) eval(s *syntax.Stmt, args []field, c ctx) {
 	a.dynExec(s, "eval", "bash", content, content, true)
 }
 
-func (a *analyzer) su(s *syntax.Stmt, args []field, c ctx) {
+func (a *analyzer) su(s *syntax.Stmt, args []field, c *ctx) {
 	for i, f := range args {
 		if (f.s == "-c" || f.s == "--command") && i+1 < len(args) {
 			a.dynExec(s, "shell_c", "su", args[i+1], args[i+1], true)
@@ -1215,7 +1217,7 @@ func (a *analyzer) su(s *syntax.Stmt, args []field, c ctx) {
 	}
 }
 
-func (a *analyzer) source(s *syntax.Stmt, args []field, c ctx) {
+func (a *analyzer) source(s *syntax.Stmt, args []field, c *ctx) {
 	if len(args) == 0 {
 		return
 	}
@@ -1308,7 +1310,7 @@ func parseDuration(s string) (float64, bool) {
 }
 
 // output records echo/printf/cat of variables whose values are unknown.
-func (a *analyzer) output(s *syntax.Stmt, args []field, c ctx) {
+func (a *analyzer) output(s *syntax.Stmt, args []field, c *ctx) {
 	var vars []string
 	for _, f := range args {
 		vars = append(vars, f.varNames()...)
@@ -1365,7 +1367,7 @@ func dedup(in []string) []string {
 // stmtRedirects records the statement's redirections: file accesses,
 // /dev/tcp network use, features. It returns the Redirect list for the
 // command and the IDs feeding its stdin through `< <(…)`.
-func (a *analyzer) stmtRedirects(s *syntax.Stmt, cmdName string, c ctx) ([]sdk.Redirect, []int) {
+func (a *analyzer) stmtRedirects(s *syntax.Stmt, cmdName string, c *ctx) ([]sdk.Redirect, []int) {
 	out := a.redirSlab.take(len(s.Redirs))
 	var stdin []int
 	for _, r := range s.Redirs {
@@ -1495,7 +1497,7 @@ var streamUploaders = map[string]bool{"nc": true, "ncat": true, "netcat": true, 
 // what it reads on stdin: a raw socket client fed by a pipe or `< file`
 // uploads that stream, and curl's `@-` / `-T -` resolve to the file
 // that the previous pipeline stage reads.
-func (a *analyzer) markUploads(s *syntax.Stmt, netStart int, c ctx) {
+func (a *analyzer) markUploads(s *syntax.Stmt, netStart int, c *ctx) {
 	if netStart >= len(a.b.Facts.Network) {
 		return
 	}
@@ -1591,7 +1593,7 @@ var shellingCalls = []string{"system", "exec", "execSync", "spawnSync", "shell_e
 
 // scriptingSystem handles `ruby -e`, `node -e`, `php -r`: shell command
 // strings passed to system()/exec() (and backticks) are analyzed as bash.
-func (a *analyzer) scriptingSystem(s *syntax.Stmt, name string, args []field, c ctx) {
+func (a *analyzer) scriptingSystem(s *syntax.Stmt, name string, args []field, c *ctx) {
 	flag := inlineFlag[name]
 	for i, f := range args {
 		if f.s == flag || (name == "node" || name == "nodejs") && (f.s == "--eval" || f.s == "-p" || f.s == "--print") {

@@ -112,7 +112,7 @@ var gitValueOpts = []string{"-m", "-S", "-G", "-L", "-n", "-c", "-b", "-B", "-X"
 	"--max-count", "--skip", "--abbrev", "--upload-pack", "--exec", "--receive-pack", "--shallow-since", "--sort"}
 
 // files emits the file accesses of a command's operands.
-func (a *analyzer) files(s *syntax.Stmt, name string, args []field, c ctx) {
+func (a *analyzer) files(s *syntax.Stmt, name string, args []field, c *ctx) {
 	switch name {
 	case "dd":
 		a.dd(s, args, c)
@@ -278,7 +278,7 @@ func looksLikePath(s string) bool {
 	return strings.Contains(s, "/") || strings.HasPrefix(s, ".") || strings.HasPrefix(s, "~")
 }
 
-func (a *analyzer) genericRefs(s *syntax.Stmt, name string, args []field, c ctx) {
+func (a *analyzer) genericRefs(s *syntax.Stmt, name string, args []field, c *ctx) {
 	for _, f := range args {
 		if f.s == placeholder && f.dyn && len(c.targets) > 0 {
 			a.addFile(s, f, "ref", name, c, fileFlags{})
@@ -300,7 +300,7 @@ func (a *analyzer) genericRefs(s *syntax.Stmt, name string, args []field, c ctx)
 	}
 }
 
-func (a *analyzer) gitFiles(s *syntax.Stmt, args []field, c ctx) {
+func (a *analyzer) gitFiles(s *syntax.Stmt, args []field, c *ctx) {
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		if strings.HasPrefix(f.s, "-") && !f.dyn {
@@ -318,7 +318,7 @@ func (a *analyzer) gitFiles(s *syntax.Stmt, args []field, c ctx) {
 	}
 }
 
-func (a *analyzer) dd(s *syntax.Stmt, args []field, c ctx) {
+func (a *analyzer) dd(s *syntax.Stmt, args []field, c *ctx) {
 	for _, f := range args {
 		if v, ok := strings.CutPrefix(f.s, "if="); ok {
 			a.addFile(s, field{s: v, dyn: f.dyn, glob: f.glob}, "read", "dd", c, fileFlags{})
@@ -328,7 +328,7 @@ func (a *analyzer) dd(s *syntax.Stmt, args []field, c ctx) {
 	}
 }
 
-func (a *analyzer) tar(s *syntax.Stmt, args []field, c ctx) {
+func (a *analyzer) tar(s *syntax.Stmt, args []field, c *ctx) {
 	create := false
 	var archive *field
 	var operands []field
@@ -385,7 +385,7 @@ func (a *analyzer) tar(s *syntax.Stmt, args []field, c ctx) {
 }
 
 // fileAccess records a plain access.
-func (a *analyzer) fileAccess(s *syntax.Stmt, f field, op, by string, c ctx) {
+func (a *analyzer) fileAccess(s *syntax.Stmt, f field, op, by string, c *ctx) {
 	a.addFile(s, f, op, by, c, fileFlags{})
 }
 
@@ -399,7 +399,7 @@ type fileFlags struct {
 
 // addFile records a FileAccess for path field f; placeholder arguments of
 // xargs/find -exec become the paths they stand for (recursively walked).
-func (a *analyzer) addFile(s *syntax.Stmt, f field, op, by string, c ctx, fl fileFlags) {
+func (a *analyzer) addFile(s *syntax.Stmt, f field, op, by string, c *ctx, fl fileFlags) {
 	if f.s == "" || f.s == "-" {
 		return
 	}

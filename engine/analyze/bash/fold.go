@@ -534,7 +534,7 @@ func readsStdinCode(name string, args []field) bool {
 
 // pipeInterpreter detects `producer | [decoders |] interpreter` and
 // analyzes the folded content nested.
-func (a *analyzer) pipeInterpreter(stages []*syntax.Stmt, c ctx) {
+func (a *analyzer) pipeInterpreter(stages []*syntax.Stmt, c *ctx) {
 	last := stages[len(stages)-1]
 	call, ok := last.Cmd.(*syntax.CallExpr)
 	if !ok || len(call.Args) == 0 || !mayBe(call, interpreterOrWrapper) && !mayBe(call, isAwk) {
@@ -733,7 +733,7 @@ func mayBe(call *syntax.CallExpr, want func(string) bool) bool {
 		return true
 	}
 	lit := call.Args[0].Lit()
-	if lit == "" || strings.ContainsAny(lit, "\\{*?[") {
+	if lit == "" || hasWordMeta(lit) {
 		return true
 	}
 	return want(path.Base(lit))

@@ -221,7 +221,7 @@ func remoteSpec(s string) (host string, ok bool) {
 }
 
 // network records the network destinations of common clients.
-func (a *analyzer) network(s *syntax.Stmt, name string, args []field, c ctx) {
+func (a *analyzer) network(s *syntax.Stmt, name string, args []field, c *ctx) {
 	switch name {
 	case "curl":
 		a.curl(s, args, c)
@@ -317,7 +317,7 @@ func isUpperWord(s string) bool {
 	return true
 }
 
-func (a *analyzer) curl(s *syntax.Stmt, args []field, c ctx) {
+func (a *analyzer) curl(s *syntax.Stmt, args []field, c *ctx) {
 	upload, remoteName := false, false
 	var saved []string
 	from := ""
@@ -417,7 +417,7 @@ func (a *analyzer) curl(s *syntax.Stmt, args []field, c ctx) {
 	}
 }
 
-func (a *analyzer) wget(s *syntax.Stmt, args []field, c ctx) {
+func (a *analyzer) wget(s *syntax.Stmt, args []field, c *ctx) {
 	upload, toStdout := false, false
 	saved := ""
 	dir := ""
@@ -559,7 +559,7 @@ func (a *analyzer) socat(s *syntax.Stmt, args []field) {
 	}
 }
 
-func (a *analyzer) copyRemote(s *syntax.Stmt, name string, args []field, c ctx) {
+func (a *analyzer) copyRemote(s *syntax.Stmt, name string, args []field, c *ctx) {
 	shortVal := "cFiJloPS"
 	if name == "rsync" {
 		shortVal = "eBfT"

@@ -308,7 +308,7 @@ func (a *analyzer) appendWord(out []field, w *syntax.Word, emit bool) []field {
 	}
 	parts := w.Parts
 	if len(parts) == 1 {
-		if l, ok := parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "\\{*?[") {
+		if l, ok := parts[0].(*syntax.Lit); ok && !hasWordMeta(l.Value) {
 			if len(out) == cap(out) {
 				out = append(a.fieldSlab.take(2*len(out)+1), out...)
 			}
@@ -582,15 +582,24 @@ func splitIFS(s, ifs string) []string {
 	return out
 }
 
+// hasIFS reports whether s holds a field separator (and so splits).
+func (a *analyzer) hasIFS(s string) bool {
+	if a.ifs == "" || a.ifs == defaultIFS {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c == ' ' || c == '\t' || c == '\n' {
+				return true
+			}
+		}
+		return false
+	}
+	return strings.IndexAny(s, a.ifs) >= 0
+}
+
 func (a *analyzer) staticFields(s string, quoted bool) []field {
 	if quoted {
 		return a.one(field{s: s, quoted: true})
 	}
-	ifs := a.ifs
-	if ifs == "" {
-		ifs = defaultIFS
-	}
-	if strings.IndexAny(s, ifs) < 0 {
+	if !a.hasIFS(s) {
 		// Nothing to split (splitIFS would return s alone).
 		return a.one(field{s: s, glob: hasGlobMeta(s)})
 	}
@@ -819,7 +828,7 @@ func (a *analyzer) staticWord(w *syntax.Word) (string, bool) {
 		return "", true
 	}
 	if len(w.Parts) == 1 {
-		if l, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "\\{") {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && strings.IndexByte(l.Value, '\\') < 0 && strings.IndexByte(l.Value, '{') < 0 {
 			return l.Value, true
 		}
 	}
@@ -969,11 +978,31 @@ func unescapeDouble(s string) string {
 // hasGlobMeta reports whether s holds glob syntax: * or ?, or a [ with a
 // closing ] after it (a lone [ is the test command, not a pattern).
 func hasGlobMeta(s string) bool {
-	if strings.ContainsAny(s, "*?") {
-		return true
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?':
+			return true
+		case '[':
+			if strings.IndexByte(s[i+1:], ']') >= 0 {
+				return true
+			}
+		}
 	}
-	k := strings.IndexByte(s, '[')
-	return k >= 0 && strings.IndexByte(s[k+1:], ']') >= 0
+	return false
+}
+
+// hasWordMeta reports whether an unquoted literal holds anything that
+// expansion changes (escapes, braces, glob characters): without them the
+// literal is its own single field. A byte loop, as this runs for most
+// words and strings.ContainsAny builds a set each call.
+func hasWordMeta(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\', '{', '*', '?', '[':
+			return true
+		}
+	}
+	return false
 }
 
 // decodeANSIC decodes the body of $'…'.
