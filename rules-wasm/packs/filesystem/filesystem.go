@@ -23,20 +23,51 @@ func Info() sdk.PluginInfo {
 }
 
 // Scan judges the file system facts of one scan input.
+//
+// Every file access (recorded, redirected, or derived from a delete
+// command) is judged by all access checks as it is found, so no list of
+// accesses is built; each rule still reports in the order of its own
+// checks, which is all the sorted output depends on.
 func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
 	var env catalog.Env
 	if err := env.Init(in); err != nil {
 		return nil, fmt.Errorf("filesystem pack: %w", err)
 	}
 	e := &env
-	accs := collect(e.Facts)
-	checkDeletes(e, accs)
-	checkSecretPaths(e, accs)
+	checkBlockCommands(e)
+	judgeAccesses(e)
+	checkWalkDeletes(e)
+	checkUploads(e)
 	checkCwd(e)
-	checkBlockDevices(e, accs)
-	checkPersistence(e, accs)
-	checkDefenseEvasion(e, accs)
+	checkPersistence(e)
+	checkDefenseEvasion(e)
 	return e.Findings(), nil
+}
+
+// The commands each check walks (see catalog.Kind).
+var (
+	// kindAccess: commands that access files by redirection or delete by
+	// name (commandDeletes).
+	kindAccess = catalog.NewKind(catalog.KindSpec{Redirected: true,
+		Names: []string{"busybox", "toybox", "rm", "rmdir", "unlink", "shred", "srm", "wipe", "git", "find"}})
+	kindCd  = catalog.NamesKind("cd", "pushd")
+	kindGit = catalog.NamesKind("git")
+	// kindBlock: mkfs*, mkfsLike and dd.
+	kindBlock = catalog.NewKind(catalog.KindSpec{Prefixes: []string{"mkfs"},
+		Names: append(keys(mkfsLike), "dd")})
+	kindPersist = catalog.NamesKind("crontab", "systemctl", "launchctl", "update-rc.d", "chkconfig", "rc-update",
+		"at", "batch")
+	kindEvasion = catalog.NamesKind("history", "set", "setenforce", "ufw", "iptables", "ip6tables", "iptables-legacy",
+		"iptables-nft", "nft", "auditctl", "aa-teardown", "aa-disable", "spctl", "csrutil", "systemctl", "service",
+		"journalctl", "ln", "truncate", "shred")
+)
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
 
 // access is a file access from any source: FileAccess facts, redirections,
@@ -60,14 +91,28 @@ func isPythonAPI(by string) bool {
 	return strings.Contains(by, ".") || by == "open" || by == "remove" || by == "unlink" || by == "rmtree"
 }
 
-func collect(f *sdk.Facts) []access {
-	var out []access
-	for _, fa := range f.Files {
-		out = append(out, access{path: fa.Path, op: fa.Op, by: fa.By, recursive: fa.Recursive, force: fa.Force,
+// judge runs every access check on one access.
+func judge(e *catalog.Env, a *access) {
+	checkDelete(e, a)
+	checkSecretPath(e, a)
+	checkBlockDevice(e, a)
+	checkPersistenceTarget(e, a)
+	checkEvasionTarget(e, a)
+}
+
+// judgeAccesses judges every file access of the scan, in order: the
+// recorded FileAccess facts, then per command its redirections and the
+// deletes it makes, then the file accesses of Python calls.
+func judgeAccesses(e *catalog.Env) {
+	f := e.Facts
+	for i := range f.Files {
+		fa := &f.Files[i]
+		a := access{path: fa.Path, op: fa.Op, by: fa.By, recursive: fa.Recursive, force: fa.Force,
 			glob: fa.Glob || match.HasGlob(fa.Path), dynamic: fa.Dynamic, mode: fa.Mode, owner: fa.Owner,
-			python: isPythonAPI(fa.By), evidence: fa.Evidence, pos: fa.Pos})
+			python: isPythonAPI(fa.By), evidence: fa.Evidence, pos: fa.Pos}
+		judge(e, &a)
 	}
-	for i := range f.Commands {
+	for _, i := range e.Commands(kindAccess) {
 		c := &f.Commands[i]
 		for _, r := range c.Redirects {
 			if r.Target == "" || strings.HasPrefix(r.Target, "&") || r.Op == "<<" {
@@ -83,20 +128,23 @@ func collect(f *sdk.Facts) []access {
 			if r.Op == "<<<" {
 				continue
 			}
-			out = append(out, access{path: r.Target, op: op, by: "redirect", dynamic: r.Dynamic,
-				glob: match.HasGlob(r.Target), evidence: c.Evidence, pos: c.Pos})
+			a := access{path: r.Target, op: op, by: "redirect", dynamic: r.Dynamic,
+				glob: match.HasGlob(r.Target), evidence: c.Evidence, pos: c.Pos}
+			judge(e, &a)
 		}
-		out = append(out, commandDeletes(f, i)...)
+		commandDeletes(e, int(i))
 	}
-	for _, c := range f.Calls {
-		out = append(out, callAccesses(&c)...)
+	for i := range f.Calls {
+		if a, ok := callAccess(&f.Calls[i]); ok {
+			judge(e, &a)
+		}
 	}
-	return out
 }
 
 // commandDeletes derives deletes from rm/rmdir/unlink/shred/find -delete so
 // that a delete is judged even when the analyzer recorded no FileAccess.
-func commandDeletes(f *sdk.Facts, i int) []access {
+func commandDeletes(e *catalog.Env, i int) {
+	f := e.Facts
 	c := &f.Commands[i]
 	if catalog.Is(c, "busybox", "toybox") && len(c.Args) > 0 {
 		// busybox rm -rf /: the applet is the command.
@@ -110,7 +158,7 @@ func commandDeletes(f *sdk.Facts, i int) []access {
 		}
 		c = &u
 	}
-	var out []access
+	emit := func(a access) { judge(e, &a) }
 	switch {
 	case catalog.Is(c, "rm", "rmdir", "unlink", "shred", "srm", "wipe"):
 		rec := catalog.HasShortFlag(c.Args, 'r', "--recursive") || catalog.HasShortFlag(c.Args, 'R')
@@ -118,24 +166,25 @@ func commandDeletes(f *sdk.Facts, i int) []access {
 		if catalog.Is(c, "shred", "srm", "wipe") {
 			force = true
 		}
-		ops, idx := catalog.Operands(c)
 		viaFind := catalog.HasReach(c, "find_exec") || catalog.HasReach(c, "xargs")
-		for k, p := range ops {
-			if p == "{}" || (viaFind && catalog.ArgDynamic(c, idx[k])) {
+		nops := 0
+		eachOperand(c, func(p string, idx int) {
+			nops++
+			if p == "{}" || (viaFind && catalog.ArgDynamic(c, idx)) {
 				if roots := findRoots(f, i); len(roots) > 0 {
 					for _, r := range roots {
-						out = append(out, access{path: r, op: "delete", by: c.Name, recursive: rec, force: force,
+						emit(access{path: r, op: "delete", by: c.Name, recursive: rec, force: force,
 							glob: match.HasGlob(r), evidence: c.Evidence, pos: c.Pos})
 					}
-					continue
+					return
 				}
 			}
-			out = append(out, access{path: p, op: "delete", by: c.Name, recursive: rec, force: force,
-				glob: match.HasGlob(p), dynamic: catalog.ArgDynamic(c, idx[k]), evidence: c.Evidence, pos: c.Pos})
-		}
-		if viaFind && len(ops) == 0 {
+			emit(access{path: p, op: "delete", by: c.Name, recursive: rec, force: force,
+				glob: match.HasGlob(p), dynamic: catalog.ArgDynamic(c, idx), evidence: c.Evidence, pos: c.Pos})
+		})
+		if viaFind && nops == 0 {
 			for _, r := range findRoots(f, i) {
-				out = append(out, access{path: r, op: "delete", by: c.Name, recursive: rec, force: force,
+				emit(access{path: r, op: "delete", by: c.Name, recursive: rec, force: force,
 					glob: match.HasGlob(r), evidence: c.Evidence, pos: c.Pos})
 			}
 		}
@@ -149,21 +198,36 @@ func commandDeletes(f *sdk.Facts, i int) []access {
 					root = c.Args[k+1]
 				}
 			}
-			out = append(out, access{path: root, op: "delete", by: "git clean", recursive: catalog.HasShortFlag(c.Args[i+1:], 'd'),
+			emit(access{path: root, op: "delete", by: "git clean", recursive: catalog.HasShortFlag(c.Args[i+1:], 'd'),
 				force: true, evidence: c.Evidence, pos: c.Pos})
 		}
 	case catalog.Is(c, "find"):
 		for _, a := range c.Args {
 			if a == "-delete" {
 				for _, r := range rootsOf(c) {
-					out = append(out, access{path: r, op: "delete", by: "find", recursive: true,
+					emit(access{path: r, op: "delete", by: "find", recursive: true,
 						glob: match.HasGlob(r), evidence: c.Evidence, pos: c.Pos})
 				}
 				break
 			}
 		}
 	}
-	return out
+}
+
+// eachOperand calls fn with each argument that is not an option, and its
+// index, as catalog.Operands lists them, without building the lists.
+func eachOperand(c *sdk.Command, fn func(string, int)) {
+	dd := false
+	for i, a := range c.Args {
+		if !dd && a == "--" {
+			dd = true
+			continue
+		}
+		if !dd && strings.HasPrefix(a, "-") && a != "-" {
+			continue
+		}
+		fn(a, i)
+	}
 }
 
 // findRoots returns what feeds the command at index i its operands: the
@@ -207,9 +271,10 @@ func findRoots(f *sdk.Facts, i int) []string {
 
 // cwdAt returns the directory a static `cd` earlier in the same content
 // moved to before pos, or "" when unknown (no cd, or a dynamic one).
-func cwdAt(f *sdk.Facts, pos sdk.Pos) string {
+func cwdAt(e *catalog.Env, pos sdk.Pos) string {
+	f := e.Facts
 	dir := ""
-	for i := range f.Commands {
+	for _, i := range e.Commands(kindCd) {
 		c := &f.Commands[i]
 		if c.Pos.Depth != pos.Depth || c.Pos.Line > pos.Line || (c.Pos.Line == pos.Line && c.Pos.Col >= pos.Col && pos.Col > 0) {
 			continue
@@ -258,14 +323,14 @@ var pyFileAPIs = map[string]string{
 	"os.scandir": "list", "os.truncate": "write",
 }
 
-func callAccesses(c *sdk.Call) []access {
+func callAccess(c *sdk.Call) (access, bool) {
 	op, ok := pyFileAPIs[c.Name]
 	if !ok {
-		return nil
+		return access{}, false
 	}
 	p, ok := catalog.ArgStr(c, 0)
 	if !ok || p == "" {
-		return nil
+		return access{}, false
 	}
 	a := access{path: normalizeHome(p), op: op, by: c.Name, python: true, glob: false, evidence: c.Evidence, pos: c.Pos}
 	if c.Name == "shutil.rmtree" || c.Name == "shutil.copytree" || c.Name == "os.removedirs" {
@@ -278,10 +343,14 @@ func callAccesses(c *sdk.Call) []access {
 			a.mode = c.Args[1].Str
 		}
 	}
-	return []access{a}
+	return a, true
 }
 
+// normalizeHome spells a path under $HOME or ${HOME} with "~".
 func normalizeHome(p string) string {
+	if p == "" || p[0] != '$' {
+		return p
+	}
 	for _, h := range []string{"$HOME", "${HOME}"} {
 		if p == h || strings.HasPrefix(p, h+"/") {
 			return "~" + p[len(h):]
@@ -323,49 +392,56 @@ func staticPrefix(p string) string {
 	return p
 }
 
-func checkDeletes(e *catalog.Env, accs []access) {
-	for _, a := range accs {
-		if a.op != "delete" {
-			continue
-		}
-		path := normalizeHome(a.path)
-		if !strings.HasPrefix(path, "/") && !strings.HasPrefix(path, "~") && !strings.HasPrefix(path, "$") && !a.python {
-			if dir := cwdAt(e.Facts, a.pos); dir != "" {
-				path = match.CleanPath(dir + "/" + path) // cd / && rm -rf *
-			}
-		}
-		system := false
-		if a.dynamic {
-			system = dynamicSystemDelete(path)
-		} else {
-			system = match.IsSystemTree(path)
-		}
-		pat, denied := "", false
-		if !a.dynamic {
-			pat, denied = e.M.Paths.Match(path, a.glob)
-		}
-		meta := map[string]any{"path": path}
-		if denied {
-			meta["pattern"] = pat
-		}
-		python := a.python && e.FactLang(a.pos) != "bash"
-		switch {
-		case python && (system || denied):
-			e.Add(catalog.Finding{Rule: "FILE_DANGEROUS_DELETE", Evidence: a.evidence, Pos: a.pos, Key: path,
-				Message: fmt.Sprintf("Python %s deletes protected path %s.", a.by, path), Metadata: meta})
-		case !python && (a.recursive || a.force) && (system || denied):
-			e.Add(catalog.Finding{Rule: "BASH_RECURSIVE_DELETE", Evidence: a.evidence, Pos: a.pos, Key: path,
-				Message: fmt.Sprintf("Recursive or forced delete of protected path %s.", path), Metadata: meta})
-		case a.recursive:
-			msg := fmt.Sprintf("Recursive delete of %s requires review.", path)
-			if a.dynamic {
-				msg = fmt.Sprintf("Recursive delete of a path that cannot be resolved statically (%s) requires review.", path)
-			}
-			e.Add(catalog.Finding{Rule: "WORKSPACE_RECURSIVE_DELETE_REVIEW", Evidence: a.evidence, Pos: a.pos,
-				Key: path, Message: msg, Metadata: meta})
+// checkDelete judges a delete: of a system tree or a denied path it is
+// denied, any other recursive delete is reviewed.
+func checkDelete(e *catalog.Env, a *access) {
+	if a.op != "delete" {
+		return
+	}
+	path := normalizeHome(a.path)
+	if !strings.HasPrefix(path, "/") && !strings.HasPrefix(path, "~") && !strings.HasPrefix(path, "$") && !a.python {
+		if dir := cwdAt(e, a.pos); dir != "" {
+			path = match.CleanPath(dir + "/" + path) // cd / && rm -rf *
 		}
 	}
-	// os.walk over a protected tree feeding deletes: the loop deletes the tree.
+	system := false
+	if a.dynamic {
+		system = dynamicSystemDelete(path)
+	} else {
+		system = match.IsSystemTree(path)
+	}
+	pat, denied := "", false
+	if !a.dynamic {
+		pat, denied = e.M.Paths.Match(path, a.glob)
+	}
+	meta := func() map[string]any {
+		m := map[string]any{"path": path}
+		if denied {
+			m["pattern"] = pat
+		}
+		return m
+	}
+	python := a.python && e.FactLang(a.pos) != "bash"
+	switch {
+	case python && (system || denied):
+		e.Add(catalog.Finding{Rule: "FILE_DANGEROUS_DELETE", Evidence: a.evidence, Pos: a.pos, Key: path,
+			Message: fmt.Sprintf("Python %s deletes protected path %s.", a.by, path), Metadata: meta()})
+	case !python && (a.recursive || a.force) && (system || denied):
+		e.Add(catalog.Finding{Rule: "BASH_RECURSIVE_DELETE", Evidence: a.evidence, Pos: a.pos, Key: path,
+			Message: fmt.Sprintf("Recursive or forced delete of protected path %s.", path), Metadata: meta()})
+	case a.recursive:
+		msg := fmt.Sprintf("Recursive delete of %s requires review.", path)
+		if a.dynamic {
+			msg = fmt.Sprintf("Recursive delete of a path that cannot be resolved statically (%s) requires review.", path)
+		}
+		e.Add(catalog.Finding{Rule: "WORKSPACE_RECURSIVE_DELETE_REVIEW", Evidence: a.evidence, Pos: a.pos,
+			Key: path, Message: msg, Metadata: meta()})
+	}
+}
+
+// checkWalkDeletes: os.walk over a protected tree feeding deletes: the loop
+// deletes the tree.
+func checkWalkDeletes(e *catalog.Env) {
 	var walkRoot string
 	var walk *sdk.Call
 	hasDelete := false
@@ -390,36 +466,38 @@ func checkDeletes(e *catalog.Env, accs []access) {
 // printers only name a path in their output; naming is not access.
 var printers = map[string]bool{"echo": true, "printf": true, "print": true, "logging.info": true}
 
-func checkSecretPaths(e *catalog.Env, accs []access) {
-	for _, a := range accs {
-		if a.op == "ref" && (printers[a.by] || gitNamesOnly(e.Facts, a)) {
-			continue
-		}
-		if a.dynamic && !strings.HasPrefix(a.path, "~") && !strings.HasPrefix(a.path, "/") {
-			// Only a static prefix is known; judge it when it is anchored.
-			continue
-		}
-		p := normalizeHome(a.path)
-		pat, ok := e.M.Paths.Match(p, a.glob)
-		if !ok && a.recursive && (a.op == "read" || a.op == "copy_from" || a.op == "chmod" || a.op == "chown") {
-			pat, ok = e.M.Paths.MatchTree(p)
-		}
-		msg := fmt.Sprintf("Script references denied path %s.", p)
-		meta := map[string]any{"path": p, "op": a.op}
-		if ok {
-			meta["pattern"] = pat
-		} else if user, other := match.OtherHome(p); other && strings.HasPrefix(p, "~") {
-			ok = true
-			msg = fmt.Sprintf("Script accesses another user's home (%s): %s.", user, p)
-			meta["user"] = user
-		}
-		if !ok {
-			continue
-		}
-		e.Add(catalog.Finding{Rule: "FILE_SECRET_PATH_ACCESS", Evidence: a.evidence, Pos: a.pos, Key: p,
-			Message: msg, Metadata: meta})
+// checkSecretPath judges any access of a denied path, or of another
+// user's home.
+func checkSecretPath(e *catalog.Env, a *access) {
+	if a.op == "ref" && (printers[a.by] || gitNamesOnly(e, a)) {
+		return
 	}
-	for _, n := range e.Facts.Network {
+	if a.dynamic && !strings.HasPrefix(a.path, "~") && !strings.HasPrefix(a.path, "/") {
+		// Only a static prefix is known; judge it when it is anchored.
+		return
+	}
+	p := normalizeHome(a.path)
+	pat, ok := e.M.Paths.Match(p, a.glob)
+	if !ok && a.recursive && (a.op == "read" || a.op == "copy_from" || a.op == "chmod" || a.op == "chown") {
+		pat, ok = e.M.Paths.MatchTree(p)
+	}
+	if ok {
+		e.Add(catalog.Finding{Rule: "FILE_SECRET_PATH_ACCESS", Evidence: a.evidence, Pos: a.pos, Key: p,
+			Message:  fmt.Sprintf("Script references denied path %s.", p),
+			Metadata: map[string]any{"path": p, "op": a.op, "pattern": pat}})
+		return
+	}
+	if user, other := match.OtherHome(p); other && strings.HasPrefix(p, "~") {
+		e.Add(catalog.Finding{Rule: "FILE_SECRET_PATH_ACCESS", Evidence: a.evidence, Pos: a.pos, Key: p,
+			Message:  fmt.Sprintf("Script accesses another user's home (%s): %s.", user, p),
+			Metadata: map[string]any{"path": p, "op": a.op, "user": user}})
+	}
+}
+
+// checkUploads judges files sent over the network.
+func checkUploads(e *catalog.Env) {
+	for i := range e.Facts.Network {
+		n := &e.Facts.Network[i]
 		if n.UploadFrom == "" || n.UploadFrom == "-" {
 			continue
 		}
@@ -434,12 +512,12 @@ func checkSecretPaths(e *catalog.Env, accs []access) {
 
 // gitNamesOnly reports whether a path named by git is only matched by
 // name (check-ignore, ls-files, status), never read.
-func gitNamesOnly(f *sdk.Facts, a access) bool {
+func gitNamesOnly(e *catalog.Env, a *access) bool {
 	if a.by != "git" {
 		return false
 	}
-	for i := range f.Commands {
-		c := &f.Commands[i]
+	for _, i := range e.Commands(kindGit) {
+		c := &e.Facts.Commands[i]
 		if c.Pos.Line != a.pos.Line || c.Pos.Depth != a.pos.Depth || !catalog.Is(c, "git") {
 			continue
 		}
@@ -471,8 +549,10 @@ var mkfsLike = map[string]bool{"mke2fs": true, "mkswap": true, "wipefs": true, "
 	"sfdisk": true, "parted": true, "sgdisk": true, "gdisk": true, "cfdisk": true, "blkdiscard": true,
 	"newfs": true, "diskutil": true}
 
-func checkBlockDevices(e *catalog.Env, accs []access) {
-	for i := range e.Facts.Commands {
+// checkBlockCommands judges the commands that create file systems or write
+// raw devices.
+func checkBlockCommands(e *catalog.Env) {
+	for _, i := range e.Commands(kindBlock) {
 		c := &e.Facts.Commands[i]
 		switch {
 		case catalog.NameHasPrefix(c, "mkfs"), catalog.IsIn(c, mkfsLike):
@@ -488,7 +568,7 @@ func checkBlockDevices(e *catalog.Env, accs []access) {
 				Metadata: map[string]any{"command": name}})
 		case catalog.Is(c, "dd"):
 			for _, a := range c.Args {
-				if strings.HasPrefix(a, "of=") && blockDevice.MatchString(a[3:]) {
+				if strings.HasPrefix(a, "of=") && isBlockDevice(a[3:]) {
 					e.Add(catalog.Finding{Rule: "BLOCK_DEVICE_WRITE", Evidence: c.Evidence, Pos: c.Pos, Key: a[3:],
 						Message:  fmt.Sprintf("dd writes to block device %s.", a[3:]),
 						Metadata: map[string]any{"device": a[3:]}})
@@ -496,20 +576,28 @@ func checkBlockDevices(e *catalog.Env, accs []access) {
 			}
 		}
 	}
-	for _, a := range accs {
-		switch a.op {
-		case "write", "append", "copy_to", "move", "delete":
-		default:
-			continue
-		}
-		if a.op == "delete" && !a.force {
-			continue
-		}
-		if blockDevice.MatchString(a.path) {
-			e.Add(catalog.Finding{Rule: "BLOCK_DEVICE_WRITE", Evidence: a.evidence, Pos: a.pos, Key: a.path,
-				Message:  fmt.Sprintf("Content writes to block device %s.", a.path),
-				Metadata: map[string]any{"device": a.path}})
-		}
+}
+
+// isBlockDevice reports whether p names a raw disk or memory device. The
+// pattern is anchored at /dev/, so other paths skip the regexp.
+func isBlockDevice(p string) bool {
+	return strings.HasPrefix(p, "/dev/") && blockDevice.MatchString(p)
+}
+
+// checkBlockDevice judges a write to a raw device.
+func checkBlockDevice(e *catalog.Env, a *access) {
+	switch a.op {
+	case "write", "append", "copy_to", "move", "delete":
+	default:
+		return
+	}
+	if a.op == "delete" && !a.force {
+		return
+	}
+	if isBlockDevice(a.path) {
+		e.Add(catalog.Finding{Rule: "BLOCK_DEVICE_WRITE", Evidence: a.evidence, Pos: a.pos, Key: a.path,
+			Message:  fmt.Sprintf("Content writes to block device %s.", a.path),
+			Metadata: map[string]any{"device": a.path}})
 	}
 }
 

@@ -41,20 +41,29 @@ func persistenceTarget(p string) string {
 			return "shell start-up file"
 		}
 		for _, t := range homePersistence {
-			if strings.HasPrefix(rel+"/", t) || strings.HasPrefix(rel, t) {
+			if hasPrefixSlash(rel, t) {
 				return "user autostart location"
 			}
 		}
 	}
-	for _, t := range persistenceTrees {
-		if strings.HasPrefix(c, t) || c+"/" == t {
-			return "system autostart location"
+	if len(c) > 1 && c[0] == '/' && strings.IndexByte("evluL", c[1]) >= 0 {
+		// Every tree is under /etc, /var, /lib, /usr or /Library.
+		for _, t := range persistenceTrees {
+			if hasPrefixSlash(c, t) {
+				return "system autostart location"
+			}
 		}
 	}
 	if strings.HasSuffix(base, ".service") || strings.HasSuffix(base, ".timer") {
 		return "systemd unit"
 	}
 	return ""
+}
+
+// hasPrefixSlash reports whether s, or s with a slash appended, starts
+// with t ("/etc/zsh" is in the tree "/etc/zsh/"), without building s+"/".
+func hasPrefixSlash(s, t string) bool {
+	return strings.HasPrefix(s, t) || (len(t) == len(s)+1 && t[len(s)] == '/' && t[:len(s)] == s)
 }
 
 func isWrite(op string) bool {
@@ -65,19 +74,24 @@ func isWrite(op string) bool {
 	return false
 }
 
-func checkPersistence(e *catalog.Env, accs []access) {
-	for _, a := range accs {
-		if !isWrite(a.op) || a.dynamic {
-			continue
-		}
-		p := normalizeHome(a.path)
-		if why := persistenceTarget(p); why != "" && !(a.op == "chmod" && why != "SSH authorized_keys") {
-			e.Add(catalog.Finding{Rule: "PERSISTENCE", Evidence: a.evidence, Pos: a.pos, Key: p,
-				Message:  fmt.Sprintf("Content writes %s %s.", why, p),
-				Metadata: map[string]any{"path": p, "kind": why}})
-		}
+// checkPersistenceTarget judges a write to a file the system runs on its
+// own.
+func checkPersistenceTarget(e *catalog.Env, a *access) {
+	if !isWrite(a.op) || a.dynamic {
+		return
 	}
-	for i := range e.Facts.Commands {
+	p := normalizeHome(a.path)
+	if why := persistenceTarget(p); why != "" && !(a.op == "chmod" && why != "SSH authorized_keys") {
+		e.Add(catalog.Finding{Rule: "PERSISTENCE", Evidence: a.evidence, Pos: a.pos, Key: p,
+			Message:  fmt.Sprintf("Content writes %s %s.", why, p),
+			Metadata: map[string]any{"path": p, "kind": why}})
+	}
+}
+
+// checkPersistence judges the commands and Python calls that schedule or
+// install something that runs on its own.
+func checkPersistence(e *catalog.Env) {
+	for _, i := range e.Commands(kindPersist) {
 		c := &e.Facts.Commands[i]
 		switch {
 		case catalog.Is(c, "crontab"):
@@ -164,28 +178,41 @@ var securityServices = map[string]bool{"firewalld": true, "ufw": true, "apparmor
 	"clamd": true, "falco": true, "osqueryd": true, "rsyslog": true, "syslog": true, "systemd-journald": true,
 	"crowdstrike": true, "falcon-sensor": true, "wazuh-agent": true, "ossec": true, "sshguard": true}
 
-func checkDefenseEvasion(e *catalog.Env, accs []access) {
+// checkEvasionTarget judges a write to a shell history or a system log.
+func checkEvasionTarget(e *catalog.Env, a *access) {
+	if a.op == "read" || a.op == "list" || a.op == "ref" || a.op == "copy_from" || a.op == "source" || a.dynamic {
+		return
+	}
+	p := match.CleanPath(normalizeHome(a.path))
+	if _, rel, ok := match.SplitHome(p); ok && historyFiles[rel] {
+		e.Add(catalog.Finding{Rule: "DEFENSE_EVASION", Evidence: a.evidence, Pos: a.pos, Key: p,
+			Message: fmt.Sprintf("Content wipes shell history %s.", p), Metadata: map[string]any{"path": p}})
+		return
+	}
+	if !strings.HasPrefix(p, "/var/log/") {
+		return // every log file is under it
+	}
+	for _, l := range logFiles {
+		if strings.HasPrefix(p, l) {
+			e.Add(catalog.Finding{Rule: "DEFENSE_EVASION", Evidence: a.evidence, Pos: a.pos, Key: p,
+				Message: fmt.Sprintf("Content tampers with system log %s.", p), Metadata: map[string]any{"path": p}})
+			break
+		}
+	}
+}
+
+// checkDefenseEvasion judges the assignments and commands that turn off
+// history, logging or security controls.
+func checkDefenseEvasion(e *catalog.Env) {
 	add := func(ev string, pos sdk.Pos, key, msg string, meta map[string]any) {
 		e.Add(catalog.Finding{Rule: "DEFENSE_EVASION", Evidence: ev, Pos: pos, Key: key, Message: msg, Metadata: meta})
 	}
-	for _, a := range accs {
-		if a.op == "read" || a.op == "list" || a.op == "ref" || a.op == "copy_from" || a.op == "source" || a.dynamic {
+	for i := range e.Facts.Assignments {
+		as := &e.Facts.Assignments[i]
+		n := historyVar(as.Name)
+		if n == "" {
 			continue
 		}
-		p := match.CleanPath(normalizeHome(a.path))
-		if _, rel, ok := match.SplitHome(p); ok && historyFiles[rel] {
-			add(a.evidence, a.pos, p, fmt.Sprintf("Content wipes shell history %s.", p), map[string]any{"path": p})
-			continue
-		}
-		for _, l := range logFiles {
-			if strings.HasPrefix(p, l) {
-				add(a.evidence, a.pos, p, fmt.Sprintf("Content tampers with system log %s.", p), map[string]any{"path": p})
-				break
-			}
-		}
-	}
-	for _, as := range e.Facts.Assignments {
-		n := strings.ToUpper(as.Name)
 		ev := as.Op + " " + as.Name
 		if as.Op != "unset" {
 			ev = fmt.Sprintf("%s %s=%s", as.Op, as.Name, as.Value)
@@ -197,7 +224,7 @@ func checkDefenseEvasion(e *catalog.Env, accs []access) {
 			add(ev, as.Pos, n, fmt.Sprintf("Content disables shell history (%s).", n), map[string]any{"variable": n})
 		}
 	}
-	for i := range e.Facts.Commands {
+	for _, i := range e.Commands(kindEvasion) {
 		c := &e.Facts.Commands[i]
 		name := c.Name
 		args := c.Args
@@ -256,6 +283,27 @@ func checkDefenseEvasion(e *catalog.Env, accs []access) {
 			}
 		}
 	}
+}
+
+// historyVar returns the upper-cased name of a history setting
+// (HISTFILE, HISTSIZE, HISTFILESIZE, SAVEHIST, in any case), or "": the
+// only assignments checkDefenseEvasion judges. Most names are ruled out by
+// their length and first byte without upper-casing them; the bounds allow
+// for "ı" and "ſ", the two-byte letters that upper-case to I and S.
+func historyVar(name string) string {
+	if len(name) < len("HISTFILE") || len(name) > 2*len("HISTFILESIZE") {
+		return ""
+	}
+	switch name[0] {
+	case 'h', 'H', 's', 'S', 0xC4, 0xC5:
+	default:
+		return ""
+	}
+	switch n := strings.ToUpper(name); n {
+	case "HISTFILE", "HISTSIZE", "HISTFILESIZE", "SAVEHIST":
+		return n
+	}
+	return ""
 }
 
 func hasSeq(args []string, seq ...string) bool {

@@ -22,7 +22,8 @@ var (
 		"..", "../..", "~/../root/.ssh", "~/a/../.ssh/k", "/var/lib/x/db", "/var/lib/db", "config/app.json",
 		"aa", "a", "aba", "ba", "*x", "xyz", "secrets", "secrets/x", "/etc/hosts", "~/.ss?/id_*", ".en?",
 		"*.pem", "~/.ssh/*", "/etc/pass*", "/*", "~/*", "/e*/sh*", "[.]env", "id_[rd]sa", "/home/bob", "/home/",
-		"~/x.pem", "/home/bob/y.pem", "~/.config/gcloud/creds.db", "~/.config", "docs/*", "*"}
+		"~/x.pem", "/home/bob/y.pem", "~/.config/gcloud/creds.db", "~/.config", "docs/*", "*", `\*x`, `a\`,
+		"[!a]env", ".e*", "*.", "credentials.[jy]son", "~/.ssh/id_[!x]*", "?", "[", "a[", "*]", "id_rsa\\*"}
 )
 
 // TestIndexedMatchAgreesWithPlainLoop checks the component index against
@@ -90,5 +91,39 @@ func TestScanPathAgreesWithCleanPath(t *testing.T) {
 		if clean && CleanPath(p) != p {
 			t.Errorf("scanPath(%q) says clean, CleanPath gives %q", p, CleanPath(p))
 		}
+	}
+}
+
+func TestIndexedGlobMatchAgreesWithPlainLoop(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for round := 0; round < 400; round++ {
+		var pats []string
+		for n := 1 + r.IntN(12); n > 0; n-- {
+			pats = append(pats, pathPatternPool[r.IntN(len(pathPatternPool))])
+		}
+		m := NewPathMatcher(pats)
+		plain := *m
+		plain.indexed = false
+		for _, p := range pathPool {
+			gp, gok := m.Match(p, true)
+			wp, wok := plain.Match(p, true)
+			if gp != wp || gok != wok {
+				t.Fatalf("policy %q, glob path %q: indexed (%q, %v), plain loop (%q, %v)", pats, p, gp, gok, wp, wok)
+			}
+		}
+	}
+}
+
+func TestGlobPathMatchDoesNotAllocate(t *testing.T) {
+	m := NewPathMatcher([]string{"~/.ssh", ".env", "*.pem", "credentials.*", "id_rsa*", "*/.env"})
+	if n := testing.AllocsPerRun(50, func() {
+		if _, ok := m.Match("testdata/*.tmpl", true); ok {
+			t.Fatal("*.tmpl is no denied name")
+		}
+		if _, ok := m.Match("keys/*.pem", true); !ok {
+			t.Fatal("*.pem is denied")
+		}
+	}); n != 0 {
+		t.Errorf("matching a glob path allocates %.0f times", n)
 	}
 }

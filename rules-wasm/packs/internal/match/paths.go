@@ -44,6 +44,8 @@ type PathMatcher struct {
 	// rootHome are the absolute patterns under /root, which also cover
 	// "~root/...".
 	rootHome uint64
+	// all are the patterns of each place, for glob components.
+	all roleMasks
 }
 
 // roleMasks are pattern sets, one bit per pattern, by the place of the
@@ -179,6 +181,7 @@ func (m *PathMatcher) buildIndex() {
 			}
 			role.any, pc = bit, pat.comps[len(pat.comps)-1]
 		}
+		m.all.or(role)
 		switch {
 		case !pc.glob:
 			k, ok := pos[pc.raw]
@@ -199,8 +202,12 @@ func (m *PathMatcher) buildIndex() {
 	}
 }
 
-// masksOf returns the patterns a path component selects.
-func (m *PathMatcher) masksOf(comp string) roleMasks {
+// masksOf returns the patterns a path component selects: all of them when
+// it is a glob, which could expand to any name.
+func (m *PathMatcher) masksOf(comp string, glob bool) roleMasks {
+	if glob && HasGlob(comp) {
+		return m.all
+	}
 	r := m.starPre[comp[0]]
 	r.or(m.starSuf[comp[len(comp)-1]])
 	if k := m.comps.Get(comp); k != 0 {
@@ -253,7 +260,7 @@ func (m *PathMatcher) Match(p string, glob bool) (string, bool) {
 		relComps = appendComps(relBuf[:0], rel)
 	}
 	abs := strings.HasPrefix(p, "/")
-	if !m.indexed || glob {
+	if !m.indexed {
 		for i := range m.pats {
 			if m.matchOne(i, abs, comps, home, relComps, isHome, glob) {
 				return m.pats[i].raw, true
@@ -264,7 +271,7 @@ func (m *PathMatcher) Match(p string, glob bool) (string, bool) {
 	// Only the patterns some component of the path selects can match.
 	var cand uint64
 	for i, comp := range comps {
-		r := m.masksOf(comp)
+		r := m.masksOf(comp, glob)
 		cand |= r.any
 		if i == 0 && abs {
 			cand |= r.abs
@@ -283,14 +290,14 @@ func (m *PathMatcher) Match(p string, glob bool) (string, bool) {
 	if isHome {
 		cand |= m.always.home
 		if len(relComps) > 0 {
-			cand |= m.masksOf(relComps[0]).home | m.always.home
+			cand |= m.masksOf(relComps[0], glob).home
 		}
 		if home == "root" {
 			cand |= m.rootHome
 		}
 	}
 	for ; cand != 0; cand &= cand - 1 {
-		if i := bits.TrailingZeros64(cand); m.matchOne(i, abs, comps, home, relComps, isHome, false) {
+		if i := bits.TrailingZeros64(cand); m.matchOne(i, abs, comps, home, relComps, isHome, glob) {
 			return m.pats[i].raw, true
 		}
 	}
@@ -432,8 +439,8 @@ func dotComp(s string) bool {
 // ".." collapse, a trailing slash is dropped ("/" stays "/"), and a leading
 // "./" disappears.
 func CleanPath(p string) string {
-	if p == "" {
-		return ""
+	if _, clean := scanPath(p); clean || p == "" {
+		return p // most paths are: no copy, no allocation
 	}
 	if len(p) > 2 && p[0] == '~' && p[1] == '/' && strings.Contains(p, "..") {
 		// Clean a home-relative path against a concrete home, so climbing
@@ -543,28 +550,52 @@ func compMatch(pc compPat, comp string, glob bool) bool {
 	case !pc.glob && !compGlob:
 		return false
 	case pc.glob && !compGlob:
-		if pc.star {
-			return len(comp) >= len(pc.pre)+len(pc.suf) &&
-				strings.HasPrefix(comp, pc.pre) && strings.HasSuffix(comp, pc.suf)
-		}
-		ok, _ := path.Match(pat, comp)
-		return ok
+		return pc.matches(comp)
 	case !pc.glob && compGlob:
-		if !specificGlob(comp, pat) {
-			return false
-		}
-		ok, _ := path.Match(comp, pat)
-		return ok
+		return specificGlob(comp, pat) && globMatch(comp, pat)
 	}
 	if !specificGlob(comp, pc.wit) {
 		return false
 	}
 	// Both are globs: try a witness of each against the other.
-	if ok, _ := path.Match(comp, pc.wit); ok {
+	if globMatch(comp, pc.wit) {
 		return true
 	}
-	ok, _ := path.Match(pat, witness(comp))
+	var buf [64]byte
+	return pc.matches(string(appendWitness(buf[:0], comp)))
+}
+
+// matches reports whether the glob component accepts name.
+func (pc *compPat) matches(name string) bool {
+	if pc.star {
+		return len(name) >= len(pc.pre)+len(pc.suf) &&
+			strings.HasPrefix(name, pc.pre) && strings.HasSuffix(name, pc.suf)
+	}
+	ok, _ := path.Match(pc.raw, name)
 	return ok
+}
+
+// globMatch is path.Match(g, name) for a glob found in an accessed path.
+// A literal first or last byte of g must equal name's, which rules out
+// most names without running path.Match.
+func globMatch(g, name string) bool {
+	if name == "" || g == "" {
+		ok, _ := path.Match(g, name)
+		return ok
+	}
+	if c := g[0]; !isMeta(c) && c != ']' && name[0] != c {
+		return false
+	}
+	if c := g[len(g)-1]; !isMeta(c) && c != ']' && (len(g) < 2 || g[len(g)-2] != '\\') && name[len(name)-1] != c {
+		return false
+	}
+	ok, _ := path.Match(g, name)
+	return ok
+}
+
+// isMeta reports whether c has a meaning in a glob.
+func isMeta(c byte) bool {
+	return c == '*' || c == '?' || c == '[' || c == '\\'
 }
 
 // specificGlob reports whether a glob in an accessed path aims at name
@@ -575,25 +606,30 @@ func specificGlob(g, name string) bool {
 	if strings.HasPrefix(name, ".") && !strings.HasPrefix(g, ".") {
 		return false
 	}
-	return strings.Trim(witness(g), ".") != ""
+	return witnessHasNonDot(g)
 }
 
 // witness returns one concrete name a glob accepts: "*" → "", "?" → "x",
 // "[abc]" → "a".
 func witness(g string) string {
-	var b strings.Builder
+	var buf [64]byte
+	return string(appendWitness(buf[:0], g))
+}
+
+// appendWitness appends witness(g) to dst.
+func appendWitness(dst []byte, g string) []byte {
 	for i := 0; i < len(g); i++ {
 		switch c := g[i]; c {
 		case '*':
 		case '?':
-			b.WriteByte('x')
+			dst = append(dst, 'x')
 		case '[':
 			j := i + 1
 			if j < len(g) && (g[j] == '!' || g[j] == '^') {
 				// Negated class: any other letter will do.
-				b.WriteByte('x')
+				dst = append(dst, 'x')
 			} else if j < len(g) {
-				b.WriteByte(g[j])
+				dst = append(dst, g[j])
 			}
 			for j < len(g) && g[j] != ']' {
 				j++
@@ -602,11 +638,23 @@ func witness(g string) string {
 		case '\\':
 			if i+1 < len(g) {
 				i++
-				b.WriteByte(g[i])
+				dst = append(dst, g[i])
 			}
 		default:
-			b.WriteByte(c)
+			dst = append(dst, c)
 		}
 	}
-	return b.String()
+	return dst
+}
+
+// witnessHasNonDot reports whether witness(g) holds a byte other than
+// ".", without building it.
+func witnessHasNonDot(g string) bool {
+	var buf [64]byte
+	for _, c := range appendWitness(buf[:0], g) {
+		if c != '.' {
+			return true
+		}
+	}
+	return false
 }
