@@ -31,7 +31,7 @@ func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
 		return nil, fmt.Errorf("network pack: %w", err)
 	}
 	e := &env
-	uses := collect(e.Facts)
+	uses := collect(e)
 	checkDestinations(e, uses)
 	checkRemoteCode(e)
 	checkReverseShell(e, uses)
@@ -43,44 +43,97 @@ func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
 // collect returns the recorded network uses plus uses derived from commands
 // and Python calls on lines where the analyzer recorded none, so that a
 // request is judged even when a tool or API is unknown to the analyzer.
-func collect(f *sdk.Facts) []sdk.NetworkUse {
-	uses := append([]sdk.NetworkUse(nil), f.Network...)
+// Without derived uses it returns the recorded ones themselves, uncopied:
+// the checks only read them.
+func collect(e *catalog.Env) []sdk.NetworkUse {
+	f := e.Facts
+	uses := f.Network
 	// A line counts as covered when the analyzer resolved at least a host
 	// suffix there; host-less dynamic uses are re-derived from the command
 	// words, which may still reveal a static suffix ("`cmd`.evil.tld").
-	has := map[[2]int]bool{}
-	for _, n := range f.Network {
-		if n.Host != "" || !n.Dynamic {
-			has[[2]int{n.Pos.Line, n.Pos.Depth}] = true
-		}
-	}
-	for i := range f.Commands {
+	var resolvedLines, useLines lineSet
+	for _, i := range e.Commands(kindNetTool) {
 		c := &f.Commands[i]
-		if has[[2]int{c.Pos.Line, c.Pos.Depth}] {
+		if resolvedLines.has(f.Network, c.Pos, true) {
 			continue
 		}
-		uses = append(uses, commandUses(c)...)
-	}
-	for _, n := range f.Network {
-		has[[2]int{n.Pos.Line, n.Pos.Depth}] = true
+		uses = appendCommandUses(uses, len(f.Network), c)
 	}
 	for i := range f.Calls {
 		c := &f.Calls[i]
-		if has[[2]int{c.Pos.Line, c.Pos.Depth}] {
+		if _, ok := netAPIs[c.Name]; !ok || useLines.has(f.Network, c.Pos, false) {
 			continue
 		}
 		if n, ok := callUse(c); ok {
-			uses = append(uses, n)
+			uses = appendUse(uses, len(f.Network), n)
 		}
 	}
 	return uses
 }
 
+// appendUse appends n to uses, copying the recorded uses (the first
+// recorded of them, still f.Network) into a new slice first.
+func appendUse(uses []sdk.NetworkUse, recorded int, n sdk.NetworkUse) []sdk.NetworkUse {
+	if len(uses) == recorded {
+		uses = append(make([]sdk.NetworkUse, 0, recorded+4), uses...)
+	}
+	return append(uses, n)
+}
+
+// lineSet answers whether a recorded network use is on a line (and
+// depth): by a scan of the few uses most scripts have, by a map built on
+// first use beyond that.
+type lineSet struct {
+	lines map[[2]int]bool
+}
+
+// has reports whether a use of network is at pos's line and depth; with
+// resolved, only uses that resolved a host or are static count.
+func (s *lineSet) has(network []sdk.NetworkUse, pos sdk.Pos, resolved bool) bool {
+	counts := func(n *sdk.NetworkUse) bool { return !resolved || n.Host != "" || !n.Dynamic }
+	if len(network) <= 16 {
+		for i := range network {
+			n := &network[i]
+			if n.Pos.Line == pos.Line && n.Pos.Depth == pos.Depth && counts(n) {
+				return true
+			}
+		}
+		return false
+	}
+	if s.lines == nil {
+		s.lines = make(map[[2]int]bool, len(network))
+		for i := range network {
+			if n := &network[i]; counts(n) {
+				s.lines[[2]int{n.Pos.Line, n.Pos.Depth}] = true
+			}
+		}
+	}
+	return s.lines[[2]int{pos.Line, pos.Depth}]
+}
+
 var downloaders = map[string]bool{"curl": true, "wget": true, "fetch": true, "aria2c": true, "http": true,
 	"https": true, "xh": true, "lwp-download": true, "GET": true, "POST": true, "lynx": true, "w3m": true}
 
-func commandUses(c *sdk.Command) []sdk.NetworkUse {
-	var out []sdk.NetworkUse
+// The commands each check walks (see catalog.Kind).
+var (
+	kindNetTool = catalog.NamesKind(append([]string{"curl", "wget", "aria2c", "http", "https", "xh", "fetch", "git"},
+		hostTools...)...)
+	// kindRunner: commands that run code they read (interpreters, eval,
+	// source) and, with kindScript, those whose word is a script path.
+	kindRunner = catalog.NewKind(catalog.KindSpec{Names: append(catalog.InterpreterNames(), "eval", "source", "."),
+		Prefixes: catalog.InterpreterPrefixes, ScriptPath: true})
+	// kindShellOrNet: what checkReverseShell asks about per command.
+	kindShellOrNet = catalog.NewKind(catalog.KindSpec{
+		Names: append(append(catalog.InterpreterNames(), netcats...), "nc", "ncat", "netcat", "nc.traditional",
+			"nc.openbsd", "pwncat", "cryptcat", "socat", "exec"),
+		Prefixes: catalog.InterpreterPrefixes})
+	kindForeign = catalog.NamesKind(foreignInterpreters...)
+	kindSender  = catalog.NamesKind(netSenders...)
+)
+
+// appendCommandUses appends the network uses of a download, host or git
+// command.
+func appendCommandUses(out []sdk.NetworkUse, recorded int, c *sdk.Command) []sdk.NetworkUse {
 	switch {
 	case catalog.Is(c, "curl", "wget", "aria2c", "http", "https", "xh", "fetch"):
 		ops, idx := catalog.Operands(c)
@@ -89,7 +142,7 @@ func commandUses(c *sdk.Command) []sdk.NetworkUse {
 			if strings.Contains(o, "://") || dyn {
 				n := parseDest(o, dyn)
 				n.Via, n.Evidence, n.Pos = c.Name, c.Evidence, c.Pos
-				out = append(out, n)
+				out = appendUse(out, recorded, n)
 			}
 		}
 	case catalog.Is(c, hostTools...):
@@ -101,13 +154,13 @@ func commandUses(c *sdk.Command) []sdk.NetworkUse {
 			}
 			n := parseDest(o, catalog.ArgDynamic(c, idx[k]))
 			n.Via, n.Evidence, n.Pos = c.Name, c.Evidence, c.Pos
-			out = append(out, n)
+			out = appendUse(out, recorded, n)
 			break
 		}
 	case catalog.Is(c, "git"):
 		sub, _ := catalog.FirstOperand(c.Args, "-C", "-c")
 		if sub != "clone" && sub != "ls-remote" && sub != "fetch" && sub != "pull" && sub != "push" {
-			return nil
+			return out
 		}
 		ops, idx := catalog.Operands(c)
 		for k, o := range ops {
@@ -119,7 +172,7 @@ func commandUses(c *sdk.Command) []sdk.NetworkUse {
 			}
 			n := parseDest(o, catalog.ArgDynamic(c, idx[k]))
 			n.Via, n.Evidence, n.Pos = "git", c.Evidence, c.Pos
-			out = append(out, n)
+			out = appendUse(out, recorded, n)
 		}
 	}
 	return out
@@ -372,7 +425,7 @@ func checkRemoteCode(e *catalog.Env) {
 				Metadata: meta})
 		}
 	}
-	for i := range e.Facts.Commands {
+	for _, i := range e.Commands(kindRunner) {
 		c := &e.Facts.Commands[i]
 		runs := false
 		for _, n := range catalog.Names(c) {
@@ -392,15 +445,15 @@ func checkRemoteCode(e *catalog.Env) {
 			}
 		}
 	}
-	// Downloaded to a file, then run: `curl -o i.sh URL && sh i.sh`.
-	srcs := catalog.FileSources(e.Facts)
-	for i := range e.Facts.Commands {
+	// Downloaded to a file, then run: `curl -o i.sh URL && sh i.sh`. The
+	// files' writers are looked up only once some command runs a file.
+	for _, i := range e.Commands(kindRunner) {
 		c := &e.Facts.Commands[i]
 		p := catalog.ExecutedFile(c)
 		if p == "" {
 			continue
 		}
-		for _, s := range srcs[p] {
+		for _, s := range catalog.FileSources(e.Facts)[p] {
 			if isDownloader(s) {
 				e.Add(catalog.Finding{Rule: "BASH_REMOTE_CODE_EXEC", Evidence: c.Evidence, Pos: c.Pos, Key: "dl",
 					Message:  fmt.Sprintf("File %s downloaded by %s is executed.", p, s.Name),
@@ -437,6 +490,42 @@ var (
 	foreignSpawn  = regexp.MustCompile(`(?i)\bexec\b|\bexec\(|system\s*\(|popen|proc_open|shell_exec|passthru|spawn|child_process|/bin/(ba|z|da)?sh|\bsh\s+-i|\|&|getline`)
 )
 
+// foreignInterpreters run inline code the analyzers do not parse.
+var foreignInterpreters = []string{"perl", "ruby", "php", "node", "nodejs", "lua", "deno", "bun", "tclsh", "awk", "gawk"}
+
+// mayOpenSocket reports whether some argument holds, in any case, "sock",
+// "net" or "/dev/", or a non-ASCII byte: every match of foreignSocket does,
+// within one argument (none of its alternatives holds a space; non-ASCII
+// letters such as "ſ" fold to ASCII ones under (?i)), so code without them
+// skips both the join and the regexps.
+func mayOpenSocket(args []string) bool {
+	for _, a := range args {
+		for i := 0; i < len(a); i++ {
+			switch c := a[i] | 0x20; {
+			case a[i] >= 0x80:
+				return true
+			case c == 's' && hasFold(a[i:], "sock"), c == 'n' && hasFold(a[i:], "net"), a[i] == '/' && hasFold(a[i:], "/dev/"):
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasFold reports whether s starts with prefix, a lower-case ASCII string,
+// ignoring ASCII case.
+func hasFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for j := 0; j < len(prefix); j++ {
+		if s[j]|0x20 != prefix[j] {
+			return false
+		}
+	}
+	return true
+}
+
 var netcats = []string{"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "telnet", "socat", "openssl", "cryptcat", "pwncat"}
 
 // connects reports whether a netcat-like command opens a connection:
@@ -464,7 +553,7 @@ func checkReverseShell(e *catalog.Env, uses []sdk.NetworkUse) {
 				map[string]any{"via": n.Via, "domain": n.Host})
 		}
 	}
-	for i := range e.Facts.Commands {
+	for _, i := range e.Commands(kindShellOrNet) {
 		c := &e.Facts.Commands[i]
 		switch {
 		case catalog.Is(c, "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat", "cryptcat"):
@@ -529,9 +618,9 @@ func checkReverseShell(e *catalog.Env, uses []sdk.NetworkUse) {
 	}
 	// Inline code of interpreters the analyzers do not parse (perl, ruby,
 	// php, node, lua): a socket plus a process spawn is a reverse shell.
-	for i := range e.Facts.Commands {
+	for _, i := range e.Commands(kindForeign) {
 		c := &e.Facts.Commands[i]
-		if !catalog.Is(c, "perl", "ruby", "php", "node", "nodejs", "lua", "deno", "bun", "tclsh", "awk", "gawk") {
+		if !catalog.Is(c, foreignInterpreters...) || !mayOpenSocket(c.Args) {
 			continue
 		}
 		code := strings.Join(c.Args, " ")
@@ -579,7 +668,7 @@ func checkExfiltration(e *catalog.Env, uses []sdk.NetworkUse) {
 		e.Add(catalog.Finding{Rule: "DATA_EXFILTRATION", Evidence: ev, Pos: pos, Key: "exfil", Message: msg, Metadata: meta})
 	}
 	// Pipelines and substitutions that feed a denied file into a sender.
-	for i := range e.Facts.Commands {
+	for _, i := range e.Commands(kindSender) {
 		c := &e.Facts.Commands[i]
 		if !catalog.Is(c, netSenders...) {
 			continue
@@ -602,11 +691,24 @@ func checkExfiltration(e *catalog.Env, uses []sdk.NetworkUse) {
 			}
 		}
 	}
-	deniedRead := false
-	for _, fa := range e.Facts.Files {
-		if _, ok := e.M.Paths.Match(fa.Path, fa.Glob); ok && fa.Op != "ref" {
-			deniedRead = true
+	// Whether content reads a denied path matters only for uploads to hosts
+	// not allowed: it is found out on the first such use.
+	deniedRead, known := false, false
+	readsDenied := func() bool {
+		if !known {
+			known = true
+			for i := range e.Facts.Files {
+				fa := &e.Facts.Files[i]
+				if fa.Op == "ref" {
+					continue
+				}
+				if _, ok := e.M.Paths.Match(fa.Path, fa.Glob); ok {
+					deniedRead = true
+					break
+				}
+			}
 		}
+		return deniedRead
 	}
 	for _, n := range uses {
 		host := match.NormalizeHost(n.Host)
@@ -623,7 +725,7 @@ func checkExfiltration(e *catalog.Env, uses []sdk.NetworkUse) {
 				add(n.Evidence, n.Pos, n.UploadFrom, fmt.Sprintf("Local file %s is uploaded to non-whitelisted host %s.", n.UploadFrom, orKind(host, "(unresolved)")),
 					map[string]any{"path": n.UploadFrom, "domain": host})
 			}
-		case (n.Upload || n.DataInHost) && deniedRead && !allowed:
+		case (n.Upload || n.DataInHost) && !allowed && readsDenied():
 			add(n.Evidence, n.Pos, host, fmt.Sprintf("Content reads a denied path and sends data to %s.", orKind(host, "an unresolved host")),
 				map[string]any{"domain": host, "via": n.Via})
 		}

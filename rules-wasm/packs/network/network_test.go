@@ -137,3 +137,16 @@ func TestParseDest(t *testing.T) {
 		t.Errorf("fully dynamic host: got %+v", d)
 	}
 }
+
+func TestMayOpenSocketCoversForeignSocket(t *testing.T) {
+	for _, code := range []string{"use Socket;socket(S,PF_INET,SOCK_STREAM,0)", "$s=fsockopen('h',1)", "IO::Socket::INET->new",
+		"TCPSocket.new('h',1)", "net.connect(1,'h')", "require( 'net' )", "exec 5<>/dev/tcp/h/1", "/inet/tcp/0/h/1",
+		"ſocket", "SOCKET", "NET.Connect"} {
+		if foreignSocket.MatchString(code) && !mayOpenSocket([]string{"-e", code}) {
+			t.Errorf("mayOpenSocket misses %q, which foreignSocket matches", code)
+		}
+	}
+	if mayOpenSocket([]string{"-F:", "{print $1}", "/etc/passwd"}) {
+		t.Error("plain awk code needs no regexp")
+	}
+}

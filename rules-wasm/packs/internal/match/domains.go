@@ -3,6 +3,8 @@ package match
 import (
 	"net/netip"
 	"strings"
+
+	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/lookup"
 )
 
 // DomainMatcher is a policy's allowed_domains list. A host is allowed when it
@@ -10,35 +12,42 @@ import (
 // github.com. IP literals and hosts with non-ASCII characters (homoglyphs
 // such as a Cyrillic "і" in "pypі.org") are never allowed.
 type DomainMatcher struct {
-	exact map[string]bool
+	exact lookup.Table
 }
 
 // NewDomainMatcher compiles an allowlist. Entries are lower-cased; a leading
 // "*." or "." is dropped, so "*.github.com" and "github.com" both allow
 // github.com and its subdomains.
 func NewDomainMatcher(allowed []string) *DomainMatcher {
-	d := &DomainMatcher{exact: make(map[string]bool, len(allowed))}
+	d := &DomainMatcher{}
 	for _, a := range allowed {
 		a = strings.ToLower(strings.TrimSpace(a))
 		a = strings.TrimPrefix(a, "*.")
 		a = strings.TrimPrefix(a, ".")
 		a = strings.TrimSuffix(a, ".")
 		if a != "" {
-			d.exact[a] = true
+			d.exact.Add(a, 1)
 		}
 	}
 	return d
 }
 
 // Allowed reports whether host may be reached. It fails closed: an empty,
-// IP-literal or non-ASCII host is not allowed.
+// IP-literal or non-ASCII host is not allowed. The allowlist is consulted
+// first: most hosts are not on it, and then the IP and character checks
+// need not run.
 func (d *DomainMatcher) Allowed(host string) bool {
 	h := NormalizeHost(host)
-	if d == nil || h == "" || IsIPLiteral(h) || !isASCIIHost(h) {
+	if d == nil || h == "" || !d.listed(h) {
 		return false
 	}
+	return !IsIPLiteral(h) && isASCIIHost(h)
+}
+
+// listed reports whether h or a parent domain of it is on the allowlist.
+func (d *DomainMatcher) listed(h string) bool {
 	for {
-		if d.exact[h] {
+		if d.exact.Get(h) != 0 {
 			return true
 		}
 		i := strings.IndexByte(h, '.')
@@ -75,20 +84,26 @@ func IsIPLiteral(h string) bool {
 	if h == "" {
 		return false
 	}
-	if _, err := netip.ParseAddr(h); err == nil {
-		return true
-	}
-	// inet_aton forms: every dot-separated part numeric (decimal, hex, octal).
-	parts := strings.Split(h, ".")
-	if len(parts) > 4 {
-		return false
-	}
-	for _, p := range parts {
-		if p == "" || !isNumericPart(p) {
-			return false
+	// Without a colon only IPv4 could parse, and every dotted quad passes
+	// the part check below: ParseAddr (whose error allocates) is needed for
+	// IPv6 alone.
+	if strings.IndexByte(h, ':') >= 0 {
+		if _, err := netip.ParseAddr(h); err == nil {
+			return true
 		}
 	}
-	return true
+	// inet_aton forms: at most four dot-separated parts, every one numeric
+	// (decimal, hex, octal).
+	for n := 1; ; n++ {
+		p, rest, more := strings.Cut(h, ".")
+		if n > 4 || p == "" || !isNumericPart(p) {
+			return false
+		}
+		if !more {
+			return true
+		}
+		h = rest
+	}
 }
 
 func isNumericPart(p string) bool {

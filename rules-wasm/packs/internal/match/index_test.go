@@ -127,3 +127,16 @@ func TestGlobPathMatchDoesNotAllocate(t *testing.T) {
 		t.Errorf("matching a glob path allocates %.0f times", n)
 	}
 }
+
+func TestIsIPLiteralParts(t *testing.T) {
+	for h, want := range map[string]bool{"1.2.3.4": true, "1.2.3.4.5": false, "0x7f.1": true, "2130706433": true,
+		"1..2": false, "1.2.": false, ".1": false, "1.2.3.x": false, "0x": false, "[::1]": true, "a.b": false,
+		"1.2.3.4.x": false, "": false} {
+		if got := IsIPLiteral(h); got != want {
+			t.Errorf("IsIPLiteral(%q) = %v, want %v", h, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(50, func() { IsIPLiteral("10.0.0.300x") }); n != 0 {
+		t.Errorf("IsIPLiteral allocates %.0f times", n)
+	}
+}
