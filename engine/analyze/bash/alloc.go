@@ -54,3 +54,66 @@ func (s *slab[T]) copyOf(src []T) []T {
 	}
 	return append(s.take(len(src)), src...)
 }
+
+// fieldStack hands out the []field slices of word expansion. Unlike the
+// other slabs its memory is reused: fields are working values that never
+// outlive the statement whose words they hold (facts copy the strings out
+// of them), so walkStmts releases everything a statement took once it is
+// walked. Statements nest, and so do their marks, which keeps the fields
+// of enclosing statements (a loop's words, an outer command's arguments)
+// intact while inner ones come and go.
+type fieldStack struct {
+	chunks [][]field
+	// cur is the chunk being filled and off how much of it is used.
+	cur, off int
+}
+
+// stackMark is a position of a fieldStack to release to.
+type stackMark struct{ cur, off int }
+
+// Chunk sizes of a fieldStack, in fields.
+const (
+	minFieldChunk = 64
+	maxFieldChunk = 1024
+)
+
+func (s *fieldStack) mark() stackMark { return stackMark{s.cur, s.off} }
+
+// release makes everything taken since m available again. Slices taken
+// since m must not be used afterwards.
+func (s *fieldStack) release(m stackMark) { s.cur, s.off = m.cur, m.off }
+
+// take returns an empty slice with room for n fields.
+func (s *fieldStack) take(n int) []field {
+	if n <= 0 {
+		return nil
+	}
+	for {
+		if s.cur < len(s.chunks) {
+			c := s.chunks[s.cur]
+			if s.off+n <= len(c) {
+				out := c[s.off : s.off : s.off+n]
+				s.off += n
+				return out
+			}
+			if s.cur+1 < len(s.chunks) && n <= len(s.chunks[s.cur+1]) {
+				s.cur, s.off = s.cur+1, 0
+				continue
+			}
+		}
+		size := minFieldChunk
+		if k := len(s.chunks); k > 0 {
+			size = min(2*len(s.chunks[k-1]), maxFieldChunk)
+		}
+		if n > size/4 {
+			return make([]field, 0, n)
+		}
+		if len(s.chunks) > 0 {
+			s.cur++
+		}
+		// Chunks after cur were released and are too small: the new
+		// chunk goes in their place, keeping the order of use.
+		s.chunks = append(s.chunks[:s.cur], make([]field, size))
+		s.off = 0
+	}
+}

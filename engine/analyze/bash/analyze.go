@@ -128,7 +128,7 @@ func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, t
 		assigned:   map[string]bool{},
 	}
 	if at.Depth == 0 && b.Facts.Commands == nil {
-		presize(b.Facts, src, scan.calls)
+		presize(b.Facts, &scan)
 	}
 	if positional != nil {
 		a.setPositional(positional, true)
@@ -141,15 +141,13 @@ func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, t
 }
 
 // presize reserves room for the facts of a top-level script so appending
-// them does not copy large structs over and over. Commands are about the
-// simple commands of the syntax tree (calls), plus those walked again for
-// loops and function calls; for the others one per line or two is a good
-// estimate for agent scripts.
-func presize(f *sdk.Facts, src string, calls int) {
-	n := strings.Count(src, "\n") + 2
-	f.Commands = make([]sdk.Command, 0, calls+calls/4+4)
-	f.Files = make([]sdk.FileAccess, 0, n/2+1)
-	f.ShellFeatures = make([]sdk.ShellFeature, 0, n/2+1)
+// them does not copy large structs over and over, sized by what the tree
+// scan counted (see treeScan.estimate).
+func presize(f *sdk.Facts, scan *treeScan) {
+	commands, files, features := scan.estimate()
+	f.Commands = make([]sdk.Command, 0, commands)
+	f.Files = make([]sdk.FileAccess, 0, files)
+	f.ShellFeatures = make([]sdk.ShellFeature, 0, features)
 }
 
 // varVal is what the analyzer knows about a shell variable.
@@ -210,7 +208,7 @@ type analyzer struct {
 	lineStarts []int
 	// fieldSlab, strSlab and intSlab back the short slices made per
 	// word and per command (see slab).
-	fieldSlab slab[field]
+	fieldSlab fieldStack
 	strSlab   slab[string]
 	intSlab   slab[int]
 	stmtSlab  slab[*syntax.Stmt]
@@ -361,7 +359,9 @@ func (a *analyzer) walkNested(stmts []*syntax.Stmt, reach string) []int {
 
 func (a *analyzer) walkStmts(stmts []*syntax.Stmt, c *ctx) {
 	for i, s := range stmts {
+		m := a.fieldSlab.mark()
 		a.walkStmt(s, c)
+		a.fieldSlab.release(m)
 		if s.Semicolon.IsValid() && i+1 < len(stmts) && !s.Background {
 			off := int(s.Semicolon.Offset())
 			if off < len(a.src) && a.src[off] == ';' && stmts[i+1].Pos().Line() == s.Semicolon.Line() {

@@ -13,8 +13,19 @@ import "mvdan.cc/sh/v3/syntax"
 // then falls back to treeDepth so that such input behaves exactly as
 // before.
 type treeScan struct {
-	calls int
-	odd   bool
+	// calls counts simple commands, redirs redirections, and ops the
+	// other constructs recorded as shell features (operators,
+	// substitutions, subshells, background jobs).
+	calls, redirs, ops int
+	odd                bool
+}
+
+// estimate returns the expected numbers of commands, file accesses and
+// shell features of the file, from what the scan counted, for sizing the
+// facts: too small copies large structs as they grow, too large wastes
+// memory the collector then scans.
+func (t *treeScan) estimate() (commands, files, features int) {
+	return t.calls + t.calls/4 + 4, t.calls*2/3 + t.redirs + 2, t.ops + t.redirs + t.calls/8 + 2
 }
 
 // tooDeep reports whether file has a node deeper than maxTreeDepth.
@@ -52,9 +63,13 @@ func (t *treeScan) stmt(s *syntax.Stmt, d int) bool {
 		t.odd = true
 		return false
 	}
+	if s.Background || s.Coprocess {
+		t.ops++
+	}
 	if s.Cmd != nil && t.command(s.Cmd, d+1) {
 		return true
 	}
+	t.redirs += len(s.Redirs)
 	for _, r := range s.Redirs {
 		if t.redirect(r, d+1) {
 			return true
@@ -138,8 +153,10 @@ func (t *treeScan) command(c syntax.Command, d int) bool {
 		}
 		return t.words(c.Args, d+1)
 	case *syntax.BinaryCmd:
+		t.ops++
 		return t.stmt(c.X, d+1) || t.stmt(c.Y, d+1)
 	case *syntax.Subshell:
+		t.ops++
 		if len(c.Last) > 0 {
 			t.odd = true
 		}
@@ -281,11 +298,13 @@ func (t *treeScan) part(p syntax.WordPart, d int) bool {
 	case *syntax.DblQuoted:
 		return t.parts(p.Parts, d+1)
 	case *syntax.CmdSubst:
+		t.ops++
 		if len(p.Last) > 0 {
 			t.odd = true
 		}
 		return t.stmts(p.Stmts, d+1)
 	case *syntax.ProcSubst:
+		t.ops++
 		if len(p.Last) > 0 {
 			t.odd = true
 		}
