@@ -6,7 +6,7 @@ package process
 
 import (
 	"fmt"
-	"sort"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -46,13 +46,39 @@ func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
 
 var escalators = []string{"sudo", "su", "doas", "pkexec", "runuser", "sudoedit", "gosu", "su-exec", "setpriv", "calife"}
 
+// The commands each check walks (see catalog.Kind).
+var (
+	kindPrivilege = catalog.NamesKind(append(escalators, "chmod", "chown", "chgrp", "setcap", "usermod", "gpasswd",
+		"adduser", "useradd", "passwd", "visudo", "chpasswd", "nsenter", "docker", "podman", "nerdctl")...)
+	// kindInstall: what installArgv may recognize, including commands
+	// whose name is not known (`$PY -m pip install`).
+	kindInstall = catalog.NewKind(catalog.KindSpec{
+		Names: append(append(keysOf(installVerbs), "pacman", "yay", "paru", "sudo", "doas"),
+			catalog.InterpreterNames()...),
+		Prefixes: append([]string{"pip"}, catalog.InterpreterPrefixes...), Dynamic: true})
+	// kindRunner: commands that run code they read (interpreters, eval,
+	// source) or a script path, and commands reached through decoded
+	// content.
+	kindRunner = catalog.NewKind(catalog.KindSpec{Names: append(catalog.InterpreterNames(), "eval", "source", "."),
+		Prefixes: catalog.InterpreterPrefixes, ScriptPath: true, Encoded: true})
+	kindShellFeature = catalog.NewKind(catalog.KindSpec{ShellFeature: true})
+)
+
+func keysOf[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
 func checkPrivilege(e *catalog.Env) {
 	d := catalog.Switch(e.Policy.DenyPrivilegeEscalation)
 	add := func(ev string, pos sdk.Pos, key, msg string, meta map[string]any) {
 		e.Add(catalog.Finding{Rule: "BASH_PRIVILEGE_ESCALATION", Decision: d, Evidence: ev, Pos: pos, Key: key,
 			Message: msg, Metadata: meta})
 	}
-	for i := range e.Facts.Commands {
+	for _, i := range e.Commands(kindPrivilege) {
 		c := &e.Facts.Commands[i]
 		switch {
 		case catalog.Is(c, escalators...):
@@ -319,7 +345,7 @@ func checkInstalls(e *catalog.Env) {
 			Message:  fmt.Sprintf("Content installs packages with %s.", mgr),
 			Metadata: map[string]any{"manager": mgr}})
 	}
-	for i := range e.Facts.Commands {
+	for _, i := range e.Commands(kindInstall) {
 		c := &e.Facts.Commands[i]
 		names := catalog.Names(c)
 		if c.Dynamic {
@@ -427,7 +453,7 @@ func checkObfuscation(e *catalog.Env) {
 				Message: "Code reaches libc through ctypes to run commands.", Metadata: map[string]any{"kind": d.Kind}})
 		}
 	}
-	for i := range e.Facts.Commands {
+	for _, i := range e.Commands(kindRunner) {
 		c := &e.Facts.Commands[i]
 		if c.Pos.Encoded {
 			e.Add(catalog.Finding{Rule: obfRule(e, ""), Evidence: c.Evidence, Pos: c.Pos, Key: "enc",
@@ -453,15 +479,15 @@ func checkObfuscation(e *catalog.Env) {
 			}
 		}
 	}
-	// Decoded into a file, then run: `base64 -d > x.sh; bash x.sh`.
-	srcs := catalog.FileSources(e.Facts)
-	for i := range e.Facts.Commands {
+	// Decoded into a file, then run: `base64 -d > x.sh; bash x.sh`. The
+	// files' writers are looked up only once some command runs a file.
+	for _, i := range e.Commands(kindRunner) {
 		c := &e.Facts.Commands[i]
 		p := catalog.ExecutedFile(c)
 		if p == "" {
 			continue
 		}
-		for _, s := range srcs[p] {
+		for _, s := range catalog.FileSources(e.Facts)[p] {
 			if dec, ok := isDecoder(s); ok {
 				e.Add(catalog.Finding{Rule: "BASH_OBFUSCATED_EXEC", Evidence: c.Evidence, Pos: c.Pos, Key: "enc",
 					Message:  fmt.Sprintf("File %s written from %s output is executed.", p, dec),
@@ -652,7 +678,7 @@ func checkInline(e *catalog.Env) {
 		e.Add(catalog.Finding{Rule: "BASH_INLINE_INTERPRETER_REVIEW", Evidence: d.Evidence, Pos: d.Pos, Key: "inline",
 			Message: msg, Metadata: map[string]any{"kind": d.Kind, "interpreter": d.Interpreter, "static": d.Static}})
 	}
-	for i := range e.Facts.Commands {
+	for _, i := range e.Commands(kindRunner) {
 		c := &e.Facts.Commands[i]
 		for _, n := range catalog.Names(c) {
 			if !catalog.IsInterpreter(n) && n != "eval" {
@@ -704,16 +730,16 @@ func checkAllowlist(e *catalog.Env) {
 	if len(e.M.Commands) == 0 {
 		return
 	}
-	funcs := map[string]bool{}
-	for _, f := range e.Facts.Functions {
-		funcs[f.Name] = true
-	}
-	seen := map[string]bool{}
+	var seen map[string]bool // names already reported
+	var funcs functionSet
 	for i := range e.Facts.Commands {
 		c := &e.Facts.Commands[i]
 		if c.Dynamic || (c.Name == "" && len(c.Candidates) == 0) {
 			if seen["\x00dyn"] {
 				continue
+			}
+			if seen == nil {
+				seen = map[string]bool{}
 			}
 			seen["\x00dyn"] = true
 			e.Add(catalog.Finding{Rule: "BASH_COMMAND_REVIEW", Evidence: c.Evidence, Pos: c.Pos, Key: "\x00dyn",
@@ -722,8 +748,11 @@ func checkAllowlist(e *catalog.Env) {
 			continue
 		}
 		for _, n := range catalog.Names(c) {
-			if seen[n] || harmless[n] || funcs[n] || e.M.Commands[n] || (c.Path != "" && e.M.Commands[c.Path]) {
+			if harmless[n] || e.M.Commands[n] || (c.Path != "" && e.M.Commands[c.Path]) || seen[n] || funcs.has(e.Facts, n) {
 				continue
+			}
+			if seen == nil {
+				seen = map[string]bool{}
 			}
 			seen[n] = true
 			e.Add(catalog.Finding{Rule: "BASH_COMMAND_REVIEW", Evidence: c.Evidence, Pos: c.Pos, Key: n,
@@ -734,25 +763,86 @@ func checkAllowlist(e *catalog.Env) {
 	}
 }
 
+// functionSet answers whether the content defines a function of a name: a
+// call of it runs the function's commands, which are judged themselves.
+// Scripts define few functions, so they are scanned; a set is built only
+// for many.
+type functionSet struct {
+	names map[string]bool
+}
+
+func (s *functionSet) has(f *sdk.Facts, n string) bool {
+	if len(f.Functions) <= 8 {
+		for i := range f.Functions {
+			if f.Functions[i].Name == n {
+				return true
+			}
+		}
+		return false
+	}
+	if s.names == nil {
+		s.names = make(map[string]bool, len(f.Functions))
+		for i := range f.Functions {
+			s.names[f.Functions[i].Name] = true
+		}
+	}
+	return s.names[n]
+}
+
 // ---- shell features ----
 
-// featureKinds are the shell features that chain or hide operations;
-// heredocs and plain subshell grouping are syntax, not chaining.
-var featureKinds = map[string]bool{"pipe": true, "and": true, "or": true, "semicolon": true, "redirect": true,
-	"substitution": true, "backtick": true, "background": true, "process_substitution": true}
+// featureKinds are the shell features that chain or hide operations, in
+// the (alphabetical) order the finding lists them; heredocs and plain
+// subshell grouping are syntax, not chaining.
+var featureKinds = []string{"and", "background", "backtick", "or", "pipe", "process_substitution", "redirect",
+	"semicolon", "substitution"}
+
+const (
+	featBackground = 1 << 1
+	featPipe       = 1 << 4
+	featProcSubst  = 1 << 5
+	featRedirect   = 1 << 6
+	featSubst      = 1 << 8
+)
+
+// featureBit returns the bit of a featureKinds entry, or 0.
+func featureBit(kind string) uint16 {
+	switch kind {
+	case "and":
+		return 1 << 0
+	case "background":
+		return featBackground
+	case "backtick":
+		return 1 << 2
+	case "or":
+		return 1 << 3
+	case "pipe":
+		return featPipe
+	case "process_substitution":
+		return featProcSubst
+	case "redirect":
+		return featRedirect
+	case "semicolon":
+		return 1 << 7
+	case "substitution":
+		return featSubst
+	}
+	return 0
+}
 
 func checkShellFeatures(e *catalog.Env) {
 	if !e.Policy.ReviewShellFeatures {
 		return
 	}
-	kinds := map[string]bool{}
+	var kinds uint16
 	var first *sdk.ShellFeature
 	for i := range e.Facts.ShellFeatures {
 		f := &e.Facts.ShellFeatures[i]
-		if !featureKinds[f.Kind] {
+		b := featureBit(f.Kind)
+		if b == 0 {
 			continue
 		}
-		kinds[f.Kind] = true
+		kinds |= b
 		if first == nil {
 			first = f
 		}
@@ -761,39 +851,54 @@ func checkShellFeatures(e *catalog.Env) {
 	if first != nil {
 		ev, pos = first.Evidence, first.Pos
 	}
-	for i := range e.Facts.Commands {
+	for _, i := range e.Commands(kindShellFeature) {
 		c := &e.Facts.Commands[i]
-		var k []string
+		var k uint16
 		if c.Pipeline > 0 && c.Stage > 0 {
-			k = append(k, "pipe")
+			k |= featPipe
 		}
 		for _, r := range c.Redirects {
 			if r.Op != "<<" {
-				k = append(k, "redirect")
+				k |= featRedirect
 			}
 		}
 		for _, r := range c.Reach {
 			switch r {
-			case "substitution", "process_substitution", "background":
-				k = append(k, r)
+			case "substitution":
+				k |= featSubst
+			case "process_substitution":
+				k |= featProcSubst
+			case "background":
+				k |= featBackground
 			}
 		}
-		for _, x := range k {
-			kinds[x] = true
-		}
-		if len(k) > 0 && first == nil && ev == "" {
+		kinds |= k
+		if k != 0 && first == nil && ev == "" {
 			ev, pos = c.Evidence, c.Pos
 		}
 	}
-	if len(kinds) == 0 {
+	if kinds == 0 {
 		return
 	}
-	list := make([]string, 0, len(kinds))
-	for k := range kinds {
-		list = append(list, k)
+	const pre, post = "Shell features (", ") require review because they may hide chained operations."
+	list := make([]string, 0, bits.OnesCount16(kinds))
+	size := len(pre) + len(post)
+	for i, name := range featureKinds {
+		if kinds&(1<<i) != 0 {
+			list = append(list, name)
+			size += len(name) + len(", ")
+		}
 	}
-	sort.Strings(list)
+	var msg strings.Builder
+	msg.Grow(size)
+	msg.WriteString(pre)
+	for i, name := range list {
+		if i > 0 {
+			msg.WriteString(", ")
+		}
+		msg.WriteString(name)
+	}
+	msg.WriteString(post)
 	e.Add(catalog.Finding{Rule: "BASH_SHELL_FEATURE_REVIEW", Evidence: ev, Pos: pos, Key: "features",
-		Message:  fmt.Sprintf("Shell features (%s) require review because they may hide chained operations.", strings.Join(list, ", ")),
-		Metadata: map[string]any{"features": list}})
+		Message: msg.String(), Metadata: map[string]any{"features": list}})
 }

@@ -93,6 +93,7 @@ type Env struct {
 
 	x    *index
 	out  []sdk.Finding
+	cols []int
 	seen seenSet
 }
 
@@ -251,7 +252,7 @@ func (e *Env) Add(f Finding) {
 		meta = map[string]any{}
 	}
 	if _, ok := meta["language"]; !ok && e.Lang != "" {
-		meta["language"] = e.Lang
+		meta["language"] = langValue(e.Lang)
 	}
 	if f.Pos.Depth > 0 {
 		meta["via"] = f.Pos.Via
@@ -262,14 +263,40 @@ func (e *Env) Add(f Finding) {
 	}
 	var col *int
 	if f.Pos.Col > 0 {
-		c := f.Pos.Col
-		col = &c
+		// Columns are handed out of a small shared array, not one
+		// allocation each; a full array is left to the findings that
+		// point into it.
+		if len(e.cols) == cap(e.cols) {
+			e.cols = make([]int, 0, 8)
+		}
+		e.cols = append(e.cols, f.Pos.Col)
+		col = &e.cols[len(e.cols)-1]
+	}
+	if e.out == nil {
+		e.out = make([]sdk.Finding, 0, 4)
 	}
 	e.out = append(e.out, sdk.Finding{
 		RuleID: f.Rule, RiskType: rule.RiskType, RiskLevel: risk, Decision: d,
 		Evidence: Trim(f.Evidence), Line: f.Pos.Line, Column: col, Message: f.Message,
 		Metadata: meta, Recommendation: rec,
 	})
+}
+
+// The common languages as interface values, so that filling a finding's
+// metadata does not allocate a copy of the string.
+var (
+	langBash   any = "bash"
+	langPython any = "python"
+)
+
+func langValue(lang string) any {
+	switch lang {
+	case "bash":
+		return langBash
+	case "python":
+		return langPython
+	}
+	return lang
 }
 
 // Findings returns the collected findings ordered by line, then rule id,
