@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // DecodeScanInput decodes the JSON of a ScanInput without reflection.
@@ -33,17 +34,83 @@ import (
 func DecodeScanInput(b []byte) (*ScanInput, error) {
 	d := decoder{b: b, s: string(b)}
 	in := new(ScanInput)
+	if err := d.document(in); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// A Decoder decodes one ScanInput after another like DecodeScanInput, but
+// reuses its memory from one call to the next: the ScanInput, the facts and
+// the policy structs, the backing arrays of their slices, the override map,
+// and the input bytes themselves, which decoded strings point into instead
+// of copying them.
+//
+// Inside Wasm every heap allocation costs microseconds (Go's allocator is
+// dozens of calls, each paying wazero's interrupt check), and a facts
+// document has hundreds of arrays and strings, so a rule plugin decoding
+// each scan into fresh memory spends most of its time allocating. The guest
+// kit (sdk/rule) keeps one Decoder per instance; an instance serves one scan
+// at a time.
+//
+// The price is lifetime: the result of Decode, and everything reachable
+// from it, is valid only until the next call to Decode, and only while the
+// bytes given to Decode are left unchanged. Copy what must outlive the scan.
+// The zero Decoder is ready to use; it must not be used concurrently.
+type Decoder struct {
+	in     ScanInput
+	facts  Facts
+	policy Policy
+	spare  Facts
+	strs   []string
+	ints   []int
+	redirs []Redirect
+	bytes  []byte
+}
+
+// Decode decodes b as DecodeScanInput does, into memory owned by dec. The
+// result agrees with DecodeScanInput's on every input (same values, same
+// errors); see Decoder for how long it stays valid.
+func (dec *Decoder) Decode(b []byte) (*ScanInput, error) {
+	// Keep the capacity of the previous document's slices and map, zero
+	// everything else: a field absent from b must read as absent.
+	dec.spare = dec.facts
+	rules := dec.policy.Rules
+	clear(rules)
+	dec.facts, dec.policy, dec.in = Facts{}, Policy{}, ScanInput{}
+	d := decoder{
+		b:           b,
+		s:           unsafe.String(unsafe.SliceData(b), len(b)),
+		strArena:    dec.strs[:0],
+		intArena:    dec.ints[:0],
+		byteArena:   dec.bytes[:0],
+		redirArena:  dec.redirs[:0],
+		spare:       &dec.spare,
+		spareFacts:  &dec.facts,
+		sparePolicy: &dec.policy,
+		spareRules:  rules,
+	}
+	err := d.document(&dec.in)
+	dec.strs, dec.ints, dec.bytes, dec.redirs = d.strArena, d.intArena, d.byteArena, d.redirArena
+	if err != nil {
+		return nil, err
+	}
+	return &dec.in, nil
+}
+
+// document decodes one top-level value into in.
+func (d *decoder) document(in *ScanInput) error {
 	d.ws()
 	if d.lit("null") {
 		// json.Unmarshal leaves the target alone for a top-level null.
 	} else if err := d.scanInput(in); err != nil {
-		return nil, fmt.Errorf("decode scan input: %w", err)
+		return fmt.Errorf("decode scan input: %w", err)
 	}
 	d.ws()
 	if d.i != len(d.s) {
-		return nil, fmt.Errorf("decode scan input: %w", d.errf("unexpected %q after the top-level value", d.s[d.i]))
+		return fmt.Errorf("decode scan input: %w", d.errf("unexpected %q after the top-level value", d.s[d.i]))
 	}
-	return in, nil
+	return nil
 }
 
 // maxDepth is encoding/json's nesting limit, kept so both accept the same
@@ -52,9 +119,24 @@ const maxDepth = 10000
 
 type decoder struct {
 	b     []byte // the input, read eight bytes at a time in str
-	s     string // one copy of it that decoded strings share
+	s     string // the same bytes as a string, shared by decoded strings
 	i     int
 	depth int
+
+	// strs and ints are arenas: the elements of every []string and []int
+	// of the document, each slice a capped window into them, so a command's
+	// arguments cost no allocation of their own.
+	strArena   []string
+	intArena   []int
+	redirArena []Redirect
+	byteArena  []byte // unescaped bytes of strings that had escapes
+
+	// For a Decoder: memory of the previous document to decode into
+	// instead of allocating. Nil when decoding into fresh memory.
+	spare       *Facts
+	spareFacts  *Facts
+	sparePolicy *Policy
+	spareRules  map[string]RuleOverride
 }
 
 // syntaxError is a malformed document; typeError a well-formed value of the
@@ -382,7 +464,11 @@ func slice[T any](d *decoder, s *[]T, what string, elem func(*T) error) error {
 			v = slices.Grow(v, 1)
 		}
 		if i >= len(v) {
+			// A reused backing array holds the previous document's
+			// element here; a fresh element starts from zero.
 			v = v[:i+1]
+			var zero T
+			v[i] = zero
 		}
 		return elem(&v[i])
 	})
@@ -390,11 +476,22 @@ func slice[T any](d *decoder, s *[]T, what string, elem func(*T) error) error {
 		return err
 	}
 	if n == 0 {
-		*s = make([]T, 0)
+		if v == nil {
+			v = make([]T, 0)
+		}
+		*s = v[:0]
 		return nil
 	}
 	*s = v[:n]
 	return nil
+}
+
+// reuse points *s, when a document first sets it, at the backing array the
+// previous document's slice left, so that slice decodes into it.
+func reuse[T any](s *[]T, spare []T) {
+	if *s == nil && spare != nil {
+		*s = spare[:0]
+	}
 }
 
 // str decodes a string whose '"' is next.
@@ -468,7 +565,13 @@ func special(x uint64) uint64 {
 // encoding/json does.
 func (d *decoder) strSlow(start int) (string, error) {
 	s := d.s
-	b := make([]byte, 0, 64)
+	// The unescaped bytes go to the end of the byte arena while it has
+	// room, so a string with escapes costs no allocation of its own.
+	if cap(d.byteArena)-len(d.byteArena) < 64 {
+		d.byteArena = make([]byte, 0, max(2*cap(d.byteArena), 512))
+	}
+	base := len(d.byteArena)
+	b := d.byteArena[base:base]
 	i := start
 	for i < len(s) {
 		if j := d.plain(i); j > i {
@@ -481,7 +584,7 @@ func (d *decoder) strSlow(start int) (string, error) {
 		switch {
 		case c == '"':
 			d.i = i + 1
-			return string(b), nil
+			return d.keep(base, b), nil
 		case c < 0x20:
 			d.i = i
 			return "", d.errf("invalid control character %q in string", c)
@@ -544,6 +647,22 @@ func (d *decoder) strSlow(start int) (string, error) {
 	}
 	d.i = i
 	return "", d.errf("unterminated string")
+}
+
+// keep makes b, appended at base of the byte arena, part of the arena and
+// returns it as a string. When b outgrew the arena it lives in a new array,
+// which becomes the arena from then on; strings made earlier keep the old
+// one alive.
+func (d *decoder) keep(base int, b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if base+len(b) <= cap(d.byteArena) && unsafe.SliceData(b) == unsafe.SliceData(d.byteArena[base:cap(d.byteArena)]) {
+		d.byteArena = d.byteArena[:base+len(b)]
+	} else {
+		d.byteArena = b
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // hex4 parses the four hex digits at s[i:], -1 when they are not.
@@ -721,12 +840,48 @@ func (d *decoder) string(v *string) error {
 	return nil
 }
 
+// strings decodes a []string into a window of the decoder's string arena.
 func (d *decoder) strings(v *[]string) error {
-	return slice(d, v, "[]string", d.string)
+	return arenaSlice(d, v, &d.strArena, "[]string", d.string)
 }
 
+// ints decodes an []int into a window of the decoder's int arena.
 func (d *decoder) ints(v *[]int) error {
-	return slice(d, v, "[]int", d.int)
+	return arenaSlice(d, v, &d.intArena, "[]int", d.int)
+}
+
+// arenaSlice decodes an array into *v as slice does, but appends the
+// elements to *arena and makes *v a capped window into it, so the array
+// costs no allocation of its own. An element that is null keeps what *v
+// held at that index, as encoding/json leaves it. elem must not append to
+// the same arena (T must not nest itself).
+func arenaSlice[T any](d *decoder, v *[]T, arena *[]T, what string, elem func(*T) error) error {
+	if d.null() {
+		*v = nil
+		return nil
+	}
+	old, start := *v, len(*arena)
+	n, err := d.array(what, func(i int) error {
+		var x T
+		if i < len(old) {
+			x = old[i]
+		}
+		*arena = append(*arena, x)
+		return elem(&(*arena)[len(*arena)-1])
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		if old == nil {
+			old = make([]T, 0)
+		}
+		*v = old[:0]
+		return nil
+	}
+	end := len(*arena)
+	*v = (*arena)[start:end:end]
+	return nil
 }
 
 // any decodes any JSON value as encoding/json does into an interface{}.
@@ -877,7 +1032,9 @@ func (d *decoder) scanInput(v *ScanInput) error {
 				return nil
 			}
 			if v.Facts == nil {
-				v.Facts = new(Facts)
+				if v.Facts = d.spareFacts; v.Facts == nil {
+					v.Facts = new(Facts)
+				}
 			}
 			return d.facts(v.Facts)
 		case 1:
@@ -892,7 +1049,9 @@ func (d *decoder) scanInput(v *ScanInput) error {
 				return nil
 			}
 			if v.Policy == nil {
-				v.Policy = new(Policy)
+				if v.Policy = d.sparePolicy; v.Policy == nil {
+					v.Policy = new(Policy)
+				}
 			}
 			return d.policy(v.Policy)
 		default:
@@ -963,7 +1122,29 @@ func (d *decoder) policy(v *Policy) error {
 }
 
 func (d *decoder) overrides(m *map[string]RuleOverride) error {
-	return mapOf(d, m, "map[string]RuleOverride", d.override)
+	if d.null() {
+		*m = nil
+		return nil
+	}
+	if d.peek() != '{' {
+		return d.typeErr("map[string]RuleOverride")
+	}
+	if *m == nil {
+		if *m, d.spareRules = d.spareRules, nil; *m == nil {
+			*m = map[string]RuleOverride{}
+		}
+	}
+	mm := *m
+	// Not mapOf: its element goes through a func value, which makes every
+	// value escape to the heap; this decoder allocates nothing once warm.
+	return d.members(func(key string) error {
+		var v RuleOverride
+		if err := d.override(&v); err != nil {
+			return err
+		}
+		mm[key] = v
+		return nil
+	})
 }
 
 func (d *decoder) override(v *RuleOverride) error {
@@ -990,32 +1171,74 @@ func (d *decoder) facts(v *Facts) error {
 		case 1:
 			return d.string(&v.Language)
 		case 2:
+			if d.spare != nil {
+				reuse(&v.Commands, d.spare.Commands)
+			}
 			return slice(d, &v.Commands, "commands", d.command)
 		case 3:
+			if d.spare != nil {
+				reuse(&v.Files, d.spare.Files)
+			}
 			return slice(d, &v.Files, "files", d.file)
 		case 4:
+			if d.spare != nil {
+				reuse(&v.Network, d.spare.Network)
+			}
 			return slice(d, &v.Network, "network", d.network)
 		case 5:
+			if d.spare != nil {
+				reuse(&v.DynamicExec, d.spare.DynamicExec)
+			}
 			return slice(d, &v.DynamicExec, "dynamic_exec", d.dynamicExec)
 		case 6:
+			if d.spare != nil {
+				reuse(&v.Calls, d.spare.Calls)
+			}
 			return slice(d, &v.Calls, "calls", d.call)
 		case 7:
+			if d.spare != nil {
+				reuse(&v.Loops, d.spare.Loops)
+			}
 			return slice(d, &v.Loops, "loops", d.loop)
 		case 8:
+			if d.spare != nil {
+				reuse(&v.Sleeps, d.spare.Sleeps)
+			}
 			return slice(d, &v.Sleeps, "sleeps", d.sleep)
 		case 9:
+			if d.spare != nil {
+				reuse(&v.ShellFeatures, d.spare.ShellFeatures)
+			}
 			return slice(d, &v.ShellFeatures, "shell_features", d.shellFeature)
 		case 10:
+			if d.spare != nil {
+				reuse(&v.Functions, d.spare.Functions)
+			}
 			return slice(d, &v.Functions, "functions", d.function)
 		case 11:
+			if d.spare != nil {
+				reuse(&v.Assignments, d.spare.Assignments)
+			}
 			return slice(d, &v.Assignments, "assignments", d.assignment)
 		case 12:
+			if d.spare != nil {
+				reuse(&v.EnvReads, d.spare.EnvReads)
+			}
 			return slice(d, &v.EnvReads, "env_reads", d.envRead)
 		case 13:
+			if d.spare != nil {
+				reuse(&v.Outputs, d.spare.Outputs)
+			}
 			return slice(d, &v.Outputs, "outputs", d.output)
 		case 14:
+			if d.spare != nil {
+				reuse(&v.Secrets, d.spare.Secrets)
+			}
 			return slice(d, &v.Secrets, "secrets", d.secret)
 		case 15:
+			if d.spare != nil {
+				reuse(&v.ParseErrors, d.spare.ParseErrors)
+			}
 			return slice(d, &v.ParseErrors, "parse_errors", d.parseError)
 		default:
 			return d.bool(&v.Truncated)
@@ -1074,7 +1297,7 @@ func (d *decoder) command(v *Command) error {
 		case 11:
 			return d.ints(&v.ArgSources)
 		case 12:
-			return slice(d, &v.Redirects, "redirects", d.redirect)
+			return arenaSlice(d, &v.Redirects, &d.redirArena, "redirects", d.redirect)
 		case 13:
 			return d.string(&v.Evidence)
 		default:

@@ -8,6 +8,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/toolwarden/toolwarden/sdk"
@@ -114,13 +115,31 @@ func devInputs(t testing.TB) map[string]*sdk.ScanInput {
 	return out
 }
 
-// checkSame decodes b with both decoders and fails unless both fail or both
-// succeed with deeply equal results.
+// reused is one Decoder that every checkSame call decodes with as well, so
+// each document lands in memory the previous (different) document left.
+// The fuzz engine may run checks in parallel workers, each its own process.
+var (
+	reusedMu sync.Mutex
+	reused   sdk.Decoder
+)
+
+// checkSame decodes b with encoding/json, DecodeScanInput and the reused
+// Decoder, and fails unless all fail or all succeed with deeply equal
+// results.
 func checkSame(t testing.TB, name string, b []byte) {
 	t.Helper()
 	var want sdk.ScanInput
 	jerr := json.Unmarshal(b, &want)
 	got, err := sdk.DecodeScanInput(b)
+	compare(t, name, b, jerr, want, got, err)
+	reusedMu.Lock()
+	defer reusedMu.Unlock()
+	got, err = reused.Decode(b)
+	compare(t, name+" (reused Decoder)", b, jerr, want, got, err)
+}
+
+func compare(t testing.TB, name string, b []byte, jerr error, want sdk.ScanInput, got *sdk.ScanInput, err error) {
+	t.Helper()
 	switch {
 	case jerr != nil && err != nil:
 	case jerr != nil:
@@ -224,6 +243,44 @@ func TestDecodeEdgeCases(t *testing.T) {
 	for name, doc := range cases {
 		checkSame(t, name, []byte(doc))
 	}
+}
+
+// TestDecoderReusesMemory pins what makes the Decoder worth having inside
+// Wasm, where each allocation costs microseconds: once warm, decoding a
+// realistic facts document again allocates nothing.
+func TestDecoderReusesMemory(t *testing.T) {
+	b, err := json.Marshal(richInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The rich input's Python values, kwargs and config are built fresh each
+	// time (maps and nested values); the dev documents are the common case.
+	var biggest []byte
+	for _, in := range devInputs(t) {
+		if d, err := json.Marshal(in); err == nil && len(d) > len(biggest) {
+			biggest = d
+		}
+	}
+	var dec sdk.Decoder
+	for _, doc := range [][]byte{b, biggest} {
+		if _, err := dec.Decode(doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		if _, err := dec.Decode(biggest); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 0 {
+		t.Errorf("Decoder.Decode of a %d-byte document allocates %.0f times per call once warm, want 0", len(biggest), allocs)
+	}
+	fresh := testing.AllocsPerRun(5, func() {
+		if _, err := sdk.DecodeScanInput(biggest); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("allocations per document: Decoder %.0f, DecodeScanInput %.0f", allocs, fresh)
 }
 
 func TestDecodeErrorsNameTheField(t *testing.T) {
