@@ -12,28 +12,55 @@ import (
 
 // pinned keeps every buffer handed to the host reachable until the host
 // calls free: the Go GC does not know that the host holds a pointer into
-// linear memory, and would otherwise reuse the bytes under it.
+// linear memory, and would otherwise reuse the bytes under it. A host holds
+// two or three buffers at a time, so a short list searched in order is
+// cheaper than a map (whose hashing, inside Wasm, costs microseconds).
 var (
 	pinMu  sync.Mutex
-	pinned = map[uint32][]byte{}
+	pinned []pinnedBuf
+	// spareOut is the last scan output the host freed, reused for the
+	// next output so that a scan allocates no output buffer.
+	spareOut []byte
 )
 
+type pinnedBuf struct {
+	ptr    uint32
+	buf    []byte
+	output bool
+}
+
 // pin records b as live and returns its address in linear memory.
-func pin(b []byte) uint32 {
+func pin(b []byte, output bool) uint32 {
 	if len(b) == 0 {
 		b = make([]byte, 1)
 	}
 	ptr := uint32(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
 	pinMu.Lock()
-	pinned[ptr] = b
+	pinned = append(pinned, pinnedBuf{ptr: ptr, buf: b, output: output})
 	pinMu.Unlock()
 	return ptr
 }
 
-// packed pins b and returns ptr<<32|len, the ABI's way to return a buffer.
-func packed(b []byte) uint64 {
-	return uint64(pin(b))<<32 | uint64(uint32(len(b)))
+// lookup returns the pinned buffer at ptr.
+func lookup(ptr uint32) ([]byte, bool) {
+	pinMu.Lock()
+	defer pinMu.Unlock()
+	for _, p := range pinned {
+		if p.ptr == ptr {
+			return p.buf, true
+		}
+	}
+	return nil, false
 }
+
+// packed pins b and returns ptr<<32|len, the ABI's way to return a buffer.
+func packed(b []byte, output bool) uint64 {
+	return uint64(pin(b, output))<<32 | uint64(uint32(len(b)))
+}
+
+// maxSpareOut bounds the output buffer kept for reuse: one huge output
+// must not pin its memory for the life of the instance.
+const maxSpareOut = 1 << 20
 
 // abiVersion reports the ABI this kit speaks, so the host can refuse a
 // plugin built against an incompatible kit.
@@ -54,7 +81,7 @@ func describe() uint64 {
 	if err != nil {
 		return 0
 	}
-	return packed(b)
+	return packed(b, false)
 }
 
 // alloc returns a buffer of n bytes the host may write into; it stays live
@@ -63,7 +90,7 @@ func describe() uint64 {
 //go:wasmexport alloc
 func alloc(n uint32) uint32 {
 	defer runtime.Gosched()
-	return pin(make([]byte, n))
+	return pin(make([]byte, n), false)
 }
 
 // free releases a buffer returned by alloc, describe or scan. Unknown
@@ -73,8 +100,20 @@ func alloc(n uint32) uint32 {
 func free(ptr uint32) {
 	defer runtime.Gosched()
 	pinMu.Lock()
-	delete(pinned, ptr)
-	pinMu.Unlock()
+	defer pinMu.Unlock()
+	for i, p := range pinned {
+		if p.ptr != ptr {
+			continue
+		}
+		if p.output && cap(p.buf) <= maxSpareOut {
+			spareOut = p.buf[:0]
+		}
+		last := len(pinned) - 1
+		pinned[i] = pinned[last]
+		pinned[last] = pinnedBuf{}
+		pinned = pinned[:last]
+		return
+	}
 }
 
 // scan decodes the sdk.ScanInput at ptr/len, runs the registered pack and
@@ -88,11 +127,13 @@ func scan(ptr, length uint32) uint64 {
 	// before control returns to the host; without it the heap grows on
 	// every call until the memory cap is hit.
 	defer runtime.Gosched()
-	pinMu.Lock()
-	buf, ok := pinned[ptr]
-	pinMu.Unlock()
+	buf, ok := lookup(ptr)
 	if !ok || uint64(length) > uint64(len(buf)) {
-		return packed([]byte(`{"findings":[],"error":"scan: input is not inside a buffer returned by alloc"}`))
+		return packed([]byte(`{"findings":[],"error":"scan: input is not inside a buffer returned by alloc"}`), true)
 	}
-	return packed(Handle(buf[:length]))
+	pinMu.Lock()
+	dst := spareOut
+	spareOut = nil
+	pinMu.Unlock()
+	return packed(handleInto(dst, buf[:length]), true)
 }

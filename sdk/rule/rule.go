@@ -38,6 +38,12 @@ import (
 // the one function a pack author writes. Returning an error makes the host
 // fail closed (a RULE_PLUGIN_ERROR finding), so return one only when the
 // input cannot be judged, never for "nothing found".
+//
+// The input, and every string and slice reachable from it, lives only
+// until the function returns: the kit decodes each scan into the memory of
+// the previous one (see sdk.Decoder), so a pack that keeps anything from it
+// across scans must copy it (strings.Clone). Findings may quote the input
+// freely; they are encoded before the memory is reused.
 type ScanFunc func(in *sdk.ScanInput) ([]sdk.Finding, error)
 
 var (
@@ -90,39 +96,56 @@ func Describe() ([]byte, error) {
 // Handle never panics and never returns invalid JSON: a decode error, a
 // scan error or a panic inside the scan function all become
 // ScanOutput.Error, which the host turns into a fail-closed finding.
+// Calls are serialized: the kit decodes every input into one reused
+// sdk.Decoder, as a Wasm instance serves one scan at a time anyway.
 func Handle(input []byte) []byte {
+	return handleInto(nil, input)
+}
+
+// handleInto is Handle appending the output to dst, so the scan export can
+// reuse the buffer of the previous output. The input must stay unchanged
+// until it returns: decoded strings point into it.
+func handleInto(dst, input []byte) []byte {
+	mu.Lock()
+	defer mu.Unlock()
 	out := handle(input)
 	if out.Findings == nil {
 		out.Findings = []sdk.Finding{}
 	}
-	b, err := json.Marshal(out)
+	b, err := sdk.AppendScanOutput(dst, &out)
 	if err != nil {
-		// A finding's Metadata may hold a value json cannot encode; report
+		// A finding's Metadata may hold a value JSON cannot encode; report
 		// that instead of returning nothing.
-		b, _ = json.Marshal(sdk.ScanOutput{Findings: []sdk.Finding{}, Error: fmt.Sprintf("encode scan output: %v", err)})
+		out = sdk.ScanOutput{Findings: []sdk.Finding{}, Error: fmt.Sprintf("encode scan output: %v", err)}
+		b, _ = sdk.AppendScanOutput(dst[:0], &out)
 	}
 	return b
 }
 
+// decoder is reused from scan to scan: inside Wasm an allocation costs
+// microseconds, and a warm Decoder allocates nothing. Guarded by mu.
+var decoder sdk.Decoder
+
+// handle decodes and scans with mu held.
 func handle(input []byte) (out sdk.ScanOutput) {
 	defer func() {
 		if r := recover(); r != nil {
+			// The panic may have left the decoder's memory half-written;
+			// start the next scan from a fresh one.
+			decoder = sdk.Decoder{}
 			out = sdk.ScanOutput{Error: fmt.Sprintf("rule panicked: %v\n%s", r, debug.Stack())}
 		}
 	}()
-	mu.Lock()
-	ok, scan := registered, scanFn
-	mu.Unlock()
-	if !ok {
+	if !registered {
 		return sdk.ScanOutput{Error: "scan: no rule pack registered (call rule.Register from init)"}
 	}
-	// sdk.DecodeScanInput, not encoding/json: inside Wasm, reflection made
+	// sdk.Decoder, not encoding/json: inside Wasm, reflection made
 	// decoding the input cost more than judging it.
-	in, err := sdk.DecodeScanInput(input)
+	in, err := decoder.Decode(input)
 	if err != nil {
 		return sdk.ScanOutput{Error: fmt.Sprintf("scan: decode input: %v", err)}
 	}
-	findings, err := scan(in)
+	findings, err := scanFn(in)
 	if err != nil {
 		return sdk.ScanOutput{Error: fmt.Sprintf("scan: %v", err)}
 	}
