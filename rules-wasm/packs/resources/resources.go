@@ -53,16 +53,31 @@ func loopLang(e *catalog.Env, l sdk.Loop) string {
 	return e.FactLang(l.Pos)
 }
 
+// The commands each check walks (see catalog.Kind).
+var (
+	kindRead    = catalog.NamesKind("read")
+	kindTimeout = catalog.NamesKind("timeout", "gtimeout")
+	kindEndless = catalog.NamesKind("tail", "journalctl", "kubectl", "docker", "podman", "ping", "ping6")
+	kindSleep   = catalog.NamesKind("sleep")
+	kindPrinter = catalog.NamesKind("printenv", "echo", "printf")
+)
+
 func checkLoops(e *catalog.Env) {
-	interactive := map[string]bool{}
-	for _, c := range e.Facts.Calls {
+	if len(e.Facts.Loops) == 0 {
+		return
+	}
+	// Whether a loop may wait for input, by language: only "python" and
+	// "bash" ever are.
+	pyInteractive, shInteractive := false, false
+	for i := range e.Facts.Calls {
+		c := &e.Facts.Calls[i]
 		if c.Name == "input" || c.Name == "raw_input" || strings.HasPrefix(c.Name, "sys.stdin.") {
-			interactive["python"] = true
+			pyInteractive = true
 		}
 	}
-	for i := range e.Facts.Commands {
+	for _, i := range e.Commands(kindRead) {
 		if catalog.Is(&e.Facts.Commands[i], "read") && catalog.HasReach(&e.Facts.Commands[i], "loop") {
-			interactive["bash"] = true
+			shInteractive = true
 		}
 	}
 	for _, l := range e.Facts.Loops {
@@ -75,7 +90,7 @@ func checkLoops(e *catalog.Env) {
 		switch {
 		case !l.HasBreak:
 			msg = fmt.Sprintf("Loop %s has a constant-true condition and no reachable break.", catalog.Trim(l.Evidence))
-		case interactive[lang]:
+		case lang == "python" && pyInteractive, lang == "bash" && shInteractive:
 			msg = fmt.Sprintf("Loop %s only exits on interactive input, which an unattended run may never get.", catalog.Trim(l.Evidence))
 		default:
 			continue
@@ -88,16 +103,19 @@ func checkLoops(e *catalog.Env) {
 // checkEndless flags commands that never exit on their own (`tail -f`,
 // `ping` without a count, `journalctl -f`) unless a timeout wraps them.
 func checkEndless(e *catalog.Env) {
-	bounded := map[[2]int]bool{}
-	for i := range e.Facts.Commands {
-		c := &e.Facts.Commands[i]
-		if catalog.Is(c, "timeout", "gtimeout") {
-			bounded[[2]int{c.Pos.Line, c.Pos.Depth}] = true
+	timeouts := e.Commands(kindTimeout)
+	bounded := func(pos sdk.Pos) bool {
+		for _, i := range timeouts {
+			t := &e.Facts.Commands[i]
+			if t.Pos.Line == pos.Line && t.Pos.Depth == pos.Depth && catalog.Is(t, "timeout", "gtimeout") {
+				return true
+			}
 		}
+		return false
 	}
-	for i := range e.Facts.Commands {
+	for _, i := range e.Commands(kindEndless) {
 		c := &e.Facts.Commands[i]
-		if bounded[[2]int{c.Pos.Line, c.Pos.Depth}] {
+		if bounded(c.Pos) {
 			continue
 		}
 		why := ""
@@ -196,7 +214,7 @@ func checkSleeps(e *catalog.Env) {
 			add(s.Seconds, s.Evidence, s.Pos)
 		}
 	}
-	for i := range e.Facts.Commands {
+	for _, i := range e.Commands(kindSleep) {
 		c := &e.Facts.Commands[i]
 		if catalog.Is(c, "sleep") && len(c.DynamicArgs) == 0 {
 			if secs, ok := ParseDuration(c.Args); ok {
@@ -234,8 +252,6 @@ func checkLimits(e *catalog.Env) {
 
 var (
 	pemKey = regexp.MustCompile(`-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----\s*(\\n|\s)*(Proc-Type:[^\n]*\n|DEK-Info:[^\n]*\n|\s)*[A-Za-z0-9+/=]{40,}`)
-	// shellVar finds $NAME and ${NAME} in unresolved argument text.
-	shellVar = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
 	// pyEnv finds os.environ["X"], environ.get("X"), getenv("X").
 	pyEnv = regexp.MustCompile(`(?:environ\s*\[\s*|environ\.get\(\s*|getenv\(\s*)['"]([A-Za-z_][A-Za-z0-9_]*)['"]`)
 )
@@ -263,9 +279,7 @@ func checkSecrets(e *catalog.Env) {
 				Metadata: map[string]any{"path": f.Path}})
 		}
 	}
-	outLines := map[int]bool{}
 	for _, o := range e.Facts.Outputs {
-		outLines[o.Pos.Line] = true
 		if o.Sink == "network" && catalog.SentToAllowed(e, o.Pos, e.Facts.Network) {
 			// A token in a request to an allowed host is how it is meant to
 			// be used; the read itself is still reviewed.
@@ -279,7 +293,8 @@ func checkSecrets(e *catalog.Env) {
 			}
 		}
 	}
-	for i := range e.Facts.Commands {
+	var outLines outputLines
+	for _, i := range e.Commands(kindPrinter) {
 		c := &e.Facts.Commands[i]
 		switch {
 		case catalog.Is(c, "printenv"):
@@ -290,16 +305,21 @@ func checkSecrets(e *catalog.Env) {
 						Metadata: map[string]any{"variable": a, "sink": "stdout"}})
 				}
 			}
-		case catalog.Is(c, "echo", "printf") && !outLines[c.Pos.Line]:
+		case catalog.Is(c, "echo", "printf") && len(c.DynamicArgs) > 0 && !outLines.has(e.Facts.Outputs, c.Pos.Line):
 			for _, k := range c.DynamicArgs {
 				if k >= len(c.Args) {
 					continue
 				}
-				for _, m := range shellVar.FindAllStringSubmatch(c.Args[k], -1) {
-					if match.IsSecretName(m[1]) {
-						e.Add(catalog.Finding{Rule: "SENSITIVE_OUTPUT", Evidence: c.Evidence, Pos: c.Pos, Key: m[1],
-							Message:  fmt.Sprintf("%s prints secret variable %s.", c.Name, m[1]),
-							Metadata: map[string]any{"variable": m[1], "sink": "stdout"}})
+				for rest := c.Args[k]; ; {
+					name, after, ok := nextShellVar(rest)
+					if !ok {
+						break
+					}
+					rest = after
+					if match.IsSecretName(name) {
+						e.Add(catalog.Finding{Rule: "SENSITIVE_OUTPUT", Evidence: c.Evidence, Pos: c.Pos, Key: name,
+							Message:  fmt.Sprintf("%s prints secret variable %s.", c.Name, name),
+							Metadata: map[string]any{"variable": name, "sink": "stdout"}})
 					}
 				}
 			}
@@ -307,12 +327,12 @@ func checkSecrets(e *catalog.Env) {
 	}
 	for i := range e.Facts.Calls {
 		c := &e.Facts.Calls[i]
-		if !pyPrinters[c.Name] || outLines[c.Pos.Line] {
+		if !pyPrinters[c.Name] || outLines.has(e.Facts.Outputs, c.Pos.Line) {
 			continue
 		}
 		for _, a := range c.Args {
-			if a.Const {
-				continue
+			if a.Const || !(strings.Contains(a.Str, "environ") || strings.Contains(a.Str, "getenv")) {
+				continue // every match of pyEnv names one of them
 			}
 			for _, ix := range pyEnv.FindAllStringSubmatchIndex(a.Str, -1) {
 				m := []string{a.Str[ix[0]:ix[1]], a.Str[ix[2]:ix[3]]}
@@ -348,6 +368,59 @@ func checkSecrets(e *catalog.Env) {
 				Metadata: map[string]any{"kind": "private_key"}})
 		}
 	}
+}
+
+// outputLines answers whether an Output fact is on a line: by a scan of the
+// few outputs most scripts have, by a set built on first use beyond that.
+type outputLines struct {
+	lines map[int]bool
+}
+
+func (s *outputLines) has(outs []sdk.Output, line int) bool {
+	if len(outs) <= 16 {
+		for i := range outs {
+			if outs[i].Pos.Line == line {
+				return true
+			}
+		}
+		return false
+	}
+	if s.lines == nil {
+		s.lines = make(map[int]bool, len(outs))
+		for i := range outs {
+			s.lines[outs[i].Pos.Line] = true
+		}
+	}
+	return s.lines[line]
+}
+
+// nextShellVar finds the next $NAME or ${NAME} in unresolved argument
+// text s, as the regexp `\$\{?([A-Za-z_][A-Za-z0-9_]*)` would, one match at
+// a time and without allocating: it returns the name, the text after the
+// match and whether there was one.
+func nextShellVar(s string) (name, rest string, ok bool) {
+	for {
+		i := strings.IndexByte(s, '$')
+		if i < 0 {
+			return "", "", false
+		}
+		j := i + 1
+		if j < len(s) && s[j] == '{' && j+1 < len(s) && isNameStart(s[j+1]) {
+			j++
+		}
+		if j < len(s) && isNameStart(s[j]) {
+			k := j + 1
+			for k < len(s) && (isNameStart(s[k]) || s[k] >= '0' && s[k] <= '9') {
+				k++
+			}
+			return s[j:k], s[k:], true
+		}
+		s = s[i+1:]
+	}
+}
+
+func isNameStart(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // procEnviron reports whether p is a process environment file

@@ -1,6 +1,8 @@
 package resources
 
 import (
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/packtest"
@@ -99,6 +101,30 @@ func TestParseDuration(t *testing.T) {
 		got, ok := ParseDuration(c.args)
 		if got != c.want || ok != c.ok {
 			t.Errorf("ParseDuration(%v) = %v %v, want %v %v", c.args, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// shellVar is the regexp nextShellVar stands for.
+var shellVar = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
+
+func TestNextShellVarAgreesWithShellVar(t *testing.T) {
+	for _, s := range []string{"$TOKEN", "${API_KEY}", "x=$A$B", "${1}$X", "$$Y", "${", "$", "${_a9}z", "$9a $b", "cost: $5 ${x", "${{A}"} {
+		var got []string
+		for rest := s; ; {
+			name, after, ok := nextShellVar(rest)
+			if !ok {
+				break
+			}
+			got = append(got, name)
+			rest = after
+		}
+		var want []string
+		for _, m := range shellVar.FindAllStringSubmatch(s, -1) {
+			want = append(want, m[1])
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") || len(got) != len(want) {
+			t.Errorf("nextShellVar(%q) finds %q, shellVar %q", s, got, want)
 		}
 	}
 }
