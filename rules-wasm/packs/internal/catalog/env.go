@@ -30,8 +30,9 @@ type cached struct {
 	denied, domains, commands []string
 	m                         *Matchers
 	// pol is the policy last found to hold these lists; the other packs of
-	// the same scan pass the same pointer and skip the comparison.
-	pol *sdk.Policy
+	// the same scan pass the same pointer and skip the comparison. It is
+	// updated in place, so a new scan of the same policy allocates nothing.
+	pol atomic.Pointer[sdk.Policy]
 }
 
 // same reports whether p's lists equal the ones m was compiled from.
@@ -52,9 +53,7 @@ var last atomic.Pointer[cached]
 // time.
 func Compile(p *sdk.Policy) *Matchers {
 	if c := last.Load(); c != nil && c.same(p) {
-		if c.pol != p {
-			last.CompareAndSwap(c, &cached{denied: c.denied, domains: c.domains, commands: c.commands, m: c.m, pol: p})
-		}
+		c.pol.Store(p)
 		return c.m
 	}
 	m := &Matchers{
@@ -67,8 +66,10 @@ func Compile(p *sdk.Policy) *Matchers {
 			m.Commands[c] = true
 		}
 	}
-	last.Store(&cached{denied: slices.Clone(p.DeniedPaths), domains: slices.Clone(p.AllowedDomains),
-		commands: slices.Clone(p.AllowedCommands), m: m, pol: p})
+	c := &cached{denied: slices.Clone(p.DeniedPaths), domains: slices.Clone(p.AllowedDomains),
+		commands: slices.Clone(p.AllowedCommands), m: m}
+	c.pol.Store(p)
+	last.Store(c)
 	return m
 }
 
@@ -137,7 +138,7 @@ func (e *Env) Init(in *sdk.ScanInput) error {
 	var m *Matchers
 	if lastInput.Swap(in) != in {
 		forgetIndex(in.Facts)
-	} else if c := last.Load(); c != nil && c.pol == p {
+	} else if c := last.Load(); c != nil && c.pol.Load() == p {
 		m = c.m // another pack of the same scan: the policy was just checked
 	}
 	if m == nil {
