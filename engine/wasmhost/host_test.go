@@ -657,3 +657,33 @@ func TestForeignEndlessLoops(t *testing.T) {
 		}
 	})
 }
+
+// TestInputBufferReused shows that an instance keeps its input buffer from
+// scan to scan while inputs fit, allocates a bigger one when they do not,
+// and that every scan sees exactly its own input, never the tail of a
+// longer earlier one left in the reused buffer.
+func TestInputBufferReused(t *testing.T) {
+	h := newHost(t, Options{PoolSize: 1})
+	p := load(t, h, "echo")
+	scan := func(content string) {
+		t.Helper()
+		findings, err := p.Scan(context.Background(), input(t, content, nil))
+		if err != nil {
+			t.Fatalf("Scan: %v", err)
+		}
+		if len(findings) != 1 || findings[0].Evidence != content {
+			t.Fatalf("scan of %d bytes echoed %d bytes", len(content), len(findings[0].Evidence))
+		}
+	}
+	scan(strings.Repeat("long input ", 100))
+	scan("short")
+	scan("")
+	if s := p.Stats(); s.InputAllocs != 1 || s.Calls != 3 {
+		t.Fatalf("stats = %+v, want 3 scans through one input buffer", s)
+	}
+	scan(strings.Repeat("x", 3*minInputBuffer))
+	scan("short again")
+	if s := p.Stats(); s.InputAllocs != 2 || s.Discarded != 0 {
+		t.Fatalf("stats = %+v, want one more input buffer for the big input and none after", s)
+	}
+}
