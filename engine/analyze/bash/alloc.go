@@ -1,5 +1,7 @@
 package bash
 
+import "unsafe"
+
 // slab hands out small slices carved from larger blocks. The analyzer makes
 // many short slices per command (the fields of its words, its Args, the IDs
 // feeding it); allocating each on its own made the allocator and the
@@ -12,16 +14,27 @@ package bash
 // anything refers to it (facts keep theirs after the analysis ends).
 type slab[T any] struct {
 	block []T
-	// size is the length of the next block; it doubles up to maxSlabBlock
-	// so short scripts allocate little and long ones few blocks.
+	// size is the length of the last block; the next one doubles it up
+	// to maxSlabBytes, so short scripts allocate little and long ones few
+	// blocks.
 	size int
 }
 
-// Block sizes of a slab, in elements.
+// Block sizes of a slab, in bytes: the first block (unless reserve sized
+// it) and the largest.
 const (
-	minSlabBlock = 32
-	maxSlabBlock = 1024
+	minSlabBytes = 512
+	maxSlabBytes = 32 << 10
 )
+
+// reserve makes the next block hold n elements, when the caller knows
+// about how many the analysis will take (see treeScan).
+func (s *slab[T]) reserve(n int) {
+	if n > cap(s.block) {
+		s.block = make([]T, n)
+		s.size = n
+	}
+}
 
 // take returns an empty slice with room for n elements.
 func (s *slab[T]) take(n int) []T {
@@ -29,9 +42,12 @@ func (s *slab[T]) take(n int) []T {
 		return nil
 	}
 	if n > cap(s.block) {
-		if s.size < minSlabBlock {
-			s.size = minSlabBlock
-		} else if s.size < maxSlabBlock {
+		var zero T
+		elem := max(int(unsafe.Sizeof(zero)), 1)
+		switch {
+		case s.size == 0:
+			s.size = max(minSlabBytes/elem, 4)
+		case s.size*elem < maxSlabBytes:
 			s.size *= 2
 		}
 		if n > s.size/4 {

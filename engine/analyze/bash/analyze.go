@@ -130,6 +130,12 @@ func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, t
 	if at.Depth == 0 && b.Facts.Commands == nil {
 		presize(b.Facts, &scan)
 	}
+	// Sized by the scan, the slabs take one block each for most scripts.
+	a.strSlab.reserve(scan.args + 2*scan.pipes + 16)
+	a.intSlab.reserve(scan.calls + scan.ops + 8)
+	a.redirSlab.reserve(scan.redirs)
+	a.extraSlab.reserve(scan.dyns/2 + 2) // many expand statically
+	a.stmtSlab.reserve(8 * scan.pipes)
 	if positional != nil {
 		a.setPositional(positional, true)
 	}

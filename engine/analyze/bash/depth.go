@@ -17,7 +17,11 @@ type treeScan struct {
 	// other constructs recorded as shell features (operators,
 	// substitutions, subshells, background jobs).
 	calls, redirs, ops int
-	odd                bool
+	// args counts the arguments of simple commands, dyns the word parts
+	// expanded into dynamic fields, pipes the pipelines: they size the
+	// analyzer's slabs.
+	args, dyns, pipes int
+	odd               bool
 }
 
 // estimate returns the expected numbers of commands, file accesses and
@@ -146,6 +150,7 @@ func (t *treeScan) command(c syntax.Command, d int) bool {
 	switch c := c.(type) {
 	case *syntax.CallExpr:
 		t.calls++
+		t.args += len(c.Args)
 		for _, as := range c.Assigns {
 			if t.assign(as, d+1) {
 				return true
@@ -154,6 +159,9 @@ func (t *treeScan) command(c syntax.Command, d int) bool {
 		return t.words(c.Args, d+1)
 	case *syntax.BinaryCmd:
 		t.ops++
+		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			t.pipes++
+		}
 		return t.stmt(c.X, d+1) || t.stmt(c.Y, d+1)
 	case *syntax.Subshell:
 		t.ops++
@@ -299,19 +307,23 @@ func (t *treeScan) part(p syntax.WordPart, d int) bool {
 		return t.parts(p.Parts, d+1)
 	case *syntax.CmdSubst:
 		t.ops++
+		t.dyns++
 		if len(p.Last) > 0 {
 			t.odd = true
 		}
 		return t.stmts(p.Stmts, d+1)
 	case *syntax.ProcSubst:
 		t.ops++
+		t.dyns++
 		if len(p.Last) > 0 {
 			t.odd = true
 		}
 		return t.stmts(p.Stmts, d+1)
 	case *syntax.ParamExp:
+		t.dyns++
 		return t.param(p, d)
 	case *syntax.ArithmExp:
+		t.dyns++
 		return t.arith(p.X, d+1)
 	case *syntax.ExtGlob:
 		if p.Pattern == nil {
