@@ -20,8 +20,13 @@ func Detect(content string) string {
 		return "bash"
 	}
 	py, sh := 0, 0
-	lines := strings.Split(content, "\n")
-	for _, raw := range lines {
+	// Line by line (the lines strings.Split would give) without building
+	// a slice of all the lines first.
+	for rest, last := content, false; !last; {
+		var raw string
+		var found bool
+		raw, rest, found = strings.Cut(rest, "\n")
+		last = !found
 		line := strings.TrimSpace(raw)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
