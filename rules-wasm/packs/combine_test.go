@@ -1,11 +1,13 @@
 package packs_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/toolwarden/toolwarden/rules-wasm/packs"
+	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/packtest"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -76,4 +78,60 @@ func TestCombineFailsWhenAPackFails(t *testing.T) {
 
 func split(p packs.Pack) (sdk.PluginInfo, func(*sdk.ScanInput) ([]sdk.Finding, error)) {
 	return p.Info(), p.Scan
+}
+
+// TestCoreWithReusedDecoder runs the combined packs the way the guest kit
+// does inside Wasm: every corpus document decoded into one sdk.Decoder (same
+// ScanInput pointer, same backing arrays, strings pointing into one reused
+// input buffer) and judged in turn. The findings must equal those of the
+// same document decoded into fresh memory: a pack that keyed a cache on a
+// pointer, or kept a string of an earlier input, fails here.
+func TestCoreWithReusedDecoder(t *testing.T) {
+	core := packs.Core()
+	pol := packtest.Policy()
+	cases := loadCases(t)
+	raws := make([][]byte, len(cases))
+	wants := make([]string, len(cases))
+	for i, c := range cases {
+		raw, err := json.Marshal(&sdk.ScanInput{Facts: c.Facts, Content: c.Content, Language: c.Language, Policy: pol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := sdk.DecodeScanInput(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := core.Scan(fresh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, _ := json.Marshal(want)
+		raws[i], wants[i] = raw, string(w)
+	}
+	// Then every document through one Decoder and one buffer overwritten by
+	// each, as the host and the kit do, with no other scan in between;
+	// twice through, so each document also follows a different one.
+	var dec sdk.Decoder
+	buf := make([]byte, 0, 1<<20)
+	for round := range 2 {
+		for k := range cases {
+			i := k
+			if round == 1 {
+				i = len(cases) - 1 - k
+			}
+			buf = append(buf[:0], raws[i]...)
+			in, err := dec.Decode(buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := core.Scan(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, _ := json.Marshal(got)
+			if string(g) != wants[i] {
+				t.Fatalf("%s (round %d): reused decoder gives\n%s\nfresh memory gives\n%s", cases[i].ID, round, g, wants[i])
+			}
+		}
+	}
 }

@@ -32,6 +32,7 @@ import (
 	"fmt"
 
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/filesystem"
+	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/catalog"
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/network"
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/process"
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/resources"
@@ -75,6 +76,8 @@ func Combine(name string, all []Pack) Pack {
 		info.Rules = append(info.Rules, pi.Rules...)
 	}
 	scan := func(in *sdk.ScanInput) ([]sdk.Finding, error) {
+		catalog.Begin(in)
+		defer catalog.End()
 		var out []sdk.Finding
 		for _, p := range all {
 			fs, err := p.Scan(in)

@@ -24,15 +24,13 @@ type Matchers struct {
 }
 
 // cached is a compiled policy with the lists it was compiled from. The
-// lists are copies taken at compile time, so a policy edited in place after
+// lists are deep copies taken at compile time: the guest kit decodes each
+// scan into the memory of the previous one (sdk.Decoder), so a string of the
+// input must never outlive its scan, and a policy edited in place after
 // compiling is recognised as different.
 type cached struct {
 	denied, domains, commands []string
 	m                         *Matchers
-	// pol is the policy last found to hold these lists; the other packs of
-	// the same scan pass the same pointer and skip the comparison. It is
-	// updated in place, so a new scan of the same policy allocates nothing.
-	pol atomic.Pointer[sdk.Policy]
 }
 
 // same reports whether p's lists equal the ones m was compiled from.
@@ -42,10 +40,9 @@ func (c *cached) same(p *sdk.Policy) bool {
 }
 
 // last caches the matchers of the most recent policy, keyed by the content
-// of the lists they are compiled from rather than by pointer: the native
-// host passes the same *Policy to every scan, but each Wasm call decodes a
-// fresh copy of the same policy, and comparing a few dozen strings costs far
-// less than compiling them again.
+// of the lists they are compiled from, never by pointer: each Wasm call
+// decodes the policy anew (into the same memory), and comparing a few dozen
+// strings costs far less than compiling them again.
 var last atomic.Pointer[cached]
 
 // Compile returns the matchers for p, reusing the previous result when p
@@ -53,24 +50,32 @@ var last atomic.Pointer[cached]
 // time.
 func Compile(p *sdk.Policy) *Matchers {
 	if c := last.Load(); c != nil && c.same(p) {
-		c.pol.Store(p)
 		return c.m
 	}
-	m := &Matchers{
-		Paths:    match.NewPathMatcher(p.DeniedPaths),
-		Domains:  match.NewDomainMatcher(p.AllowedDomains),
-		Commands: make(map[string]bool, len(p.AllowedCommands)),
+	c := &cached{denied: deepClone(p.DeniedPaths), domains: deepClone(p.AllowedDomains),
+		commands: deepClone(p.AllowedCommands)}
+	c.m = &Matchers{
+		Paths:    match.NewPathMatcher(c.denied),
+		Domains:  match.NewDomainMatcher(c.domains),
+		Commands: make(map[string]bool, len(c.commands)),
 	}
-	for _, c := range p.AllowedCommands {
-		if c = strings.TrimSpace(c); c != "" {
-			m.Commands[c] = true
+	for _, cmd := range c.commands {
+		if cmd = strings.TrimSpace(cmd); cmd != "" {
+			c.m.Commands[cmd] = true
 		}
 	}
-	c := &cached{denied: slices.Clone(p.DeniedPaths), domains: slices.Clone(p.AllowedDomains),
-		commands: slices.Clone(p.AllowedCommands), m: m}
-	c.pol.Store(p)
 	last.Store(c)
-	return m
+	return c.m
+}
+
+// deepClone copies ss and the bytes of each string, so nothing of the
+// input's memory is kept.
+func deepClone(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.Clone(s)
+	}
+	return out
 }
 
 // defaultPolicy applies when the input carries none: no allowlists, every
@@ -98,9 +103,33 @@ type Env struct {
 	seen seenSet
 }
 
-// lastInput is the scan input Init saw last. The host hands the same
-// *ScanInput to each pack of a scan and never edits it in between.
-var lastInput atomic.Pointer[sdk.ScanInput]
+// memo is the per-scan state that Begin opens: the index and matchers of
+// one input, shared by the packs that judge it one after the other.
+type memo struct {
+	in     *sdk.ScanInput
+	x      *index
+	m      *Matchers
+	shared bool // opened by Begin: later packs of the scan reuse x and m
+}
+
+var current atomic.Pointer[memo]
+
+// Begin opens a scan of in by several packs (packs.Combine calls it), so
+// that they index the facts and look up the policy's matchers once instead
+// of once each. The packs' Init calls share the work only while Begin's scan
+// is the current one and only for this very input; any other Init works
+// from scratch, so concurrent scans (natively) stay correct, just slower.
+// Identity of the pointer alone would not do: the guest kit decodes every
+// scan into the same ScanInput.
+func Begin(in *sdk.ScanInput) {
+	current.Store(&memo{in: in, shared: true})
+}
+
+// End closes the scan Begin opened, so nothing of its input stays
+// reachable from the package once the scan is over.
+func End() {
+	current.Store(nil)
+}
 
 // ErrNoFacts is returned when a scan input carries no facts document; the
 // host turns it into a fail-closed RULE_PLUGIN_ERROR.
@@ -132,19 +161,22 @@ func (e *Env) Init(in *sdk.ScanInput) error {
 	if lang == "" {
 		lang = lowerLang(in.Language)
 	}
-	// Every pack of one scan gets the same input and shares the index of
-	// its facts; a new input may carry a document edited in place since the
-	// last scan (same pointer, same length), so it is indexed afresh.
+	var x *index
 	var m *Matchers
-	if lastInput.Swap(in) != in {
-		forgetIndex(in.Facts)
-	} else if c := last.Load(); c != nil && c.pol.Load() == p {
-		m = c.m // another pack of the same scan: the policy was just checked
+	switch s := current.Load(); {
+	case s != nil && s.shared && s.in == in && s.x != nil:
+		x, m = s.x, s.m
+	case s != nil && s.shared && s.in == in:
+		x, m = buildIndex(in.Facts), Compile(p)
+		s.x, s.m = x, m
+	default:
+		// A pack judging an input on its own: index it afresh, and let
+		// the helpers that take only the facts (FileSources, Feeders)
+		// find that index.
+		x, m = buildIndex(in.Facts), Compile(p)
+		current.Store(&memo{in: in, x: x, m: m})
 	}
-	if m == nil {
-		m = Compile(p)
-	}
-	*e = Env{In: in, Facts: in.Facts, Policy: p, M: m, Lang: lang, x: indexOf(in.Facts)}
+	*e = Env{In: in, Facts: in.Facts, Policy: p, M: m, Lang: lang, x: x}
 	return nil
 }
 

@@ -3,7 +3,6 @@ package catalog
 import (
 	"math/bits"
 	"sync"
-	"sync/atomic"
 
 	"github.com/toolwarden/toolwarden/sdk"
 )
@@ -42,33 +41,22 @@ type index struct {
 	files     map[string][]*sdk.Command
 }
 
-// lastIndex caches the index of the most recent facts document. Every pack
-// of a scan, and every command a pack checks, asks about the same document,
-// so a one-entry cache hits almost always; a miss only rebuilds.
-var lastIndex atomic.Pointer[index]
-
-// indexOf returns the index of f, building it when the cached one belongs
-// to another document or to an earlier state of f's command list.
+// indexOf returns the index of f that the current scan built (see Begin
+// and Env.Init), or builds one and makes it current when f is not the
+// current scan's document, so that helpers called with the facts alone
+// (FileSources, Feeders) index a document once. A scan starts with Begin or
+// Init, which never reuse an index of an earlier scan: the guest kit
+// decodes each scan into the same memory, so only the start of a scan tells
+// that the document changed.
 func indexOf(f *sdk.Facts) *index {
-	var first *sdk.Command
-	if len(f.Commands) > 0 {
-		first = &f.Commands[0]
-	}
-	if x := lastIndex.Load(); x != nil && x.facts == f && x.cmds == first && x.n == len(f.Commands) {
-		return x
+	s := current.Load()
+	if s != nil && s.x != nil && s.x.facts == f && s.x.n == len(f.Commands) &&
+		(s.x.n == 0 || s.x.cmds == &f.Commands[0]) {
+		return s.x
 	}
 	x := buildIndex(f)
-	lastIndex.Store(x)
+	current.Store(&memo{x: x})
 	return x
-}
-
-// forgetIndex drops the cached index of f, so a new scan of a document that
-// was modified in place since the last one (same pointer, same length)
-// indexes it afresh.
-func forgetIndex(f *sdk.Facts) {
-	if x := lastIndex.Load(); x != nil && x.facts == f {
-		lastIndex.CompareAndSwap(x, nil)
-	}
 }
 
 func buildIndex(f *sdk.Facts) *index {

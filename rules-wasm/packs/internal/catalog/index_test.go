@@ -150,6 +150,7 @@ func TestNamesAndIsDoNotAllocate(t *testing.T) {
 func TestPacksOfOneScanShareTheIndex(t *testing.T) {
 	f := &sdk.Facts{Commands: []sdk.Command{{ID: 1, Name: "curl"}, {ID: 2, Name: "sh", StdinSources: []int{1}}}}
 	in := &sdk.ScanInput{Facts: f}
+	Begin(in)
 	if _, err := NewEnv(in); err != nil {
 		t.Fatal(err)
 	}
@@ -158,13 +159,26 @@ func TestPacksOfOneScanShareTheIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	if indexOf(f) != x {
-		t.Error("a second pack on the same input must reuse the index")
+		t.Error("a second pack of the same scan must reuse the index")
 	}
-	if _, err := NewEnv(&sdk.ScanInput{Facts: f}); err != nil {
+	// The guest kit decodes the next scan into the same ScanInput: same
+	// pointers, new content. A new scan must never see the old index.
+	f.Commands = f.Commands[:1]
+	Begin(in)
+	if _, err := NewEnv(in); err != nil {
 		t.Fatal(err)
 	}
-	if indexOf(f) == x {
-		t.Error("a new scan input must index its facts afresh")
+	if indexOf(f) == x || indexOf(f).n != 1 {
+		t.Error("a new scan of the same input pointer must index its facts afresh")
+	}
+	// Without Begin each pack indexes for itself.
+	End()
+	y := indexOf(f)
+	if _, err := NewEnv(in); err != nil {
+		t.Fatal(err)
+	}
+	if indexOf(f) == y {
+		t.Error("an Init outside a Begin scan must index afresh")
 	}
 }
 

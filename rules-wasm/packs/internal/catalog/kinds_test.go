@@ -108,6 +108,8 @@ func TestInitDoesNotAllocate(t *testing.T) {
 	in := &sdk.ScanInput{Facts: &sdk.Facts{Language: "bash", Commands: []sdk.Command{{ID: 1, Name: "rm"}}},
 		Policy: &sdk.Policy{DeniedPaths: []string{"~/.ssh"}}}
 	var e Env
+	Begin(in)
+	defer End()
 	if err := e.Init(in); err != nil {
 		t.Fatal(err)
 	}
