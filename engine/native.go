@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/toolwarden/toolwarden/rules-wasm/packs"
 	"github.com/toolwarden/toolwarden/sdk"
@@ -33,9 +35,14 @@ func (n nativePack) Scan(ctx context.Context, input []byte) (out []sdk.Finding, 
 			err = fmt.Errorf("native pack %s panicked: %v", n.info.Name, r)
 		}
 	}()
-	// The decoder the guest kit uses, so that the Wasm/native ratio
-	// compares the sandbox, not two JSON decoders.
-	in, err := sdk.DecodeScanInput(input)
+	// The reused decoder and the output encoding of the guest kit, and the
+	// output decoding of the Wasm host, so that the Wasm/native ratio
+	// compares the sandbox, not two codecs. Encoding and decoding the
+	// findings also copies them out of the decoder's memory before it is
+	// reused.
+	dec := decoders.Get().(*sdk.Decoder)
+	defer decoders.Put(dec)
+	in, err := dec.Decode(input)
 	if err != nil {
 		return nil, fmt.Errorf("native pack %s: decode input: %w", n.info.Name, err)
 	}
@@ -43,8 +50,22 @@ func (n nativePack) Scan(ctx context.Context, input []byte) (out []sdk.Finding, 
 	if err != nil {
 		return nil, fmt.Errorf("native pack %s: %w", n.info.Name, err)
 	}
-	return fillDeclared(n.info, fs)
+	if fs == nil {
+		fs = []sdk.Finding{}
+	}
+	b, err := sdk.AppendScanOutput(nil, &sdk.ScanOutput{Findings: fs})
+	if err != nil {
+		return nil, fmt.Errorf("native pack %s: encode output: %w", n.info.Name, err)
+	}
+	var decoded sdk.ScanOutput
+	if err := json.Unmarshal(b, &decoded); err != nil {
+		return nil, fmt.Errorf("native pack %s: decode output: %w", n.info.Name, err)
+	}
+	return fillDeclared(n.info, decoded.Findings)
 }
+
+// decoders are the native packs' sdk.Decoders, one per concurrent scan.
+var decoders = sync.Pool{New: func() any { return new(sdk.Decoder) }}
 
 // fillDeclared completes findings from the rules the pack declared and
 // rejects undeclared rule ids, as the Wasm host does for plugins.
