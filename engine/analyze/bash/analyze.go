@@ -322,10 +322,13 @@ const maxEvidence = 240
 func (a *analyzer) evidence(p syntax.Pos) string {
 	if a.lineStarts == nil {
 		a.lineStarts = make([]int, 1, strings.Count(a.src, "\n")+1)
-		for i := 0; i < len(a.src); i++ {
-			if a.src[i] == '\n' {
-				a.lineStarts = append(a.lineStarts, i+1)
+		for i := 0; ; {
+			k := strings.IndexByte(a.src[i:], '\n')
+			if k < 0 {
+				break
 			}
+			i += k + 1
+			a.lineStarts = append(a.lineStarts, i)
 		}
 	}
 	l := int(p.Line())
@@ -909,8 +912,14 @@ func (a *analyzer) setPositional(fs []field, withZero bool) {
 const maxNesting = 200
 
 // nestingDepth returns the deepest nesting of ( and { in src, a cheap upper
-// bound of the syntax tree's depth.
+// bound of the syntax tree's depth, or 0 when src has too few of them to
+// nest deeper than maxNesting (the only question callers ask).
 func nestingDepth(src string) int {
+	if strings.Count(src, "(")+strings.Count(src, "{") <= maxNesting {
+		// The depth is at most the number of openers; counting them is
+		// much faster than following them.
+		return 0
+	}
 	depth, max := 0, 0
 	for i := 0; i < len(src); i++ {
 		switch src[i] {

@@ -161,7 +161,9 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c *ctx) int {
 			// records.)
 			cmd.Pos.Encoded = true
 		}
-		cmd.ArgSources = append(cmd.ArgSources, f.substIDs()...)
+		if nSources > 0 {
+			cmd.ArgSources = append(cmd.ArgSources, f.substIDs()...)
+		}
 		if i == 0 {
 			continue
 		}

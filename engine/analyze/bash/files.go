@@ -448,36 +448,32 @@ func normPath(p string) string {
 }
 
 // isCleanPath reports whether normPath would return p unchanged: no empty,
-// "." or ".." element and no trailing slash (a lone "/" or "~" is clean).
-// Most paths are, and checking is much cheaper than cleaning.
+// "." or ".." element and no trailing slash (a lone "/" is clean; "~" is
+// an element like any other). Most paths are, and checking is much cheaper
+// than cleaning.
 func isCleanPath(p string) bool {
-	if p == "/" || p == "~" {
+	if p == "/" {
 		return true
 	}
-	if p[len(p)-1] == '/' {
+	if p == "" || p[len(p)-1] == '/' || strings.Contains(p, "//") {
 		return false
 	}
-	start := 0
-	if p[0] == '/' {
-		start = 1
-	}
-	if p[0] == '~' {
-		if len(p) < 2 || p[1] != '/' {
-			// "~user/x" is cleaned like any relative path.
-			start = 0
-		} else {
-			start = 2
+	for i := strings.IndexByte(p, '.'); i >= 0; {
+		if i == 0 || p[i-1] == '/' {
+			// A "." or ".." element starts here unless more follows.
+			j := i + 1
+			if j < len(p) && p[j] == '.' {
+				j++
+			}
+			if j == len(p) || p[j] == '/' {
+				return false
+			}
 		}
-	}
-	for i := start; i <= len(p); i++ {
-		if i < len(p) && p[i] != '/' {
-			continue
+		k := strings.IndexByte(p[i+1:], '.')
+		if k < 0 {
+			break
 		}
-		switch p[start:i] {
-		case "", ".", "..":
-			return false
-		}
-		start = i + 1
+		i += 1 + k
 	}
 	return true
 }
