@@ -210,8 +210,11 @@ type analyzer struct {
 	ifs string
 	// effName is the innermost command name of the last emitted command.
 	effName string
-	// lineStarts caches line offsets for evidence.
+	// lineStarts caches line offsets for evidence, and evLine/ev the
+	// evidence of the last line asked for.
 	lineStarts []int
+	evLine     int
+	ev         string
 	// fieldSlab, strSlab and intSlab back the short slices made per
 	// word and per command (see slab).
 	fieldSlab fieldStack
@@ -335,6 +338,10 @@ func (a *analyzer) evidence(p syntax.Pos) string {
 	if l < 1 || l > len(a.lineStarts) {
 		return ""
 	}
+	if l == a.evLine {
+		// Most facts come in runs from one statement.
+		return a.ev
+	}
 	s := a.lineStarts[l-1]
 	e := len(a.src)
 	if l < len(a.lineStarts) {
@@ -344,6 +351,7 @@ func (a *analyzer) evidence(p syntax.Pos) string {
 	if len(line) > maxEvidence {
 		line = line[:maxEvidence]
 	}
+	a.evLine, a.ev = l, line
 	return line
 }
 

@@ -109,15 +109,18 @@ func (a *analyzer) resolveAlias(fields []field) []field {
 // the command's ID.
 func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c *ctx) int {
 	f0 := fields[0]
-	cmd := sdk.Command{
-		ID:           a.b.NextID(),
-		Reach:        c.reach, // never mutated: ctx.with copies
-		Pipeline:     c.pipe,
-		Stage:        c.stage,
-		StdinSources: a.intSlab.copyOf(c.stdin),
-		Evidence:     a.evidence(s.Pos()),
-		Pos:          a.pos(s.Pos()),
-	}
+	// The command is built in place: sdk.Command is large, and building
+	// it aside then appending copied it. cmd is only used before anything
+	// else appends to Commands (semantics below may).
+	a.b.Facts.Commands = append(a.b.Facts.Commands, sdk.Command{})
+	cmd := &a.b.Facts.Commands[len(a.b.Facts.Commands)-1]
+	cmd.ID = a.b.NextID()
+	cmd.Reach = c.reach // interned, never mutated (see with)
+	cmd.Pipeline = c.pipe
+	cmd.Stage = c.stage
+	cmd.StdinSources = a.intSlab.copyOf(c.stdin)
+	cmd.Evidence = a.evidence(s.Pos())
+	cmd.Pos = a.pos(s.Pos())
 	if c.pipe == 0 {
 		cmd.Stage = 0
 	}
@@ -172,9 +175,9 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c *ctx) int {
 			cmd.DynamicArgs = append(cmd.DynamicArgs, i-1)
 		}
 	}
-	a.b.Facts.Commands = append(a.b.Facts.Commands, cmd)
+	id, candidates := cmd.ID, cmd.Candidates
 	if c.collect {
-		a.idStack = append(a.idStack, cmd.ID)
+		a.idStack = append(a.idStack, id)
 	}
 	a.effName = name
 	if fi, ok := a.funcs[name]; ok && name != "" {
@@ -196,14 +199,14 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c *ctx) int {
 		if specs[name] == nil && !isKnownCommand(name) {
 			// A call of the script's own function: its body was walked;
 			// its arguments are data for it, not paths or hosts.
-			return cmd.ID
+			return id
 		}
 	}
 	if f0.dyn {
 		if f0.downloaded || f0.enc {
 			a.dynExec(s, "eval", "", field{}, f0, false)
 		}
-		return cmd.ID
+		return id
 	}
 	if strings.HasPrefix(f0.s, "./") || strings.HasPrefix(f0.s, "../") || strings.HasPrefix(f0.s, "~") {
 		// A program run from the workspace or a home directory.
@@ -213,11 +216,11 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c *ctx) int {
 		a.runFile(s, "sh", f0)
 	}
 	a.semantics(s, name, fields[1:], c)
-	if len(cmd.Candidates) > 1 {
+	if len(candidates) > 1 {
 		// A pattern matching several programs: record what each could
 		// do to files and hosts, without unwrapping or nesting (which
 		// could multiply without bound).
-		for i, cand := range cmd.Candidates {
+		for i, cand := range candidates {
 			if i == maxCandidateSemantics {
 				break
 			}
@@ -225,7 +228,7 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c *ctx) int {
 			a.files(s, cand, fields[1:], c)
 		}
 	}
-	return cmd.ID
+	return id
 }
 
 // maxCandidateSemantics bounds how many candidates of a glob command word
