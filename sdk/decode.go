@@ -260,15 +260,19 @@ func (d *decoder) object(what string, fields *fieldSet, field func(i int) error)
 		if d.peek() != '"' {
 			return d.errf("expected a string key in object")
 		}
-		key, err := d.str()
-		if err != nil {
-			return err
+		i, ok := d.shortKey(fields)
+		if !ok {
+			key, err := d.str()
+			if err != nil {
+				return err
+			}
+			i = fields.index(key)
 		}
 		if d.peek() != ':' {
 			return d.errf("expected ':' after object key")
 		}
 		d.i++
-		if i := fields.index(key); i >= 0 {
+		if i >= 0 {
 			if err := field(i); err != nil {
 				return fmt.Errorf("%s.%s: %w", what, fields.names[i], err)
 			}
@@ -333,6 +337,47 @@ func (d *decoder) members(member func(key string) error) error {
 type fieldSet struct {
 	names []string
 	byLen [32][]uint8
+	// words are the first sixteen bytes of each name as two little-endian
+	// integers (zero past the end), for shortKey.
+	words [][2]uint64
+}
+
+// shortKey matches the object key whose '"' is next against fields without
+// decoding it, when it is shorter than sixteen bytes, has no escapes and
+// matches a field exactly: the key's bytes are read as two words and
+// compared with the names' words. It returns the field index and true, the
+// key consumed; false leaves everything to the general path (str, then
+// index, which also matches case-insensitively and reports unknown keys).
+// Inside Wasm every call and branch costs an exit to the host, and keys are
+// half of what a facts document is made of.
+func (d *decoder) shortKey(fields *fieldSet) (int, bool) {
+	i := d.i + 1
+	if i+16 > len(d.b) {
+		return 0, false
+	}
+	w0 := binary.LittleEndian.Uint64(d.b[i : i+8])
+	w1 := binary.LittleEndian.Uint64(d.b[i+8 : i+16])
+	var n int
+	if m := special(w0); m != 0 {
+		n = bits.TrailingZeros64(m) / 8
+		w0 &= 1<<(8*n) - 1
+		w1 = 0
+	} else if m := special(w1); m != 0 {
+		n = 8 + bits.TrailingZeros64(m)/8
+		w1 &= 1<<(8*(n-8)) - 1
+	} else {
+		return 0, false
+	}
+	if d.b[i+n] != '"' {
+		return 0, false
+	}
+	for _, f := range fields.byLen[n] {
+		if w := fields.words[f]; w[0] == w0 && w[1] == w1 {
+			d.i = i + n + 1
+			return int(f), true
+		}
+	}
+	return 0, false
 }
 
 // sameBytes reports whether a and b, of equal length, are equal, comparing
@@ -386,8 +431,11 @@ func word(s string, i int) uint64 {
 }
 
 func newFieldSet(names ...string) *fieldSet {
-	fs := &fieldSet{names: names}
+	fs := &fieldSet{names: names, words: make([][2]uint64, len(names))}
 	for i, n := range names {
+		var b [16]byte
+		copy(b[:], n)
+		fs.words[i] = [2]uint64{binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])}
 		if len(n) >= len(fs.byLen) {
 			continue // found by the EqualFold pass
 		}
@@ -778,6 +826,27 @@ func (d *decoder) int64(v *int64) error {
 // int decodes a number into *v; Go's int is 64 bits on every target the
 // host and the plugins run on (amd64, arm64, wasm).
 func (d *decoder) int(v *int) error {
+	// Fast path for the small non-negative integers of line numbers,
+	// columns and IDs: one pass over the digits and one check of what
+	// follows. Inside Wasm every branch taken costs an exit to the host,
+	// and the general path below takes dozens.
+	if i := d.i; i < len(d.s) && d.s[i] >= '1' && d.s[i] <= '9' {
+		x, j := int(d.s[i]-'0'), i+1
+		for ; j < len(d.s) && j < i+18; j++ {
+			c := d.s[j]
+			if c < '0' || c > '9' {
+				break
+			}
+			x = x*10 + int(c-'0')
+		}
+		if j < len(d.s) {
+			if c := d.s[j]; c != '.' && c != 'e' && c != 'E' && (c < '0' || c > '9') {
+				d.i = j
+				*v = x
+				return nil
+			}
+		}
+	}
 	x := int64(*v)
 	if err := d.int64(&x); err != nil {
 		return err
@@ -829,6 +898,16 @@ func (d *decoder) bool(v *bool) error {
 
 // string decodes a string into *v (null leaves it alone).
 func (d *decoder) string(v *string) error {
+	// Fast path: the string starts right here and has no escapes, so it is
+	// found with the word scan alone, without str's general loop.
+	if i := d.i; i < len(d.b) && d.b[i] == '"' {
+		j := d.plain(i + 1)
+		if j < len(d.b) && d.b[j] == '"' {
+			*v = d.s[i+1 : j]
+			d.i = j + 1
+			return nil
+		}
+	}
 	if d.null() {
 		return nil
 	}
@@ -987,6 +1066,52 @@ func (d *decoder) anyMap(m *map[string]any) error {
 		*v, err = d.any()
 		return err
 	})
+}
+
+var (
+	lineKey = binary.LittleEndian.Uint64([]byte(`{"line":`))
+	colKey  = binary.LittleEndian.Uint64([]byte(`,"col":` + "\x00"))
+)
+
+// fastPos decodes the position every fact carries in the shape the
+// analyzers write it, {"line":N,"col":N} with small non-negative numbers,
+// by comparing words instead of walking the object; anything else (other
+// fields, spaces, big numbers) is left to the general path. A document has
+// one position per fact, so this is the decoder's most frequent object.
+func (d *decoder) fastPos(v *Pos) bool {
+	j := d.i
+	if j+24 > len(d.b) || binary.LittleEndian.Uint64(d.b[j:j+8]) != lineKey {
+		return false
+	}
+	line, j, ok := smallInt(d.b, j+8)
+	if !ok || binary.LittleEndian.Uint64(d.b[j:j+8])&(1<<56-1) != colKey {
+		return false
+	}
+	col, j, ok := smallInt(d.b, j+7)
+	if !ok || j >= len(d.b) || d.b[j] != '}' {
+		return false
+	}
+	v.Line, v.Col = line, col // like encoding/json, keep the other fields
+	d.i = j + 1
+	return true
+}
+
+// smallInt reads a JSON integer of one to nine digits without sign,
+// fraction or exponent at b[i:], returning it and the index after it; ok is
+// false for anything else (which the general path then decodes or rejects).
+// The caller guarantees b holds at least ten bytes from i.
+func smallInt(b []byte, i int) (x, end int, ok bool) {
+	if i+10 > len(b) || b[i] < '0' || b[i] > '9' || (b[i] == '0' && b[i+1] >= '0' && b[i+1] <= '9') {
+		return 0, i, false
+	}
+	end = i
+	for ; end < i+9 && b[end] >= '0' && b[end] <= '9'; end++ {
+		x = x*10 + int(b[end]-'0')
+	}
+	if c := b[end]; (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' {
+		return 0, i, false
+	}
+	return x, end, true
 }
 
 // Field names, in the order of each type's switch below. They are the
@@ -1247,6 +1372,9 @@ func (d *decoder) facts(v *Facts) error {
 }
 
 func (d *decoder) pos(v *Pos) error {
+	if d.fastPos(v) {
+		return nil
+	}
 	if d.null() {
 		return nil
 	}
