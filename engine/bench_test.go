@@ -2,14 +2,20 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/engine/analyze"
+	"github.com/toolwarden/toolwarden/engine/builtin"
 	"github.com/toolwarden/toolwarden/policies"
 	"github.com/toolwarden/toolwarden/sdk"
 )
@@ -158,5 +164,56 @@ func BenchmarkStartWarm(b *testing.B) {
 			b.Fatal(err)
 		}
 		e.Close(context.Background())
+	}
+}
+
+// BenchmarkInterruptChecks scans the 1 KB benchmark input with the built-in
+// Wasm module directly on wazero, with and without WithCloseOnContextDone,
+// the way the host calls it (input buffer kept, output freed). The
+// difference is what the deadline costs: wazero v1.12 exits to Go at every
+// loop header, and Go-compiled Wasm reaches its function's dispatch loop on
+// every taken branch, so the checks multiply the guest's time by its branch
+// count (see RATIONALE.md). The host always runs with the checks on.
+func BenchmarkInterruptChecks(b *testing.B) {
+	all, err := builtin.Packs()
+	if err != nil {
+		b.Skip(err)
+	}
+	src := benchScript(b, 1024)
+	f, err := analyze.Analyze("bash", src, analyze.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	input, err := json.Marshal(&sdk.ScanInput{Facts: f, Content: src, Language: "bash", Policy: policies.Default()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, checks := range []bool{true, false} {
+		b.Run(fmt.Sprintf("checks=%v", checks), func(b *testing.B) {
+			ctx := context.Background()
+			rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCloseOnContextDone(checks))
+			defer rt.Close(ctx)
+			wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+			mod, err := rt.InstantiateWithConfig(ctx, all[0].Wasm, wazero.NewModuleConfig().WithStartFunctions("_initialize").WithName(""))
+			if err != nil {
+				b.Fatal(err)
+			}
+			alloc, scan, free := mod.ExportedFunction("alloc"), mod.ExportedFunction("scan"), mod.ExportedFunction("free")
+			res, err := alloc.Call(ctx, uint64(len(input)))
+			if err != nil || !mod.Memory().Write(uint32(res[0]), input) {
+				b.Fatalf("alloc: %v", err)
+			}
+			for b.Loop() {
+				cctx, cancel := context.WithTimeout(ctx, time.Minute)
+				out, err := scan.Call(cctx, res[0], uint64(len(input)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := free.Call(cctx, out[0]>>32); err != nil {
+					b.Fatal(err)
+				}
+				cancel()
+			}
+		})
 	}
 }
