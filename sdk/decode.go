@@ -190,8 +190,19 @@ func (d *decoder) peek() byte {
 	return 0
 }
 
-// null consumes a null if it comes next.
+// null consumes a null if it comes next. The common answer, "no: a
+// printable non-'n' byte is next", is decided inline: inside Wasm a call
+// costs an exit to the host.
 func (d *decoder) null() bool {
+	if i := d.i; i < len(d.s) {
+		if c := d.s[i]; c > ' ' && c != 'n' {
+			return false
+		}
+	}
+	return d.nullSlow()
+}
+
+func (d *decoder) nullSlow() bool {
 	return d.peek() == 'n' && d.lit("null")
 }
 
@@ -227,13 +238,17 @@ func (d *decoder) typeErr(want string) error {
 
 func isNumStart(c byte) bool { return c == '-' || (c >= '0' && c <= '9') }
 
+// enter counts one more level of nesting; small enough to inline, with
+// the error built out of line.
 func (d *decoder) enter() error {
 	d.depth++
 	if d.depth > maxDepth {
-		return d.errf("exceeded max depth %d", maxDepth)
+		return errTooDeep
 	}
 	return nil
 }
+
+var errTooDeep = fmt.Errorf("exceeded max depth %d", maxDepth)
 
 // object decodes the members of an object. For each key it finds the index
 // of the field in fields (exact match first, then case-insensitive, as
