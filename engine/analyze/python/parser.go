@@ -142,6 +142,34 @@ type parser struct {
 	src  string
 	// base is added to offsets when parsing an f-string field.
 	depth int
+	// exprs and stmts are blocks the nodes are carved from: one
+	// allocation per block instead of one per node, which made node
+	// allocation the largest cost of parsing.
+	exprs []expr
+	stmts []stmt
+}
+
+// nodeBlock is the number of nodes a parser allocates at once.
+const nodeBlock = 64
+
+// newExpr returns a zero expression node.
+func (p *parser) newExpr() *expr {
+	if len(p.exprs) == 0 {
+		p.exprs = make([]expr, nodeBlock)
+	}
+	e := &p.exprs[0]
+	p.exprs = p.exprs[1:]
+	return e
+}
+
+// newStmt returns a zero statement node.
+func (p *parser) newStmt() *stmt {
+	if len(p.stmts) == 0 {
+		p.stmts = make([]stmt, nodeBlock/4)
+	}
+	s := &p.stmts[0]
+	p.stmts = p.stmts[1:]
+	return s
 }
 
 type parseFail struct{ err *syntaxError }
@@ -223,6 +251,10 @@ var keywords = map[string]bool{
 // statements parsed so far and the error.
 func parseModule(toks []token, src string) (stmts []*stmt, err *syntaxError) {
 	p := &parser{toks: toks, src: src}
+	// About one expression per two tokens and a statement per ten: the
+	// first blocks are sized so that most modules need no other.
+	p.exprs = make([]expr, len(toks)*9/20+8)
+	p.stmts = make([]stmt, len(toks)/10+4)
 	defer func() {
 		if r := recover(); r != nil {
 			pf, ok := r.(parseFail)
@@ -243,7 +275,9 @@ func parseModule(toks []token, src string) (stmts []*stmt, err *syntaxError) {
 }
 
 func (p *parser) mk(k skind, t *token) *stmt {
-	return &stmt{kind: k, line: int(t.line), col: int(t.col), off: int(t.off)}
+	s := p.newStmt()
+	s.kind, s.line, s.col, s.off = k, int(t.line), int(t.col), int(t.off)
+	return s
 }
 
 func (p *parser) finish(s *stmt) *stmt {
@@ -835,7 +869,9 @@ func (p *parser) tryMatch(t *token) *stmt {
 // ---- expressions ----
 
 func (p *parser) node(k ekind, t *token) *expr {
-	return &expr{kind: k, line: int(t.line), col: int(t.col), off: int(t.off)}
+	e := p.newExpr()
+	e.kind, e.line, e.col, e.off = k, int(t.line), int(t.col), int(t.off)
+	return e
 }
 
 func (p *parser) done(e *expr) *expr {
@@ -1483,7 +1519,10 @@ func (p *parser) subExpr(pt fpart, tk *token) *expr {
 	if err != nil {
 		return opaque
 	}
-	sub := &parser{toks: toks, depth: p.depth + 10}
+	// The sub-parser carves its nodes from p's blocks, and hands back
+	// what is left of them.
+	sub := &parser{toks: toks, depth: p.depth + 10, exprs: p.exprs, stmts: p.stmts}
+	defer func() { p.exprs, p.stmts = sub.exprs, sub.stmts }()
 	var e *expr
 	func() {
 		defer func() {
