@@ -48,10 +48,11 @@ func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
 var (
 	// kindAccess: commands that access files by redirection or delete by
 	// name (commandDeletes).
-	kindAccess = catalog.NewKind(catalog.KindSpec{Redirected: true,
-		Names: []string{"busybox", "toybox", "rm", "rmdir", "unlink", "shred", "srm", "wipe", "git", "find"}})
-	kindCd  = catalog.NamesKind("cd", "pushd")
-	kindGit = catalog.NamesKind("git")
+	kindAccess = catalog.NewKind(catalog.KindSpec{Redirected: true, Names: deleters})
+	// kindDeleter: the commands commandDeletes derives deletes from.
+	kindDeleter = catalog.NamesKind(deleters...)
+	kindCd      = catalog.NamesKind("cd", "pushd")
+	kindGit     = catalog.NamesKind("git")
 	// kindBlock: mkfs*, mkfsLike and dd.
 	kindBlock = catalog.NewKind(catalog.KindSpec{Prefixes: []string{"mkfs"},
 		Names: append(keys(mkfsLike), "dd")})
@@ -61,6 +62,8 @@ var (
 		"iptables-nft", "nft", "auditctl", "aa-teardown", "aa-disable", "spctl", "csrutil", "systemctl", "service",
 		"journalctl", "ln", "truncate", "shred")
 )
+
+var deleters = []string{"busybox", "toybox", "rm", "rmdir", "unlink", "shred", "srm", "wipe", "git", "find"}
 
 func keys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
@@ -82,9 +85,12 @@ type access struct {
 	dynamic   bool
 	mode      string
 	owner     string
-	python    bool
-	evidence  string
-	pos       sdk.Pos
+	// python is set for Python calls; for a recorded FileAccess it is
+	// worked out from by, and only for deletes, which alone need it.
+	python   bool
+	recorded bool
+	evidence string
+	pos      sdk.Pos
 }
 
 func isPythonAPI(by string) bool {
@@ -96,8 +102,13 @@ func judge(e *catalog.Env, a *access) {
 	checkDelete(e, a)
 	checkSecretPath(e, a)
 	checkBlockDevice(e, a)
-	checkPersistenceTarget(e, a)
-	checkEvasionTarget(e, a)
+	if !a.dynamic && (isWrite(a.op) || evasionOp(a.op)) {
+		// Both remaining checks look at the cleaned path.
+		p := normalizeHome(a.path)
+		c := match.CleanPath(p)
+		checkPersistenceTarget(e, a, p, c)
+		checkEvasionTarget(e, a, c)
+	}
 }
 
 // judgeAccesses judges every file access of the scan, in order: the
@@ -109,7 +120,7 @@ func judgeAccesses(e *catalog.Env) {
 		fa := &f.Files[i]
 		a := access{path: fa.Path, op: fa.Op, by: fa.By, recursive: fa.Recursive, force: fa.Force,
 			glob: fa.Glob || match.HasGlob(fa.Path), dynamic: fa.Dynamic, mode: fa.Mode, owner: fa.Owner,
-			python: isPythonAPI(fa.By), evidence: fa.Evidence, pos: fa.Pos}
+			recorded: true, evidence: fa.Evidence, pos: fa.Pos}
 		judge(e, &a)
 	}
 	for _, i := range e.Commands(kindAccess) {
@@ -132,7 +143,9 @@ func judgeAccesses(e *catalog.Env) {
 				glob: match.HasGlob(r.Target), evidence: c.Evidence, pos: c.Pos}
 			judge(e, &a)
 		}
-		commandDeletes(e, int(i))
+		if e.Of(i, kindDeleter) {
+			commandDeletes(e, int(i))
+		}
 	}
 	for i := range f.Calls {
 		if a, ok := callAccess(&f.Calls[i]); ok {
@@ -398,6 +411,9 @@ func checkDelete(e *catalog.Env, a *access) {
 	if a.op != "delete" {
 		return
 	}
+	if a.recorded {
+		a.python = isPythonAPI(a.by)
+	}
 	path := normalizeHome(a.path)
 	if !strings.HasPrefix(path, "/") && !strings.HasPrefix(path, "~") && !strings.HasPrefix(path, "$") && !a.python {
 		if dir := cwdAt(e, a.pos); dir != "" {
@@ -487,7 +503,10 @@ func checkSecretPath(e *catalog.Env, a *access) {
 			Metadata: map[string]any{"path": p, "op": a.op, "pattern": pat}})
 		return
 	}
-	if user, other := match.OtherHome(p); other && strings.HasPrefix(p, "~") {
+	if !strings.HasPrefix(p, "~") {
+		return
+	}
+	if user, other := match.OtherHome(p); other {
 		e.Add(catalog.Finding{Rule: "FILE_SECRET_PATH_ACCESS", Evidence: a.evidence, Pos: a.pos, Key: p,
 			Message:  fmt.Sprintf("Script accesses another user's home (%s): %s.", user, p),
 			Metadata: map[string]any{"path": p, "op": a.op, "user": user}})

@@ -30,12 +30,18 @@ var homePersistence = []string{"/.config/systemd/", "/.config/autostart/", "/Lib
 	"/.ssh/rc", "/.ssh/environment"}
 
 // persistenceTarget reports why writing p persists code, or "".
-func persistenceTarget(p string) string {
-	base := path.Base(p)
+//
+// c is match.CleanPath(p), which the caller shares with other checks.
+func persistenceTarget(p, c string) string {
+	// The base name matters only for authorized_keys(2) and systemd units,
+	// which end in s, 2, e or r (or in a slash path.Base drops).
+	base := ""
+	if n := len(p); n > 0 && strings.IndexByte("s2er/", p[n-1]) >= 0 {
+		base = path.Base(p)
+	}
 	if base == "authorized_keys" || base == "authorized_keys2" {
 		return "SSH authorized_keys"
 	}
-	c := match.CleanPath(p)
 	if _, rel, ok := match.SplitHome(c); ok {
 		if rcFiles[rel] {
 			return "shell start-up file"
@@ -76,12 +82,11 @@ func isWrite(op string) bool {
 
 // checkPersistenceTarget judges a write to a file the system runs on its
 // own.
-func checkPersistenceTarget(e *catalog.Env, a *access) {
+func checkPersistenceTarget(e *catalog.Env, a *access, p, c string) {
 	if !isWrite(a.op) || a.dynamic {
 		return
 	}
-	p := normalizeHome(a.path)
-	if why := persistenceTarget(p); why != "" && !(a.op == "chmod" && why != "SSH authorized_keys") {
+	if why := persistenceTarget(p, c); why != "" && !(a.op == "chmod" && why != "SSH authorized_keys") {
 		e.Add(catalog.Finding{Rule: "PERSISTENCE", Evidence: a.evidence, Pos: a.pos, Key: p,
 			Message:  fmt.Sprintf("Content writes %s %s.", why, p),
 			Metadata: map[string]any{"path": p, "kind": why}})
@@ -179,11 +184,10 @@ var securityServices = map[string]bool{"firewalld": true, "ufw": true, "apparmor
 	"crowdstrike": true, "falcon-sensor": true, "wazuh-agent": true, "ossec": true, "sshguard": true}
 
 // checkEvasionTarget judges a write to a shell history or a system log.
-func checkEvasionTarget(e *catalog.Env, a *access) {
-	if a.op == "read" || a.op == "list" || a.op == "ref" || a.op == "copy_from" || a.op == "source" || a.dynamic {
+func checkEvasionTarget(e *catalog.Env, a *access, p string) {
+	if !evasionOp(a.op) || a.dynamic {
 		return
 	}
-	p := match.CleanPath(normalizeHome(a.path))
 	if _, rel, ok := match.SplitHome(p); ok && historyFiles[rel] {
 		e.Add(catalog.Finding{Rule: "DEFENSE_EVASION", Evidence: a.evidence, Pos: a.pos, Key: p,
 			Message: fmt.Sprintf("Content wipes shell history %s.", p), Metadata: map[string]any{"path": p}})
@@ -199,6 +203,12 @@ func checkEvasionTarget(e *catalog.Env, a *access) {
 			break
 		}
 	}
+}
+
+// evasionOp reports whether an access of this kind may wipe a history or
+// a log: any but reading, listing, naming, copying from and sourcing.
+func evasionOp(op string) bool {
+	return !(op == "read" || op == "list" || op == "ref" || op == "copy_from" || op == "source")
 }
 
 // checkDefenseEvasion judges the assignments and commands that turn off

@@ -57,7 +57,7 @@ func collect(e *catalog.Env) []sdk.NetworkUse {
 		if resolvedLines.has(f.Network, c.Pos, true) {
 			continue
 		}
-		uses = appendCommandUses(uses, len(f.Network), c)
+		uses = appendCommandUses(e, uses, len(f.Network), i)
 	}
 	for i := range f.Calls {
 		c := &f.Calls[i]
@@ -118,6 +118,12 @@ var downloaders = map[string]bool{"curl": true, "wget": true, "fetch": true, "ar
 var (
 	kindNetTool = catalog.NamesKind(append([]string{"curl", "wget", "aria2c", "http", "https", "xh", "fetch", "git"},
 		hostTools...)...)
+	kindDownload = catalog.NamesKind("curl", "wget", "aria2c", "http", "https", "xh", "fetch")
+	kindHostTool = catalog.NamesKind(hostTools...)
+	kindGit      = catalog.NamesKind("git")
+	kindNc       = catalog.NamesKind("nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat", "cryptcat")
+	kindNetcat   = catalog.NamesKind(netcats...)
+	kindSocat    = catalog.NamesKind("socat")
 	// kindRunner: commands that run code they read (interpreters, eval,
 	// source) and, with kindScript, those whose word is a script path.
 	kindRunner = catalog.NewKind(catalog.KindSpec{Names: append(catalog.InterpreterNames(), "eval", "source", "."),
@@ -133,9 +139,10 @@ var (
 
 // appendCommandUses appends the network uses of a download, host or git
 // command.
-func appendCommandUses(out []sdk.NetworkUse, recorded int, c *sdk.Command) []sdk.NetworkUse {
+func appendCommandUses(e *catalog.Env, out []sdk.NetworkUse, recorded int, i int32) []sdk.NetworkUse {
+	c := &e.Facts.Commands[i]
 	switch {
-	case catalog.Is(c, "curl", "wget", "aria2c", "http", "https", "xh", "fetch"):
+	case e.Of(i, kindDownload):
 		ops, idx := catalog.Operands(c)
 		for k, o := range ops {
 			dyn := catalog.ArgDynamic(c, idx[k])
@@ -145,7 +152,7 @@ func appendCommandUses(out []sdk.NetworkUse, recorded int, c *sdk.Command) []sdk
 				out = appendUse(out, recorded, n)
 			}
 		}
-	case catalog.Is(c, hostTools...):
+	case e.Of(i, kindHostTool):
 		ops, idx := catalog.Operands(c)
 		for k, o := range ops {
 			o = strings.TrimPrefix(o, "@")
@@ -157,7 +164,7 @@ func appendCommandUses(out []sdk.NetworkUse, recorded int, c *sdk.Command) []sdk
 			out = appendUse(out, recorded, n)
 			break
 		}
-	case catalog.Is(c, "git"):
+	case e.Of(i, kindGit):
 		sub, _ := catalog.FirstOperand(c.Args, "-C", "-c")
 		if sub != "clone" && sub != "ls-remote" && sub != "fetch" && sub != "pull" && sub != "push" {
 			return out
@@ -556,7 +563,7 @@ func checkReverseShell(e *catalog.Env, uses []sdk.NetworkUse) {
 	for _, i := range e.Commands(kindShellOrNet) {
 		c := &e.Facts.Commands[i]
 		switch {
-		case catalog.Is(c, "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat", "cryptcat"):
+		case e.Of(i, kindNc):
 			for _, a := range c.Args {
 				if a == "-e" || a == "-c" || strings.HasPrefix(a, "--exec") || strings.HasPrefix(a, "--sh-exec") ||
 					strings.HasPrefix(a, "--lua-exec") || (strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "e") && len(a) <= 5) {
@@ -565,7 +572,7 @@ func checkReverseShell(e *catalog.Env, uses []sdk.NetworkUse) {
 					break
 				}
 			}
-		case catalog.Is(c, "socat"):
+		case e.Of(i, kindSocat):
 			prog, sock := false, false
 			for _, a := range c.Args {
 				l := strings.ToLower(a)
@@ -601,7 +608,7 @@ func checkReverseShell(e *catalog.Env, uses []sdk.NetworkUse) {
 				}
 			}
 		}
-		if catalog.Is(c, netcats...) {
+		if e.Of(i, kindNetcat) {
 			for s := range catalog.Feeders(e.Facts, c) {
 				interactive := false
 				for _, a := range s.Args {

@@ -55,7 +55,7 @@ var (
 	kindInstall = catalog.NewKind(catalog.KindSpec{
 		Names: append(append(keysOf(installVerbs), "pacman", "yay", "paru", "sudo", "doas"),
 			catalog.InterpreterNames()...),
-		Prefixes: append([]string{"pip"}, catalog.InterpreterPrefixes...), Dynamic: true})
+		Prefixes: append([]string{"pip"}, catalog.InterpreterPrefixes...), Dynamic: true, BaseNames: true})
 	// kindRunner: commands that run code they read (interpreters, eval,
 	// source) or a script path, and commands reached through decoded
 	// content.

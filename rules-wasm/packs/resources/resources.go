@@ -55,11 +55,13 @@ func loopLang(e *catalog.Env, l sdk.Loop) string {
 
 // The commands each check walks (see catalog.Kind).
 var (
-	kindRead    = catalog.NamesKind("read")
-	kindTimeout = catalog.NamesKind("timeout", "gtimeout")
-	kindEndless = catalog.NamesKind("tail", "journalctl", "kubectl", "docker", "podman", "ping", "ping6")
-	kindSleep   = catalog.NamesKind("sleep")
-	kindPrinter = catalog.NamesKind("printenv", "echo", "printf")
+	kindRead     = catalog.NamesKind("read")
+	kindTimeout  = catalog.NamesKind("timeout", "gtimeout")
+	kindEndless  = catalog.NamesKind("tail", "journalctl", "kubectl", "docker", "podman", "ping", "ping6")
+	kindSleep    = catalog.NamesKind("sleep")
+	kindPrinter  = catalog.NamesKind("printenv", "echo", "printf")
+	kindPrintenv = catalog.NamesKind("printenv")
+	kindEcho     = catalog.NamesKind("echo", "printf")
 )
 
 func checkLoops(e *catalog.Env) {
@@ -297,7 +299,7 @@ func checkSecrets(e *catalog.Env) {
 	for _, i := range e.Commands(kindPrinter) {
 		c := &e.Facts.Commands[i]
 		switch {
-		case catalog.Is(c, "printenv"):
+		case e.Of(i, kindPrintenv):
 			for _, a := range c.Args {
 				if match.IsSecretName(a) {
 					e.Add(catalog.Finding{Rule: "SENSITIVE_OUTPUT", Evidence: c.Evidence, Pos: c.Pos, Key: a,
@@ -305,7 +307,7 @@ func checkSecrets(e *catalog.Env) {
 						Metadata: map[string]any{"variable": a, "sink": "stdout"}})
 				}
 			}
-		case catalog.Is(c, "echo", "printf") && len(c.DynamicArgs) > 0 && !outLines.has(e.Facts.Outputs, c.Pos.Line):
+		case e.Of(i, kindEcho) && len(c.DynamicArgs) > 0 && !outLines.has(e.Facts.Outputs, c.Pos.Line):
 			for _, k := range c.DynamicArgs {
 				if k >= len(c.Args) {
 					continue

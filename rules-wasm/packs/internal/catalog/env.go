@@ -194,6 +194,13 @@ func lowerLang(s string) string {
 // k, in document order. The slice is shared: callers must not modify it.
 func (e *Env) Commands(k Kind) []int32 { return e.x.commandsOf(k) }
 
+// Of reports whether the command at position i is of kind k, by a bit
+// test. For a kind defined by Names alone (no BaseNames, prefixes or
+// flags) it is exactly Is of those names, without comparing strings, which
+// inside Wasm costs a call each; for any other kind false is certain and
+// true means only that the kind's definition selects the command.
+func (e *Env) Of(i int32, k Kind) bool { return e.x.kinds[i]&(1<<k) != 0 }
+
 // seenKey identifies a finding for deduplication: rule, line and key, and
 // the message when the finding has no key.
 type seenKey struct {

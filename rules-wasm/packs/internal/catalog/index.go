@@ -30,6 +30,9 @@ type index struct {
 	start  [maxKinds + 1]int32
 	byKind []int32
 	small  [128]int32
+	// kinds are the kinds of each command, by position.
+	kinds      []uint64
+	smallKinds [64]uint64
 
 	idOnce sync.Once
 	// dense is the by-ID lookup when IDs are small non-negative integers
@@ -66,9 +69,8 @@ func buildIndex(f *sdk.Facts) *index {
 	}
 	x.cmds = &f.Commands[0]
 	// Classify every command once; most belong to no kind at all.
-	var kindsBuf [64]uint64
-	kinds := kindsBuf[:0]
-	if x.n > len(kindsBuf) {
+	kinds := x.smallKinds[:0]
+	if x.n > len(x.smallKinds) {
 		kinds = make([]uint64, 0, x.n)
 	}
 	var count [maxKinds]int32
@@ -81,7 +83,8 @@ func buildIndex(f *sdk.Facts) *index {
 			total++
 		}
 	}
-	for k := 0; k < maxKinds; k++ {
+	// Only registered kinds are ever asked about (commandsOf).
+	for k := 0; k < nKinds; k++ {
 		x.start[k+1] = x.start[k] + count[k]
 	}
 	if total <= len(x.small) {
@@ -89,6 +92,7 @@ func buildIndex(f *sdk.Facts) *index {
 	} else {
 		x.byKind = make([]int32, total)
 	}
+	x.kinds = kinds
 	next := x.start
 	for i, k := range kinds {
 		for b := k; b != 0; b &= b - 1 {

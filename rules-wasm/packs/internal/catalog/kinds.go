@@ -22,9 +22,11 @@ type Kind uint8
 // KindSpec defines a Kind: a command belongs to it when any of the fields
 // says so.
 type KindSpec struct {
-	// Names: the command may run as one of them, as Is decides. A name
-	// holding "/" is also classified by its base name.
+	// Names: the command may run as one of them, as Is decides.
 	Names []string
+	// BaseNames: a name holding "/" also counts by its base name
+	// ("/usr/bin/pip" as pip).
+	BaseNames bool
 	// Prefixes: it may run as a name starting with one of them, as
 	// NameHasPrefix decides.
 	Prefixes []string
@@ -66,11 +68,18 @@ var (
 	// kindFlags holds, per flag, the kinds that include commands with it.
 	kindFlags [5]uint64
 	anyFlags  int
+	// baseKinds are the kinds that classify "/"-holding names by their base
+	// name too.
+	baseKinds uint64
 )
 
+// prefixKind is a kind's name prefix. The second and last bytes of the
+// prefix rule out most names before comparing strings, which inside Wasm
+// costs a call.
 type prefixKind struct {
-	prefix string
-	bits   uint64
+	prefix       string
+	second, last byte
+	bits         uint64
 }
 
 // NewKind registers a kind. Call it only to initialize a package-level
@@ -79,6 +88,13 @@ func NewKind(s KindSpec) Kind {
 	if nKinds == maxKinds {
 		panic("catalog: more than 64 command kinds")
 	}
+	for _, n := range s.Names {
+		if n == "" || strings.ContainsAny(n, "*?[") {
+			// Is never matches such a name by a command's own word, and
+			// Of must agree with Is.
+			panic("catalog: kind name " + n + " is empty or a glob")
+		}
+	}
 	k := Kind(nKinds)
 	nKinds++
 	bit := uint64(1) << k
@@ -86,10 +102,13 @@ func NewKind(s KindSpec) Kind {
 		kindNames.Add(n, bit)
 	}
 	for _, p := range s.Prefixes {
-		if p == "" {
-			panic("catalog: empty kind prefix")
+		if len(p) < 2 {
+			panic("catalog: kind prefix " + p + " is shorter than two bytes")
 		}
-		kindPrefix[p[0]] = append(kindPrefix[p[0]], prefixKind{p, bit})
+		kindPrefix[p[0]] = append(kindPrefix[p[0]], prefixKind{prefix: p, second: p[1], last: p[len(p)-1], bits: bit})
+	}
+	if s.BaseNames {
+		baseKinds |= bit
 	}
 	for i, on := range []bool{s.Dynamic, s.Encoded, s.Redirected, s.ScriptPath, s.ShellFeature} {
 		if on {
@@ -124,13 +143,15 @@ func nameKinds(n string) uint64 {
 		return 0
 	}
 	k := kindNames.Get(n)
-	for _, p := range kindPrefix[n[0]] {
-		if strings.HasPrefix(n, p.prefix) {
-			k |= p.bits
+	if len(n) > 1 {
+		for _, p := range kindPrefix[n[0]] {
+			if len(n) >= len(p.prefix) && n[1] == p.second && n[len(p.prefix)-1] == p.last && n[:len(p.prefix)] == p.prefix {
+				k |= p.bits
+			}
 		}
 	}
-	if strings.IndexByte(n, '/') >= 0 {
-		k |= nameKinds(n[strings.LastIndexByte(n, '/')+1:])
+	if baseKinds != 0 && strings.IndexByte(n, '/') >= 0 {
+		k |= nameKinds(n[strings.LastIndexByte(n, '/')+1:]) & baseKinds
 	}
 	return k
 }

@@ -9,7 +9,7 @@ import (
 )
 
 var (
-	testKindDelete = NamesKind("rm", "rmdir", "shred")
+	testKindDelete = NewKind(KindSpec{Names: []string{"rm", "rmdir", "shred"}, BaseNames: true})
 	testKindMkfs   = NewKind(KindSpec{Prefixes: []string{"mkfs"}, Names: []string{"wipefs"}})
 	testKindRunner = NewKind(KindSpec{Names: append(InterpreterNames(), "eval", "source", "."),
 		Prefixes: InterpreterPrefixes, Dynamic: true})
@@ -142,4 +142,32 @@ func TestFeedersWalkDoesNotAllocate(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("walking the feeders allocates %.0f times", n)
 	}
+}
+
+var testKindExact = NamesKind("curl", "wget", "git")
+
+// TestOfIsIsForNameKinds checks the promise rules rely on when they ask Of
+// instead of Is: for a kind of names alone the two agree on every command,
+// whatever its word, candidates or path.
+func TestOfIsIsForNameKinds(t *testing.T) {
+	f := &sdk.Facts{Commands: []sdk.Command{
+		{ID: 1, Name: "curl"}, {ID: 2, Name: "git", Path: "/usr/bin/git"}, {ID: 3, Name: "gi?", Candidates: []string{"git"}},
+		{ID: 4, Name: "gi?", Candidates: []string{"gio"}}, {ID: 5, Name: "x/curl"}, {ID: 6, Name: "wge"},
+		{ID: 7, Dynamic: true}, {ID: 8, Name: "", Candidates: []string{"wget", "ls"}}, {ID: 9, Name: "CURL"},
+	}}
+	e, err := NewEnv(&sdk.ScanInput{Facts: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range f.Commands {
+		if got, want := e.Of(int32(i), testKindExact), Is(&f.Commands[i], "curl", "wget", "git"); got != want {
+			t.Errorf("command %d: Of = %v, Is = %v", f.Commands[i].ID, got, want)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a glob kind name must be refused")
+		}
+	}()
+	NamesKind("r?")
 }

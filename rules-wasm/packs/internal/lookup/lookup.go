@@ -2,8 +2,10 @@
 // names into the kinds the rules ask about, path components into the
 // denied patterns they may start or end. It exists because inside Wasm a
 // lookup's cost is its calls and loop iterations: a Go map hashes every
-// byte of the key, while Table hashes its length and three of its bytes and
-// then compares one or two candidate keys.
+// byte of the key and compares keys through runtime.memequal, while Table
+// hashes the key's length and five of its bytes and compares strings only
+// when the full hashes agree, which for a key it does not hold is almost
+// never.
 package lookup
 
 // Table maps strings to bit sets. Build it with Add (package
@@ -12,8 +14,12 @@ package lookup
 type Table struct {
 	keys []string
 	vals []uint64
-	used []bool
-	n    int
+	// hashes holds each used slot's hash with the top bit set (zero marks
+	// an empty slot): a probe compares hashes first, so a key that is not
+	// in the table is told apart without comparing strings, which inside
+	// Wasm costs a call into runtime.memequal each.
+	hashes []uint32
+	n      int
 }
 
 // hash mixes a key's length with its first, middle and last bytes: enough
@@ -22,13 +28,16 @@ type Table struct {
 func hash(k string) uint32 {
 	n := len(k)
 	if n == 0 {
-		return 0
+		return 1 << 31
 	}
 	h := uint32(n)*0x9E3779B1 ^ uint32(k[0])<<16 ^ uint32(k[n/2])<<8 ^ uint32(k[n-1])
+	if n > 2 {
+		h ^= uint32(k[1])<<24 ^ uint32(k[n-2])<<4
+	}
 	h ^= h >> 15
 	h *= 0x2C1B3C6D
 	h ^= h >> 12
-	return h
+	return h | 1<<31
 }
 
 // Add ORs bits into the value of k, growing the table so that it stays at
@@ -37,14 +46,15 @@ func (t *Table) Add(k string, bits uint64) {
 	if 4*(t.n+1) > len(t.keys) {
 		t.grow()
 	}
+	h := hash(k)
 	mask := uint32(len(t.keys) - 1)
-	for i := hash(k) & mask; ; i = (i + 1) & mask {
-		if !t.used[i] {
-			t.keys[i], t.vals[i], t.used[i] = k, bits, true
+	for i := h & mask; ; i = (i + 1) & mask {
+		if t.hashes[i] == 0 {
+			t.keys[i], t.vals[i], t.hashes[i] = k, bits, h
 			t.n++
 			return
 		}
-		if t.keys[i] == k {
+		if t.hashes[i] == h && t.keys[i] == k {
 			t.vals[i] |= bits
 			return
 		}
@@ -54,9 +64,9 @@ func (t *Table) Add(k string, bits uint64) {
 func (t *Table) grow() {
 	old := *t
 	size := max(16, 2*len(old.keys))
-	*t = Table{keys: make([]string, size), vals: make([]uint64, size), used: make([]bool, size)}
-	for i, ok := range old.used {
-		if ok {
+	*t = Table{keys: make([]string, size), vals: make([]uint64, size), hashes: make([]uint32, size)}
+	for i, h := range old.hashes {
+		if h != 0 {
 			t.Add(old.keys[i], old.vals[i])
 		}
 	}
@@ -67,9 +77,10 @@ func (t *Table) Get(k string) uint64 {
 	if t.n == 0 {
 		return 0
 	}
+	h := hash(k)
 	mask := uint32(len(t.keys) - 1)
-	for i := hash(k) & mask; t.used[i]; i = (i + 1) & mask {
-		if t.keys[i] == k {
+	for i := h & mask; t.hashes[i] != 0; i = (i + 1) & mask {
+		if t.hashes[i] == h && t.keys[i] == k {
 			return t.vals[i]
 		}
 	}

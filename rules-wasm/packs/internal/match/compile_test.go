@@ -24,7 +24,7 @@ func TestCompiledComponentsAgreeWithPathMatch(t *testing.T) {
 			if p == n {
 				want = true
 			}
-			if got := compMatch(c, n, false); got != want {
+			if got := compMatch(&c, n, globView{}); got != want {
 				t.Errorf("compMatch(%q, %q) = %v, path.Match says %v", p, n, got, want)
 			}
 		}

@@ -140,3 +140,24 @@ func TestIsIPLiteralParts(t *testing.T) {
 		t.Errorf("IsIPLiteral allocates %.0f times", n)
 	}
 }
+
+func TestScanPathCompsAgreesWithSplitting(t *testing.T) {
+	for _, p := range pathPool {
+		var buf [4]string
+		glob, clean, comps := scanPathComps(p, buf[:0])
+		if g, c := scanPath(p); g != glob || c != clean {
+			t.Errorf("scanPathComps(%q) = %v, %v; scanPath says %v, %v", p, glob, clean, g, c)
+		}
+		if !clean {
+			continue
+		}
+		if want := splitComps(p); fmt.Sprint(comps) != fmt.Sprint(want) {
+			t.Errorf("scanPathComps(%q) comps %q, want %q", p, comps, want)
+		}
+		if _, rel, ok := SplitHome(p); ok {
+			if got, want := comps[homeDepth(p):], splitComps(rel); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("home of %q: rel comps %q, want %q", p, got, want)
+			}
+		}
+	}
+}

@@ -234,12 +234,14 @@ func (m *PathMatcher) Match(p string, glob bool) (string, bool) {
 	}
 	// A component can only be a glob when p has glob characters: with none,
 	// compMatch never needs to look for them.
-	glob, clean := scanPath(p)
+	var buf [8]string
+	glob, clean, comps := scanPathComps(p, buf[:0])
 	c := p
 	if !clean {
 		c = CleanPath(p)
+		comps = appendComps(buf[:0], c)
 	}
-	if strings.HasPrefix(c, "../") {
+	if c[0] == '.' && strings.HasPrefix(c, "../") {
 		// Enough ".." reach the root: judge what remains as absolute too.
 		rest := c
 		for strings.HasPrefix(rest, "../") {
@@ -249,79 +251,159 @@ func (m *PathMatcher) Match(p string, glob bool) (string, bool) {
 			return pat, true
 		}
 	}
+	var q query
+	q.comps, q.abs = comps, p[0] == '/'
 	home, rel, isHome := SplitHome(p)
-	var buf, relBuf [16]string
-	comps := appendComps(buf[:0], c)
-	var relComps []string
-	if isHome {
-		if !clean {
-			rel = CleanPath(rel)
-		}
-		relComps = appendComps(relBuf[:0], rel)
+	q.home, q.isHome = home, isHome
+	switch {
+	case isHome && clean:
+		// rel is what follows the home's own components in p.
+		q.rel = comps[homeDepth(p):]
+	case isHome:
+		var relBuf [8]string
+		q.rel = appendComps(relBuf[:0], CleanPath(rel))
 	}
-	abs := strings.HasPrefix(p, "/")
+	if glob {
+		return m.matchGlob(q, clean && isHome)
+	}
+	return m.match(&q)
+}
+
+// query is an accessed path split for matching: its components, those
+// under its home, and for a glob path what compMatch needs to know about
+// each glob component, with the witnesses in wits.
+type query struct {
+	comps, rel   []string
+	abs, isHome  bool
+	home         string
+	globs, rglob []compGlob
+	wits         []byte
+}
+
+// compGlob is what compMatch needs about a component of a glob path,
+// worked out once per path rather than once per pattern: whether it holds
+// glob metacharacters and, if so, its witness (wits[off:end]) and whether
+// that holds a byte other than ".".
+type compGlob struct {
+	is, nonDot bool
+	off, end   int
+}
+
+// globView is a compGlob with its witness, for compMatch; the zero value
+// stands for a literal component.
+type globView struct {
+	is, nonDot bool
+	wit        []byte
+}
+
+// globAt returns what is known of component i of a path.
+func (q *query) globAt(globs []compGlob, i int) globView {
+	if globs == nil || !globs[i].is {
+		return globView{}
+	}
+	g := &globs[i]
+	return globView{is: true, nonDot: g.nonDot, wit: q.wits[g.off:g.end]}
+}
+
+// matchGlob is match for a path with glob characters. sharedRel is set
+// when q.rel is a tail of q.comps.
+func (m *PathMatcher) matchGlob(q query, sharedRel bool) (string, bool) {
+	var globBuf, relBuf [8]compGlob
+	var wits [256]byte
+	w := wits[:0]
+	describe := func(dst []compGlob, comps []string) []compGlob {
+		if len(comps) > len(dst) {
+			dst = make([]compGlob, len(comps))
+		}
+		dst = dst[:len(comps)]
+		for i, comp := range comps {
+			g := compGlob{is: HasGlob(comp)}
+			if g.is {
+				g.off = len(w)
+				w = appendWitness(w, comp)
+				g.end = len(w)
+				g.nonDot = hasNonDot(w[g.off:g.end])
+			}
+			dst[i] = g
+		}
+		return dst
+	}
+	q.globs = describe(globBuf[:], q.comps)
+	switch {
+	case sharedRel:
+		q.rglob = q.globs[len(q.comps)-len(q.rel):]
+	case q.isHome:
+		q.rglob = describe(relBuf[:], q.rel)
+	}
+	q.wits = w
+	return m.match(&q)
+}
+
+// match reports the first pattern, in policy order, that matches q.
+func (m *PathMatcher) match(q *query) (string, bool) {
 	if !m.indexed {
 		for i := range m.pats {
-			if m.matchOne(i, abs, comps, home, relComps, isHome, glob) {
+			if m.matchOne(i, q) {
 				return m.pats[i].raw, true
 			}
 		}
 		return "", false
 	}
 	// Only the patterns some component of the path selects can match.
+	glob := q.globs != nil
 	var cand uint64
-	for i, comp := range comps {
-		r := m.masksOf(comp, glob)
+	for i, comp := range q.comps {
+		r := m.masksOf(comp, glob && q.globs[i].is)
 		cand |= r.any
-		if i == 0 && abs {
+		if i == 0 && q.abs {
 			cand |= r.abs
 		}
-		if i == len(comps)-1 {
+		if i == len(q.comps)-1 {
 			cand |= r.last
 		}
 	}
 	cand |= m.always.any
-	if len(comps) > 0 {
+	if len(q.comps) > 0 {
 		cand |= m.always.last
 	}
-	if abs {
+	if q.abs {
 		cand |= m.always.abs
 	}
-	if isHome {
+	if q.isHome {
 		cand |= m.always.home
-		if len(relComps) > 0 {
-			cand |= m.masksOf(relComps[0], glob).home
+		if len(q.rel) > 0 {
+			cand |= m.masksOf(q.rel[0], glob && q.rglob[0].is).home
 		}
-		if home == "root" {
+		if q.home == "root" {
 			cand |= m.rootHome
 		}
 	}
 	for ; cand != 0; cand &= cand - 1 {
-		if i := bits.TrailingZeros64(cand); m.matchOne(i, abs, comps, home, relComps, isHome, glob) {
+		if i := bits.TrailingZeros64(cand); m.matchOne(i, q) {
 			return m.pats[i].raw, true
 		}
 	}
 	return "", false
 }
 
-// matchOne reports whether pattern i matches a path split into comps (and
-// relComps under its home).
-func (m *PathMatcher) matchOne(i int, abs bool, comps []string, home string, relComps []string, isHome, glob bool) bool {
+// matchOne reports whether pattern i matches the path of q.
+func (m *PathMatcher) matchOne(i int, q *query) bool {
 	pat := &m.pats[i]
 	switch pat.kind {
 	case patHome:
-		return isHome && prefixMatch(pat.comps, relComps, glob)
+		return q.isHome && prefixMatch(pat.comps, q.rel, q, q.rglob)
 	case patAbs:
-		if abs && prefixMatch(pat.comps, comps, glob) {
+		if q.abs && prefixMatch(pat.comps, q.comps, q, q.globs) {
 			return true
 		}
 		// "/root" also covers "~root/...".
-		return isHome && len(pat.comps) > 0 && pat.comps[0].raw == "root" && home == "root" &&
-			prefixMatch(pat.comps[1:], relComps, glob)
+		return q.isHome && len(pat.comps) > 0 && pat.comps[0].raw == "root" && q.home == "root" &&
+			prefixMatch(pat.comps[1:], q.rel, q, q.rglob)
 	case patBase:
-		return len(comps) > 0 && compMatch(pat.comps[0], comps[len(comps)-1], glob)
+		n := len(q.comps)
+		return n > 0 && compMatch(&pat.comps[0], q.comps[n-1], q.globAt(q.globs, n-1))
 	case patSuffix:
-		return suffixMatch(pat.comps, comps, glob)
+		return suffixMatch(pat.comps, q.comps, q, q.globs)
 	}
 	return false
 }
@@ -430,6 +512,43 @@ func scanPath(p string) (glob, clean bool) {
 	return glob, clean
 }
 
+// scanPathComps is scanPath that also appends to dst the components of p
+// when p is clean (they are then those of CleanPath(p)), saving a second
+// pass to split it.
+func scanPathComps(p string, dst []string) (glob, clean bool, comps []string) {
+	clean = p != ""
+	start := 0
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '*', '?', '[':
+			glob = true
+		case '/':
+			if n := i - start; (n == 0 && i > 0) || dotComp(p[start:i]) {
+				clean = false
+			} else if n > 0 {
+				dst = append(dst, p[start:i])
+			}
+			start = i + 1
+		}
+	}
+	if last := p[start:]; (last == "" && len(p) > 1) || dotComp(last) {
+		clean = false
+	} else if last != "" {
+		dst = append(dst, last)
+	}
+	return glob, clean, dst
+}
+
+// homeDepth is the number of components that make up the home of a path
+// SplitHome accepts: "/home/bob" and "/Users/bob" two, "~", "~bob" and
+// "/root" one.
+func homeDepth(p string) int {
+	if len(p) > 1 && (p[1] == 'h' || p[1] == 'U') && (strings.HasPrefix(p, "/home/") || strings.HasPrefix(p, "/Users/")) {
+		return 2
+	}
+	return 1
+}
+
 // dotComp reports whether a path component is "." or "..".
 func dotComp(s string) bool {
 	return s == "." || s == ".."
@@ -490,12 +609,12 @@ func appendComps(dst []string, c string) []string {
 
 // prefixMatch: path components start with the pattern components (the path
 // is the pattern or inside it). When the path is shorter it cannot be inside.
-func prefixMatch(pat []compPat, comps []string, glob bool) bool {
+func prefixMatch(pat []compPat, comps []string, q *query, globs []compGlob) bool {
 	if len(comps) < len(pat) {
 		return false
 	}
 	for i := range pat {
-		if !compMatch(pat[i], comps[i], glob) {
+		if !compMatch(&pat[i], comps[i], q.globAt(globs, i)) {
 			return false
 		}
 	}
@@ -504,14 +623,15 @@ func prefixMatch(pat []compPat, comps []string, glob bool) bool {
 
 // suffixMatch: the pattern components match consecutive components of the
 // path, ending at the path's last component or any ancestor of it.
-func suffixMatch(pat []compPat, comps []string, glob bool) bool {
+func suffixMatch(pat []compPat, comps []string, q *query, globs []compGlob) bool {
 	if len(pat) == 0 {
 		return false
 	}
 	for end := len(pat); end <= len(comps); end++ {
 		ok := true
 		for i := range pat {
-			if !compMatch(pat[i], comps[end-len(pat)+i], glob) {
+			k := end - len(pat) + i
+			if !compMatch(&pat[i], comps[k], q.globAt(globs, k)) {
 				ok = false
 				break
 			}
@@ -537,32 +657,41 @@ func isPrefix(a []string, b []compPat) bool {
 }
 
 // compMatch matches one pattern component against one path component. A
-// pattern component may be a glob ("*.pem"); when glob is set the path
-// component may be one too and matches if it could expand to a name the
-// pattern accepts.
-func compMatch(pc compPat, comp string, glob bool) bool {
+// pattern component may be a glob ("*.pem"); g is set when the path
+// component is one too (from an unexpanded word), which matches if it
+// could expand to a name the pattern accepts.
+func compMatch(pc *compPat, comp string, g globView) bool {
 	pat := pc.raw
 	if pat == comp {
 		return true
 	}
-	compGlob := glob && HasGlob(comp)
 	switch {
-	case !pc.glob && !compGlob:
+	case !pc.glob && !g.is:
 		return false
-	case pc.glob && !compGlob:
+	case pc.glob && !g.is:
 		return pc.matches(comp)
-	case !pc.glob && compGlob:
-		return specificGlob(comp, pat) && globMatch(comp, pat)
+	case !pc.glob:
+		return specificGlob(comp, g, pat) && globMatch(comp, pat)
 	}
-	if !specificGlob(comp, pc.wit) {
+	if !specificGlob(comp, g, pc.wit) {
 		return false
 	}
 	// Both are globs: try a witness of each against the other.
 	if globMatch(comp, pc.wit) {
 		return true
 	}
-	var buf [64]byte
-	return pc.matches(string(appendWitness(buf[:0], comp)))
+	if pc.star {
+		return pc.starMatches(g.wit)
+	}
+	ok, _ := path.Match(pc.raw, string(g.wit))
+	return ok
+}
+
+// starMatches is matches for a one-star component and a name held in
+// bytes.
+func (pc *compPat) starMatches(name []byte) bool {
+	return len(name) >= len(pc.pre)+len(pc.suf) && string(name[:len(pc.pre)]) == pc.pre &&
+		string(name[len(name)-len(pc.suf):]) == pc.suf
 }
 
 // matches reports whether the glob component accepts name.
@@ -602,11 +731,11 @@ func isMeta(c byte) bool {
 // rather than at everything: it must contain a literal character ("*" and
 // "docs/*" do not single out ".env"), and, as in the shell, a name starting
 // with "." is only reached by a glob that starts with a literal ".".
-func specificGlob(g, name string) bool {
+func specificGlob(g string, info globView, name string) bool {
 	if strings.HasPrefix(name, ".") && !strings.HasPrefix(g, ".") {
 		return false
 	}
-	return witnessHasNonDot(g)
+	return info.nonDot
 }
 
 // witness returns one concrete name a glob accepts: "*" → "", "?" → "x",
@@ -647,11 +776,9 @@ func appendWitness(dst []byte, g string) []byte {
 	return dst
 }
 
-// witnessHasNonDot reports whether witness(g) holds a byte other than
-// ".", without building it.
-func witnessHasNonDot(g string) bool {
-	var buf [64]byte
-	for _, c := range appendWitness(buf[:0], g) {
+// hasNonDot reports whether a witness holds a byte other than ".".
+func hasNonDot(w []byte) bool {
+	for _, c := range w {
 		if c != '.' {
 			return true
 		}
