@@ -156,6 +156,13 @@ func presize(f *sdk.Facts, scan *treeScan) {
 	f.ShellFeatures = make([]sdk.ShellFeature, 0, features)
 }
 
+// savedVar is a variable's value saved while a function call is walked;
+// had is false when it was not set.
+type savedVar struct {
+	v   varVal
+	had bool
+}
+
 // varVal is what the analyzer knows about a shell variable.
 type varVal struct {
 	val    string
@@ -225,6 +232,9 @@ type analyzer struct {
 	extraSlab slab[fieldExtra]
 	// reaches interns ctx.reach slices (see with).
 	reaches []reachEntry
+	// saved holds the positional parameters of the callers of the
+	// functions being walked for a call (see callFunc).
+	saved []savedVar
 	// idStack holds the IDs collected for the substitutions and pipeline
 	// stages being walked. Collections nest strictly (an inner one ends
 	// before its outer one continues), so each is a region at the top of
@@ -393,11 +403,40 @@ func (a *analyzer) walkStmt(s *syntax.Stmt, c *ctx) {
 		return
 	}
 	if s.Background || s.Coprocess {
-		a.feature("background", s.Pos())
-		bc := a.with(c, "background")
-		bc.bg = true
-		c = &bc
+		a.walkBackground(s, c)
+		return
 	}
+	a.walkStmtIn(s, c)
+}
+
+// walkBackground walks a statement run in the background. It and
+// walkVia hold the contexts made for a step of the walk in frames of their
+// own: declared in walkStmtIn, which is on every level of the recursion,
+// each would make every level's frame larger by a ctx (160 bytes), and
+// growing the goroutine stack showed in profiles.
+//
+//go:noinline
+func (a *analyzer) walkBackground(s *syntax.Stmt, c *ctx) {
+	a.feature("background", s.Pos())
+	bc := a.with(c, "background")
+	bc.bg = true
+	a.walkStmtIn(s, &bc)
+}
+
+// walkVia walks stmts (or the one statement s) reached from c through r.
+//
+//go:noinline
+func (a *analyzer) walkVia(stmts []*syntax.Stmt, s *syntax.Stmt, c *ctx, r string) {
+	nc := a.with(c, r)
+	if s != nil {
+		a.walkStmt(s, &nc)
+		return
+	}
+	a.walkStmts(stmts, &nc)
+}
+
+// walkStmtIn walks s in context c, its background step already taken.
+func (a *analyzer) walkStmtIn(s *syntax.Stmt, c *ctx) {
 	call, isCall := s.Cmd.(*syntax.CallExpr)
 	if !isCall {
 		// Redirects of compound commands apply to all they contain.
@@ -423,12 +462,10 @@ func (a *analyzer) walkStmt(s *syntax.Stmt, c *ctx) {
 		a.walkStmts(cmd.Stmts, c)
 	case *syntax.Subshell:
 		a.feature("subshell", cmd.Pos())
-		sc := a.with(c, "subshell")
-		a.walkStmts(cmd.Stmts, &sc)
+		a.walkVia(cmd.Stmts, nil, c, "subshell")
 	case *syntax.IfClause:
-		cc := a.with(c, "condition")
 		for ic := cmd; ic != nil; ic = ic.Else {
-			a.walkStmts(ic.Cond, &cc)
+			a.walkVia(ic.Cond, nil, c, "condition")
 			a.walkStmts(ic.Then, c)
 		}
 	case *syntax.WhileClause:
@@ -446,13 +483,11 @@ func (a *analyzer) walkStmt(s *syntax.Stmt, c *ctx) {
 		a.walkDecl(cmd, c)
 	case *syntax.TimeClause:
 		if cmd.Stmt != nil {
-			wc := a.with(c, "wrapper")
-			a.walkStmt(cmd.Stmt, &wc)
+			a.walkVia(nil, cmd.Stmt, c, "wrapper")
 		}
 	case *syntax.CoprocClause:
 		if cmd.Stmt != nil {
-			bc := a.with(c, "background")
-			a.walkStmt(cmd.Stmt, &bc)
+			a.walkVia(nil, cmd.Stmt, c, "background")
 		}
 	case *syntax.TestClause:
 		a.walkTest(cmd.X)
@@ -588,10 +623,8 @@ func (a *analyzer) walkWhile(s *syntax.Stmt, w *syntax.WhileClause, c *ctx) {
 			}
 		}
 	}
-	cc := a.with(c, "condition")
-	a.walkStmts(w.Cond, &cc)
-	lc := a.with(c, "loop")
-	a.walkStmts(w.Do, &lc)
+	a.walkVia(w.Cond, nil, c, "condition")
+	a.walkVia(w.Do, nil, c, "loop")
 }
 
 func (a *analyzer) walkFor(s *syntax.Stmt, f *syntax.ForClause, c *ctx) {
@@ -1004,10 +1037,12 @@ func (a *analyzer) callFunc(name string, args []field, c *ctx) {
 			return
 		}
 	}
-	var saved [len(positionalNames)]varVal
-	var had [len(positionalNames)]bool
-	for i, n := range positionalNames {
-		saved[i], had[i] = a.vars[n]
+	// The caller's positional parameters are saved on a.saved (calls
+	// nest strictly), which keeps this frame small and allocates once.
+	base := len(a.saved)
+	for _, n := range positionalNames {
+		v, had := a.vars[n]
+		a.saved = append(a.saved, savedVar{v, had})
 		delete(a.vars, n)
 	}
 	if a.calling == nil {
@@ -1022,10 +1057,12 @@ func (a *analyzer) callFunc(name string, args []field, c *ctx) {
 	a.walkStmt(body, &fc)
 	delete(a.calling, name)
 	for i, n := range positionalNames {
-		if had[i] {
-			a.vars[n] = saved[i]
+		if sv := a.saved[base+i]; sv.had {
+			a.vars[n] = sv.v
 		} else {
 			delete(a.vars, n)
 		}
 	}
+	clear(a.saved[base:])
+	a.saved = a.saved[:base]
 }
