@@ -87,7 +87,33 @@ func Analyze(language, content string, opts Options) (*sdk.Facts, error) {
 	}
 	b := facts.NewBuilder(lang, analyzers)
 	b.MaxDepth = opts.MaxDepth
+	growStack()
 	analyzers[lang](b, content, facts.Top)
 	b.Facts.Secrets = append(b.Facts.Secrets, secrets.Find(content)...)
 	return b.Facts, nil
 }
+
+// stackReserve is stack an analysis reaches on ordinary content (the
+// parsers' recursion, then the walks'); a frame this large makes the
+// runtime give the goroutine a 32 KB stack.
+const stackReserve = 16 << 10
+
+// growStack makes the goroutine's stack large enough for the analysis
+// while it is still shallow. A goroutine starts with a small stack that
+// doubles as needed, and each doubling copies, and walks, every frame on
+// it: growing once here, with a few frames, costs less than the doublings
+// deep in the parser and the walk. Measured on the 1 KB bash benchmark
+// script: about 500K instructions per scan in a fresh goroutine without
+// it, 400K with it, and no difference on a goroutine that has grown.
+//
+//go:noinline
+func growStack() {
+	var buf [stackReserve]byte
+	sink(buf[:])
+}
+
+// sink keeps growStack's buffer (and so its frame) from being optimized
+// away.
+//
+//go:noinline
+func sink([]byte) {}
