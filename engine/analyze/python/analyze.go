@@ -163,10 +163,13 @@ type analyzer struct {
 func newAnalyzer(b *facts.Builder, src string, at facts.Frame) *analyzer {
 	a := &analyzer{b: b, f: b.Facts, at: at, src: src, mod: newScope(nil, ""), modAttrs: map[string]*sym{}, funcs: map[string]*funcInfo{}, classes: map[string]map[string]*sym{}, budget: new(int), sites: map[int64]int{}}
 	a.lines = make([]int, 1, strings.Count(src, "\n")+1)
-	for i := 0; i < len(src); i++ {
-		if src[i] == '\n' {
-			a.lines = append(a.lines, i+1)
+	for i := 0; ; {
+		k := strings.IndexByte(src[i:], '\n')
+		if k < 0 {
+			break
 		}
+		i += k + 1
+		a.lines = append(a.lines, i)
 	}
 	return a
 }
