@@ -70,7 +70,9 @@ func (a *analyzer) walkCall(s *syntax.Stmt, call *syntax.CallExpr, c *ctx) {
 	if idx < len(a.b.Facts.Commands) {
 		cmd := &a.b.Facts.Commands[idx]
 		cmd.Redirects = redirs
-		cmd.StdinSources = append(cmd.StdinSources, stdin...)
+		if len(stdin) > 0 {
+			cmd.StdinSources = append(cmd.StdinSources, stdin...)
+		}
 	}
 	if len(s.Redirs) > 0 {
 		a.startupWrite(s, a.effName)
