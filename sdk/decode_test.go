@@ -322,3 +322,27 @@ func ExampleDecodeScanInput() {
 	fmt.Println(c.Name, strings.Join(c.Args, " "), "under policy", in.Policy.Name)
 	// Output: rm -rf / under policy default
 }
+
+// A Decoder serves one scan after another from the same memory; copy what
+// must outlive the next Decode.
+func ExampleDecoder() {
+	var dec sdk.Decoder
+	var kept []string
+	for _, doc := range []string{
+		`{"facts":{"version":1,"commands":[{"id":1,"name":"git","args":["status"]}]}}`,
+		`{"facts":{"version":1,"commands":[{"id":1,"name":"curl","args":["-fsSL","https://example.com"]}]}}`,
+	} {
+		in, err := dec.Decode([]byte(doc))
+		if err != nil {
+			panic(err)
+		}
+		c := in.Facts.Commands[0]
+		fmt.Println(c.Name, c.Args)
+		kept = append(kept, strings.Clone(c.Name))
+	}
+	fmt.Println(kept)
+	// Output:
+	// git [status]
+	// curl [-fsSL https://example.com]
+	// [git curl]
+}
