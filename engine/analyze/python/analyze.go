@@ -52,7 +52,7 @@ func Analyze(b *facts.Builder, src string, at facts.Frame) {
 			Message: "tokenize: " + err.Error(), Language: Language, Pos: at.Pos(line, col),
 		})
 	}
-	stmts, perr := parseModule(toks, src)
+	stmts, calls, perr := parseModule(toks, src)
 	if err != nil {
 		perr = nil // the tokenize error already covers the rest
 	}
@@ -66,6 +66,10 @@ func Analyze(b *facts.Builder, src string, at facts.Frame) {
 		a.budget = v.(*int)
 	} else {
 		a.budget = new(int)
+	}
+	if at.Depth == 0 && b.Facts.Calls == nil {
+		// Each call expression is recorded about once.
+		b.Facts.Calls = make([]sdk.Call, 0, calls+4)
 	}
 	a.hoistImports(stmts)
 	a.hoistConstants(stmts)

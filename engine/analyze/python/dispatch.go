@@ -1126,12 +1126,14 @@ func (a *analyzer) pathMethod(c *callCtx, m string, recv *sym) *sym {
 func (a *analyzer) netCall(c *callCtx) (*sym, bool) {
 	n := c.name
 	arg0 := c.arg(0, "")
-	parts := strings.Split(n, ".")
-	last := parts[len(parts)-1]
-	lib := parts[0]
+	// The first and last dotted parts, and whether there are just two,
+	// without splitting the name (this runs for every call).
+	lib, _, _ := strings.Cut(n, ".")
+	last := n[strings.LastIndexByte(n, '.')+1:]
+	twoParts := strings.Count(n, ".") == 1
 	switch {
 	case (lib == "requests" || lib == "httpx" || lib == "aiohttp" || lib == "urllib3") && httpMethods[strings.ToLower(last)] &&
-		(len(parts) == 2 || strings.HasSuffix(n, ".Session."+last) || strings.HasSuffix(n, ".Client."+last) || strings.HasSuffix(n, ".ClientSession."+last) || strings.HasSuffix(n, ".PoolManager."+last)):
+		(twoParts || strings.HasSuffix(n, ".Session."+last) || strings.HasSuffix(n, ".Client."+last) || strings.HasSuffix(n, ".ClientSession."+last) || strings.HasSuffix(n, ".PoolManager."+last)):
 		method := strings.ToLower(last)
 		u := c.arg(0, "url")
 		if method == "request" || lib == "urllib3" {
@@ -1255,7 +1257,7 @@ func (a *analyzer) netCall(c *callCtx) (*sym, bool) {
 	case n == "smtplib.SMTP" || n == "smtplib.SMTP_SSL" || n == "ftplib.FTP" || n == "ftplib.FTP_TLS" || n == "telnetlib.Telnet" || n == "poplib.POP3" || n == "imaplib.IMAP4" || n == "imaplib.IMAP4_SSL":
 		inst := n
 		if h := c.arg(0, "host"); h != nil && !(h.cnst && h.kind == "str" && h.s == "") {
-			scheme := strings.ToLower(strings.SplitN(strings.TrimPrefix(n, parts[0]+"."), "_", 2)[0])
+			scheme := strings.ToLower(strings.SplitN(strings.TrimPrefix(n, lib+"."), "_", 2)[0])
 			i := a.netHost(c, n, scheme, h, c.arg(1, "port"))
 			return &sym{kind: "expr", inst: inst, netIdx: []int{i}}, true
 		}

@@ -147,6 +147,8 @@ type parser struct {
 	// allocation the largest cost of parsing.
 	exprs []expr
 	stmts []stmt
+	// calls counts the call expressions parsed.
+	calls int
 }
 
 // nodeBlock is the number of nodes a parser allocates at once.
@@ -249,8 +251,11 @@ var keywords = map[string]bool{
 
 // parseModule parses a whole file. On a syntax error it returns the
 // statements parsed so far and the error.
-func parseModule(toks []token, src string) (stmts []*stmt, err *syntaxError) {
+// parseModule parses a module; calls is the number of call expressions
+// (parsed before any error), which sizes the Calls facts.
+func parseModule(toks []token, src string) (stmts []*stmt, calls int, err *syntaxError) {
 	p := &parser{toks: toks, src: src}
+	defer func() { calls = p.calls }()
 	// About one expression per two tokens and a statement per ten: the
 	// first blocks are sized so that most modules need no other.
 	p.exprs = make([]expr, len(toks)*9/20+8)
@@ -271,7 +276,7 @@ func parseModule(toks []token, src string) (stmts []*stmt, err *syntaxError) {
 		}
 		stmts = append(stmts, p.statement()...)
 	}
-	return stmts, nil
+	return stmts, p.calls, nil
 }
 
 func (p *parser) mk(k skind, t *token) *stmt {
@@ -1173,6 +1178,7 @@ func (p *parser) atomTrailers() *expr {
 		case p.isOp("("):
 			p.next()
 			n := p.node(eCall, t)
+			p.calls++
 			n.x = e
 			var kws []kwarg
 			n.args, kws = p.callArgs()
