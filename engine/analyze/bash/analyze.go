@@ -581,11 +581,11 @@ func (a *analyzer) pipedShell(stages []*syntax.Stmt, netStart int) {
 	shell := false
 	for _, st := range stages {
 		call, ok := st.Cmd.(*syntax.CallExpr)
-		if !ok || len(call.Args) == 0 || !mayBe(call, func(n string) bool { return shells[n] }) {
+		if !ok || len(call.Args) == 0 || !mayBe(call, isShell) {
 			continue
 		}
 		fs := a.callWords(call)
-		if len(fs) > 0 && !fs[0].dyn && shells[path.Base(fs[0].s)] && readsStdinCode(path.Base(fs[0].s), fs[1:]) {
+		if len(fs) > 0 && !fs[0].dyn && isShell(path.Base(fs[0].s)) && readsStdinCode(path.Base(fs[0].s), fs[1:]) {
 			shell = true
 		}
 	}

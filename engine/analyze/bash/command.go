@@ -237,9 +237,16 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c *ctx) int {
 // get their file and network semantics applied.
 const maxCandidateSemantics = 16
 
-// shells run their argument or stdin as shell code.
-var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "ash": true,
-	"mksh": true, "fish": true, "rbash": true}
+// isShell reports the shells, which run their argument or stdin as shell
+// code. A switch rather than a map: it is asked for every command, and
+// most names are not shells.
+func isShell(name string) bool {
+	switch name {
+	case "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "rbash":
+		return true
+	}
+	return false
+}
 
 func isPython(name string) bool {
 	return name == "python" || strings.HasPrefix(name, "python2") || strings.HasPrefix(name, "python3") ||
@@ -262,7 +269,7 @@ func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c *ctx) 
 	case name == "find":
 		a.find(s, args, c)
 		return
-	case shells[name]:
+	case isShell(name):
 		a.shell(s, name, args, c)
 		return
 	case isPython(name):
@@ -1424,7 +1431,7 @@ func (a *analyzer) stmtRedirects(s *syntax.Stmt, cmdName string, c *ctx) ([]sdk.
 				// upload.
 				if n, err := strconv.Atoi(f.s); err == nil {
 					if idx, ok := a.tcpFDs[n]; ok && idx < len(a.b.Facts.Network) {
-						if shells[cmdName] {
+						if isShell(cmdName) {
 							a.b.Facts.Network[idx].ExecShell = true
 						} else if r.Op == syntax.DplOut && cmdName != "exec" {
 							a.markDevUpload(&a.b.Facts.Network[idx], s)
@@ -1443,7 +1450,7 @@ func (a *analyzer) stmtRedirects(s *syntax.Stmt, cmdName string, c *ctx) ([]sdk.
 		}
 		if strings.HasPrefix(f.s, "/dev/tcp/") || strings.HasPrefix(f.s, "/dev/udp/") {
 			idx := a.devTCP(s, f, cmdName)
-			if op != "read" && rd.Fd <= 1 && cmdName != "exec" && !shells[cmdName] {
+			if op != "read" && rd.Fd <= 1 && cmdName != "exec" && !isShell(cmdName) {
 				// cat file > /dev/tcp/h/p sends the output.
 				a.markDevUpload(&a.b.Facts.Network[idx], s)
 			}

@@ -479,7 +479,7 @@ func expandTrSet(s string) string {
 // the language of that code ("" when no analyzer exists for it).
 func interpreterLang(name string) (string, bool) {
 	switch {
-	case shells[name]:
+	case isShell(name):
 		return "bash", true
 	case isPython(name):
 		return "python", true
@@ -509,14 +509,14 @@ func readsStdinCode(name string, args []field) bool {
 		if f.s == "-" || isStdinPath(f.s) {
 			return true
 		}
-		if f.s == "-s" && shells[name] {
+		if f.s == "-s" && isShell(name) {
 			return true
 		}
 		if strings.HasPrefix(f.s, "-") {
-			if f.s == "-c" || f.s == "-e" && !shells[name] || f.s == "-m" || f.s == "-E" && name == "perl" {
+			if f.s == "-c" || f.s == "-e" && !isShell(name) || f.s == "-m" || f.s == "-E" && name == "perl" {
 				return false
 			}
-			if shells[name] && !strings.HasPrefix(f.s, "--") && strings.IndexByte(f.s, 'c') >= 0 {
+			if isShell(name) && !strings.HasPrefix(f.s, "--") && strings.IndexByte(f.s, 'c') >= 0 {
 				return false
 			}
 			if f.s == "-o" && i+1 < len(args) {

@@ -137,7 +137,7 @@ func (a *analyzer) devTCP(s *syntax.Stmt, f field, cmdName string) int {
 	hf.setSpans(spans)
 	d := parseDest(hf, "")
 	n := sdk.NetworkUse{Host: d.host, Scheme: scheme, Via: "dev_tcp", Dynamic: d.dynamic, DataInHost: d.dataIn,
-		ExecShell: shells[cmdName], Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())}
+		ExecShell: isShell(cmdName), Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())}
 	if p, err := strconv.Atoi(port); err == nil {
 		n.Port = p
 	}
