@@ -1039,6 +1039,9 @@ func (a *analyzer) callFunc(name string, args []field, c *ctx) {
 	}
 	// The caller's positional parameters are saved on a.saved (calls
 	// nest strictly), which keeps this frame small and allocates once.
+	if a.saved == nil {
+		a.saved = make([]savedVar, 0, len(positionalNames))
+	}
 	base := len(a.saved)
 	for _, n := range positionalNames {
 		v, had := a.vars[n]
