@@ -161,3 +161,44 @@ func TestScanPathCompsAgreesWithSplitting(t *testing.T) {
 		}
 	}
 }
+
+// TestWordScanAgreesWithByteScan checks the eight-bytes-at-a-time path
+// scan against the byte loop on random paths of slashes, dots, globs and
+// letters, across word boundaries.
+func TestWordScanAgreesWithByteScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	alphabet := "//..*?[abc~"
+	for n := 0; n < 20000; n++ {
+		b := make([]byte, r.IntN(26))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		p := string(b)
+		var b1, b2 [4]string
+		g1, c1, comps1 := scanPathComps(p, b1[:0])
+		g2, c2, comps2 := scanPathBytes(p, b2[:0], true)
+		if g1 != g2 || c1 != c2 || (c1 && fmt.Sprint(comps1) != fmt.Sprint(comps2)) {
+			t.Fatalf("%q: words (%v %v %q), bytes (%v %v %q)", p, g1, c1, comps1, g2, c2, comps2)
+		}
+		if HasGlob(p) != g2 {
+			t.Fatalf("HasGlob(%q) = %v", p, !g2)
+		}
+	}
+}
+
+func TestScanPathWithoutComponents(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	alphabet := "//..*?[abc~"
+	for n := 0; n < 20000; n++ {
+		b := make([]byte, r.IntN(26))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		p := string(b)
+		g1, c1 := scanPath(p)
+		g2, c2, _ := scanPathBytes(p, nil, false)
+		if g1 != g2 || c1 != c2 {
+			t.Fatalf("scanPath(%q) = %v %v, bytes %v %v", p, g1, c1, g2, c2)
+		}
+	}
+}

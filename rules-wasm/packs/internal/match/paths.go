@@ -477,45 +477,96 @@ func OtherHome(p string) (string, bool) {
 	return owner, true
 }
 
-// HasGlob reports whether s contains shell glob metacharacters.
+// HasGlob reports whether s contains shell glob metacharacters. It looks
+// at eight bytes per step (lookup.Word): inside Wasm each taken branch of
+// a byte loop costs an exit to the host.
 func HasGlob(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '*', '?', '[':
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if globBytes(lookup.Word(s, i)) != 0 {
 			return true
 		}
+	}
+	if i < len(s) {
+		w, valid := lookup.Tail(s, i)
+		return globBytes(w)&valid != 0
 	}
 	return false
 }
 
-// scanPath reports in one pass over p whether it holds glob
-// metacharacters and whether it is clean already: CleanPath would return
-// it unchanged, so Match need not copy it. A path with a "." or ".."
-// component, an empty one or a trailing slash counts as not clean.
+// globBytes marks the bytes of w that are glob metacharacters.
+func globBytes(w uint64) uint64 {
+	return lookup.Eq(w, '*') | lookup.Eq(w, '?') | lookup.Eq(w, '[')
+}
+
+// scanPath reports whether p holds glob metacharacters and whether it is
+// clean already: CleanPath would return it unchanged, so Match need not
+// copy it. A path with a "." or ".." component, an empty one or a trailing
+// slash counts as not clean.
 func scanPath(p string) (glob, clean bool) {
-	clean = p != ""
-	start := 0
-	for i := 0; i < len(p); i++ {
-		switch p[i] {
-		case '*', '?', '[':
-			glob = true
-		case '/':
-			if n := i - start; (n == 0 && i > 0) || dotComp(p[start:i]) {
-				clean = false
-			}
-			start = i + 1
-		}
-	}
-	if last := p[start:]; (last == "" && len(p) > 1) || dotComp(last) {
-		clean = false
-	}
+	glob, clean, _ = scanWords(p, nil, false)
 	return glob, clean
 }
 
 // scanPathComps is scanPath that also appends to dst the components of p
 // when p is clean (they are then those of CleanPath(p)), saving a second
-// pass to split it.
+// pass to split it. It looks at eight bytes per step and at each slash;
+// only a path with a "/." or "//" in it, or starting with ".", takes the
+// byte-by-byte pass (scanPathBytes), which tells hidden names (".ssh")
+// from "." and "..".
 func scanPathComps(p string, dst []string) (glob, clean bool, comps []string) {
+	return scanWords(p, dst, true)
+}
+
+// scanWords is scanPathComps, appending the components only when collect
+// is set.
+func scanWords(p string, dst []string, collect bool) (glob, clean bool, comps []string) {
+	n := len(p)
+	if n == 0 || p[0] == '.' {
+		return scanPathBytes(p, dst, collect)
+	}
+	orig := dst
+	var g, bad, carry uint64
+	start := 0
+	for i := 0; i < n; i += 8 {
+		var w, valid uint64 = 0, 0x8080808080808080
+		if i+8 <= n {
+			w = lookup.Word(p, i)
+		} else {
+			w, valid = lookup.Tail(p, i)
+		}
+		slash := lookup.Eq(w, '/') & valid
+		g |= globBytes(w) & valid
+		// A slash followed by a slash or a dot, within the word or across.
+		bad |= (slash<<8 | carry) & (slash | lookup.Eq(w, '.')) & valid
+		carry = slash >> 56
+		if slash == 0 {
+			continue
+		}
+		if !collect {
+			start = i + 8 - bits.LeadingZeros64(slash)/8
+			continue
+		}
+		for m := slash; m != 0; m &= m - 1 {
+			pos := i + bits.TrailingZeros64(m)/8
+			if pos > start {
+				dst = append(dst, p[start:pos])
+			}
+			start = pos + 1
+		}
+	}
+	if bad != 0 {
+		return scanPathBytes(p, orig, collect)
+	}
+	if start < n && collect {
+		dst = append(dst, p[start:])
+	}
+	// A trailing slash (but "/" itself) is not clean.
+	return g != 0, start < n || n == 1, dst
+}
+
+// scanPathBytes is scanPathComps one byte at a time.
+func scanPathBytes(p string, dst []string, collect bool) (glob, clean bool, comps []string) {
 	clean = p != ""
 	start := 0
 	for i := 0; i < len(p); i++ {
@@ -525,7 +576,7 @@ func scanPathComps(p string, dst []string) (glob, clean bool, comps []string) {
 		case '/':
 			if n := i - start; (n == 0 && i > 0) || dotComp(p[start:i]) {
 				clean = false
-			} else if n > 0 {
+			} else if n > 0 && collect {
 				dst = append(dst, p[start:i])
 			}
 			start = i + 1
@@ -533,7 +584,7 @@ func scanPathComps(p string, dst []string) (glob, clean bool, comps []string) {
 	}
 	if last := p[start:]; (last == "" && len(p) > 1) || dotComp(last) {
 		clean = false
-	} else if last != "" {
+	} else if last != "" && collect {
 		dst = append(dst, last)
 	}
 	return glob, clean, dst
