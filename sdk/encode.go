@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -850,13 +851,34 @@ func appendFloat(dst []byte, f float64, bits int) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
+// htmlSpecial flags (with its high bit, in a little-endian word) each of
+// the eight bytes in x that json.Marshal does not copy as is: what special
+// flags ('"', '\\', control bytes, non-ASCII) and '<', '>', '&'. x|2 turns
+// '<' (0x3c) into '>' (0x3e) and leaves no other byte equal to '>'. As in
+// special, the lowest flag is exact.
+func htmlSpecial(x uint64) uint64 {
+	ltgt := (x | ones*2) ^ (ones * '>')
+	amp := x ^ (ones * '&')
+	return special(x) | ((ltgt-ones) & ^ltgt | (amp-ones) & ^amp)&highs
+}
+
 // appendString appends s as a JSON string the way json.Marshal writes it:
 // <, > and & escaped for HTML, U+2028 and U+2029 escaped, invalid UTF-8 as
-// U+FFFD. Runs of plain bytes are appended whole.
+// U+FFFD. Runs of plain bytes are appended whole, and found eight bytes at
+// a time: a scan input is mostly string bytes (about 200 KB for 20 KB of
+// content), and inside Wasm every loop iteration pays an interrupt check.
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) {
+			m := htmlSpecial(word(s, i))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) / 8
+		}
 		if c := s[i]; c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
 				i++

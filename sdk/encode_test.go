@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/toolwarden/toolwarden/sdk"
@@ -299,4 +300,41 @@ func BenchmarkMarshalScanInput(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestAppendStringEveryByteAtEveryOffset puts each byte json.Marshal
+// escapes, and its neighbours that it copies, at every offset of the
+// eight-byte fast path, alone and after another special byte.
+func TestAppendStringEveryByteAtEveryOffset(t *testing.T) {
+	specials := []string{`"`, `\`, "<", ">", "&", "\x00", "\x08", "\x1f", "\x7f", "é", "😀", "\u2028", "\u2029",
+		"\xff", "\xe2\x80", "\xed\xa0\x80", " ", "!", "#", "%", "'", ";", "=", "?", "[", "]", "|", "~", "\x3a", "\x3b"}
+	for off := 0; off < 20; off++ {
+		pad := strings.Repeat("a", off)
+		for _, sp := range specials {
+			for _, s := range []string{pad + sp + pad + "x", pad + sp + "<" + sp + pad, sp + pad + sp} {
+				checkEncodeSame(t, fmt.Sprintf("%q", s), sdk.ScanOutput{Error: s})
+			}
+		}
+	}
+	// Every byte value alone, in runs and next to a multi-byte rune.
+	for c := 0; c < 256; c++ {
+		b := string([]byte{byte(c)})
+		checkEncodeSame(t, fmt.Sprintf("byte %#x", c), sdk.ScanOutput{Error: strings.Repeat(b, 10) + "é" + b})
+	}
+}
+
+// AppendScanOutput writes what json.Marshal writes, into a buffer the
+// caller may reuse.
+func ExampleAppendScanOutput() {
+	col := 1
+	out := sdk.ScanOutput{Findings: []sdk.Finding{{
+		RuleID: "BASH_RECURSIVE_DELETE", Evidence: "rm -rf ~", Line: 1, Column: &col,
+		Metadata: map[string]any{"path": "~", "recursive": true},
+	}}}
+	buf, err := sdk.AppendScanOutput(nil, &out)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(buf))
+	// Output: {"findings":[{"rule_id":"BASH_RECURSIVE_DELETE","risk_type":"","risk_level":"","decision":"","evidence":"rm -rf ~","line":1,"column":1,"message":"","metadata":{"path":"~","recursive":true},"recommendation":""}]}
 }
