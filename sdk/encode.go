@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -55,12 +56,12 @@ func appendFinding(dst []byte, f *Finding) ([]byte, error) {
 	dst = append(dst, `,"evidence":`...)
 	dst = appendString(dst, f.Evidence)
 	dst = append(dst, `,"line":`...)
-	dst = strconv.AppendInt(dst, int64(f.Line), 10)
+	dst = appendInt(dst, int64(f.Line))
 	dst = append(dst, `,"column":`...)
 	if f.Column == nil {
 		dst = append(dst, "null"...)
 	} else {
-		dst = strconv.AppendInt(dst, int64(*f.Column), 10)
+		dst = appendInt(dst, int64(*f.Column))
 	}
 	dst = append(dst, `,"message":`...)
 	dst = appendString(dst, f.Message)
@@ -141,7 +142,7 @@ func appendContext(dst []byte, c *RequestContext) ([]byte, error) {
 	}
 	if c.MaxOutputBytes != 0 {
 		dst = append(append(dst, sep), `"max_output_bytes":`...)
-		dst, sep = strconv.AppendInt(dst, c.MaxOutputBytes, 10), ','
+		dst, sep = appendInt(dst, c.MaxOutputBytes), ','
 	}
 	if len(c.CommandArgs) > 0 {
 		dst = append(append(dst, sep), `"command_args":`...)
@@ -179,7 +180,7 @@ func appendPolicy(dst []byte, p *Policy) ([]byte, error) {
 		return dst, err
 	}
 	dst = append(dst, `,"max_output_bytes":`...)
-	dst = strconv.AppendInt(dst, p.MaxOutputBytes, 10)
+	dst = appendInt(dst, p.MaxOutputBytes)
 	dst = append(dst, `,"deny_dependency_install":`...)
 	dst = strconv.AppendBool(dst, p.DenyDependencyInstall)
 	dst = append(dst, `,"deny_privilege_escalation":`...)
@@ -198,13 +199,13 @@ func appendPolicy(dst []byte, p *Policy) ([]byte, error) {
 	dst = strconv.AppendBool(dst, p.BlockOnReview)
 	if len(p.Rules) > 0 {
 		dst = append(dst, `,"rules":{`...)
-		var buf [smallMap]string
-		for i, id := range sortedKeys(p.Rules, buf[:0]) {
+		var buf [smallMap]entry[RuleOverride]
+		for i, e := range sortedEntries(p.Rules, buf[:0]) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, id)
-			o := p.Rules[id]
+			dst = appendString(dst, e.k)
+			o := &e.v
 			sep := byte('{')
 			dst = append(dst, ':')
 			if o.Disabled {
@@ -254,7 +255,7 @@ func appendInts(dst []byte, ns []int) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = strconv.AppendInt(dst, int64(n), 10)
+		dst = appendInt(dst, int64(n))
 	}
 	return append(dst, ']')
 }
@@ -272,12 +273,12 @@ func appendOptString(dst []byte, key, s string) []byte {
 // every fact ends with its position.
 func appendPosEnd(dst []byte, p *Pos) []byte {
 	dst = append(dst, `,"pos":{"line":`...)
-	dst = strconv.AppendInt(dst, int64(p.Line), 10)
+	dst = appendInt(dst, int64(p.Line))
 	dst = append(dst, `,"col":`...)
-	dst = strconv.AppendInt(dst, int64(p.Col), 10)
+	dst = appendInt(dst, int64(p.Col))
 	if p.Depth != 0 {
 		dst = append(dst, `,"depth":`...)
-		dst = strconv.AppendInt(dst, int64(p.Depth), 10)
+		dst = appendInt(dst, int64(p.Depth))
 	}
 	dst = appendOptString(dst, `,"via":`, p.Via)
 	if p.Encoded {
@@ -290,7 +291,7 @@ func appendPosEnd(dst []byte, p *Pos) []byte {
 // infinity), as it does in json.Marshal.
 func appendFacts(dst []byte, f *Facts) ([]byte, error) {
 	dst = append(dst, `{"version":`...)
-	dst = strconv.AppendInt(dst, int64(f.Version), 10)
+	dst = appendInt(dst, int64(f.Version))
 	dst = append(dst, `,"language":`...)
 	dst = appendString(dst, f.Language)
 	if len(f.Commands) > 0 {
@@ -355,7 +356,7 @@ func appendFacts(dst []byte, f *Facts) ([]byte, error) {
 			}
 			if x.Port != 0 {
 				dst = append(append(dst, sep), `"port":`...)
-				dst, sep = strconv.AppendInt(dst, int64(x.Port), 10), ','
+				dst, sep = appendInt(dst, int64(x.Port)), ','
 			}
 			if x.Scheme != "" {
 				dst = append(append(dst, sep), `"scheme":`...)
@@ -589,7 +590,7 @@ func appendFacts(dst []byte, f *Facts) ([]byte, error) {
 
 func appendCommand(dst []byte, c *Command) []byte {
 	dst = append(dst, `{"id":`...)
-	dst = strconv.AppendInt(dst, int64(c.ID), 10)
+	dst = appendInt(dst, int64(c.ID))
 	dst = append(dst, `,"name":`...)
 	dst = appendString(dst, c.Name)
 	dst = appendOptString(dst, `,"path":`, c.Path)
@@ -614,11 +615,11 @@ func appendCommand(dst []byte, c *Command) []byte {
 	}
 	if c.Pipeline != 0 {
 		dst = append(dst, `,"pipeline":`...)
-		dst = strconv.AppendInt(dst, int64(c.Pipeline), 10)
+		dst = appendInt(dst, int64(c.Pipeline))
 	}
 	if c.Stage != 0 {
 		dst = append(dst, `,"stage":`...)
-		dst = strconv.AppendInt(dst, int64(c.Stage), 10)
+		dst = appendInt(dst, int64(c.Stage))
 	}
 	if len(c.StdinSources) > 0 {
 		dst = append(dst, `,"stdin_sources":`...)
@@ -638,7 +639,7 @@ func appendCommand(dst []byte, c *Command) []byte {
 			dst = append(dst, `{"op":`...)
 			dst = appendString(dst, r.Op)
 			dst = append(dst, `,"fd":`...)
-			dst = strconv.AppendInt(dst, int64(r.Fd), 10)
+			dst = appendInt(dst, int64(r.Fd))
 			dst = appendOptString(dst, `,"target":`, r.Target)
 			if r.Dynamic {
 				dst = append(dst, `,"dynamic":true`...)
@@ -660,15 +661,14 @@ func appendCall(dst []byte, c *Call) []byte {
 	}
 	if len(c.Kwargs) > 0 {
 		dst = append(dst, `,"kwargs":{`...)
-		var buf [smallMap]string
-		for i, k := range sortedKeys(c.Kwargs, buf[:0]) {
+		var buf [smallMap]entry[Value]
+		for i, e := range sortedEntries(c.Kwargs, buf[:0]) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, k)
+			dst = appendString(dst, e.k)
 			dst = append(dst, ':')
-			v := c.Kwargs[k]
-			dst = appendValue(dst, &v)
+			dst = appendValue(dst, &e.v)
 		}
 		dst = append(dst, '}')
 	}
@@ -711,19 +711,50 @@ func appendValue(dst []byte, v *Value) []byte {
 	return append(dst, '}')
 }
 
-// smallMap is the number of map keys sorted in a buffer on the stack; larger
-// maps allocate one slice for their keys.
+// smallMap is the number of map entries sorted in a buffer on the stack;
+// larger maps allocate one slice for their entries.
 const smallMap = 16
 
-// sortedKeys appends m's keys to buf in the order json.Marshal writes them
-// (byte-wise ascending) and returns the result. Passing a stack array's
-// slice as buf keeps small maps free of allocations.
-func sortedKeys[V any](m map[string]V, buf []string) []string {
-	for k := range m {
-		buf = append(buf, k)
+// entry is one key and value of a map, collected so that writing the map in
+// key order needs no lookups: inside Wasm a map lookup costs far more than
+// copying the value.
+type entry[V any] struct {
+	k string
+	v V
+}
+
+// sortedEntries appends m's entries to buf in the order json.Marshal writes
+// them (keys byte-wise ascending) and returns the result. Passing a stack
+// array's slice as buf keeps small maps free of allocations. Small maps are
+// sorted by insertion inline, without the comparison calls of a generic
+// sort.
+func sortedEntries[V any](m map[string]V, buf []entry[V]) []entry[V] {
+	for k, v := range m {
+		buf = append(buf, entry[V]{k, v})
 	}
-	slices.Sort(buf)
+	if len(buf) > smallMap {
+		slices.SortFunc(buf, func(a, b entry[V]) int { return strings.Compare(a.k, b.k) })
+		return buf
+	}
+	for i := 1; i < len(buf); i++ {
+		for j := i; j > 0 && buf[j].k < buf[j-1].k; j-- {
+			buf[j], buf[j-1] = buf[j-1], buf[j]
+		}
+	}
 	return buf
+}
+
+// appendInt writes n in decimal like strconv.AppendInt, with the one- and
+// two-digit numbers that make up most positions and ids written inline: in
+// Wasm each call of strconv.AppendInt costs several guest exits.
+func appendInt(dst []byte, n int64) []byte {
+	if uint64(n) < 100 {
+		if n < 10 {
+			return append(dst, byte('0'+n))
+		}
+		return append(dst, byte('0'+n/10), byte('0'+n%10))
+	}
+	return strconv.AppendInt(dst, n, 10)
 }
 
 // maxEncodeDepth is the nesting of metadata and config values (maps in
@@ -736,16 +767,16 @@ func appendMap(dst []byte, m map[string]any, depth int) ([]byte, error) {
 	if depth > maxEncodeDepth {
 		return appendMarshal(dst, m)
 	}
-	var buf [smallMap]string
+	var buf [smallMap]entry[any]
 	dst = append(dst, '{')
-	for i, k := range sortedKeys(m, buf[:0]) {
+	for i, e := range sortedEntries(m, buf[:0]) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, k)
+		dst = appendString(dst, e.k)
 		dst = append(dst, ':')
 		var err error
-		if dst, err = appendAny(dst, m[k], depth+1); err != nil {
+		if dst, err = appendAny(dst, e.v, depth+1); err != nil {
 			return dst, err
 		}
 	}
@@ -771,11 +802,11 @@ func appendAny(dst []byte, v any, depth int) ([]byte, error) {
 	case bool:
 		return strconv.AppendBool(dst, x), nil
 	case int:
-		return strconv.AppendInt(dst, int64(x), 10), nil
+		return appendInt(dst, int64(x)), nil
 	case int64:
-		return strconv.AppendInt(dst, x, 10), nil
+		return appendInt(dst, x), nil
 	case int32:
-		return strconv.AppendInt(dst, int64(x), 10), nil
+		return appendInt(dst, int64(x)), nil
 	case uint64:
 		return strconv.AppendUint(dst, x, 10), nil
 	case uint32:
