@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/lookup"
@@ -71,6 +72,8 @@ var (
 	// baseKinds are the kinds that classify "/"-holding names by their base
 	// name too.
 	baseKinds uint64
+	// listedNames are the names in kindNames.
+	listedNames []string
 )
 
 // prefixKind is a kind's name prefix. The second and last bytes of the
@@ -89,23 +92,34 @@ func NewKind(s KindSpec) Kind {
 		panic("catalog: more than 64 command kinds")
 	}
 	for _, n := range s.Names {
-		if n == "" || strings.ContainsAny(n, "*?[") {
-			// Is never matches such a name by a command's own word, and
-			// Of must agree with Is.
-			panic("catalog: kind name " + n + " is empty or a glob")
+		if n == "" || strings.ContainsAny(n, "*?[/") {
+			// Is never matches a glob by a command's own word, and Of
+			// must agree with Is; a name with a slash would need its
+			// base name looked up too.
+			panic("catalog: kind name " + n + " is empty, a glob or a path")
 		}
 	}
 	k := Kind(nKinds)
 	nKinds++
 	bit := uint64(1) << k
 	for _, n := range s.Names {
-		kindNames.Add(n, bit)
+		// A listed name carries the kinds of the prefixes it starts with,
+		// so that nameKinds need not try them for it.
+		kindNames.Add(n, bit|prefixKinds(n))
+		if !slices.Contains(listedNames, n) {
+			listedNames = append(listedNames, n)
+		}
 	}
 	for _, p := range s.Prefixes {
 		if len(p) < 2 {
 			panic("catalog: kind prefix " + p + " is shorter than two bytes")
 		}
 		kindPrefix[p[0]] = append(kindPrefix[p[0]], prefixKind{prefix: p, second: p[1], last: p[len(p)-1], bits: bit})
+		for _, n := range listedNames {
+			if strings.HasPrefix(n, p) {
+				kindNames.Add(n, bit)
+			}
+		}
 	}
 	if s.BaseNames {
 		baseKinds |= bit
@@ -137,21 +151,32 @@ func InterpreterNames() []string {
 // accepts ("python3.12").
 var InterpreterPrefixes = []string{"python", "pypy"}
 
-// nameKinds returns the kinds a command name belongs to.
+// nameKinds returns the kinds a command name belongs to. A listed name
+// holds its prefix kinds already and no slash, so only the other names are
+// tried against the prefixes and searched for a slash.
 func nameKinds(n string) uint64 {
 	if n == "" {
 		return 0
 	}
-	k := kindNames.Get(n)
+	if k := kindNames.Get(n); k != 0 {
+		return k
+	}
+	k := prefixKinds(n)
+	if baseKinds != 0 && strings.IndexByte(n, '/') >= 0 {
+		k |= nameKinds(n[strings.LastIndexByte(n, '/')+1:]) & baseKinds
+	}
+	return k
+}
+
+// prefixKinds returns the kinds whose prefixes n starts with.
+func prefixKinds(n string) uint64 {
+	var k uint64
 	if len(n) > 1 {
 		for _, p := range kindPrefix[n[0]] {
 			if len(n) >= len(p.prefix) && n[1] == p.second && n[len(p.prefix)-1] == p.last && n[:len(p.prefix)] == p.prefix {
 				k |= p.bits
 			}
 		}
-	}
-	if baseKinds != 0 && strings.IndexByte(n, '/') >= 0 {
-		k |= nameKinds(n[strings.LastIndexByte(n, '/')+1:]) & baseKinds
 	}
 	return k
 }

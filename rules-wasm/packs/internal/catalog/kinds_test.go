@@ -171,3 +171,26 @@ func TestOfIsIsForNameKinds(t *testing.T) {
 	}()
 	NamesKind("r?")
 }
+
+var (
+	testKindListed = NamesKind("zzlisted1")
+	testKindPrefix = NewKind(KindSpec{Prefixes: []string{"zzlis"}})
+	testKindLater  = NamesKind("zzlisted2")
+)
+
+// TestListedNamesKeepPrefixKinds checks that a name found in the table
+// still gets the kinds of the prefixes it starts with, whether the prefix
+// was registered after the name or before.
+func TestListedNamesKeepPrefixKinds(t *testing.T) {
+	f := &sdk.Facts{Commands: []sdk.Command{{ID: 1, Name: "zzlisted1"}, {ID: 2, Name: "zzlisted2"}, {ID: 3, Name: "zzlisx"}}}
+	e, err := NewEnv(&sdk.ScanInput{Facts: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range [][3]bool{{true, true, false}, {false, true, true}, {false, true, false}} {
+		got := [3]bool{e.Of(int32(i), testKindListed), e.Of(int32(i), testKindPrefix), e.Of(int32(i), testKindLater)}
+		if got != want {
+			t.Errorf("command %d: kinds %v, want %v", i+1, got, want)
+		}
+	}
+}
