@@ -3,6 +3,7 @@ package filesystem
 import (
 	"testing"
 
+	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/catalog"
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/packtest"
 	"github.com/toolwarden/toolwarden/sdk"
 )
@@ -161,5 +162,29 @@ func TestInfoDeclaresEveryReportedRule(t *testing.T) {
 	info := Info()
 	if info.Name != "toolwarden-filesystem" || info.Version == "" || len(info.Rules) != len(ruleIDs) {
 		t.Fatalf("bad info: %+v", info)
+	}
+}
+
+// TestEvasionCasesAgreeWithIs checks that the case table answers as Is
+// would for every name of every case, for plain words, glob words with
+// candidates and unrelated names.
+func TestEvasionCasesAgreeWithIs(t *testing.T) {
+	cases := map[uint64][]string{
+		evHistory: {"history"}, evSet: {"set"}, evSetenforce: {"setenforce"}, evUfw: {"ufw"},
+		evIptables: {"iptables", "ip6tables", "iptables-legacy", "iptables-nft"}, evNft: {"nft"},
+		evAuditctl: {"auditctl"}, evAppArmor: {"aa-teardown", "aa-disable"}, evSpctl: {"spctl"},
+		evCsrutil: {"csrutil"}, evSystemctl: {"systemctl"}, evService: {"service"}, evJournalctl: {"journalctl"},
+		evLn: {"ln"}, evTruncate: {"truncate", "shred"},
+	}
+	cmds := []sdk.Command{{Name: "set"}, {Name: "s?t", Candidates: []string{"set", "sed"}}, {Name: "ls"},
+		{Name: "iptables-nft"}, {Name: "shred"}, {Name: "", Candidates: []string{"ln"}}, {Name: "Set"}, {Name: "se[t]"}}
+	for i := range cmds {
+		c := &cmds[i]
+		got := evasionCasesOf(c)
+		for bit, names := range cases {
+			if want := catalog.Is(c, names...); (got&bit != 0) != want {
+				t.Errorf("%+v: case %v is %v, Is(%v) = %v", *c, bit, got&bit != 0, names, want)
+			}
+		}
 	}
 }

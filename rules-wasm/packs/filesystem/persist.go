@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/catalog"
+	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/lookup"
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/match"
 	"github.com/toolwarden/toolwarden/sdk"
 )
@@ -239,41 +240,42 @@ func checkDefenseEvasion(e *catalog.Env) {
 		name := c.Name
 		args := c.Args
 		op, _ := catalog.FirstOperand(args)
+		is := evasionCasesOf(c)
 		switch {
-		case catalog.Is(c, "history") && (catalog.HasShortFlag(args, 'c') || catalog.HasShortFlag(args, 'd')):
+		case is&evHistory != 0 && (catalog.HasShortFlag(args, 'c') || catalog.HasShortFlag(args, 'd')):
 			add(c.Evidence, c.Pos, "history", "Content clears the shell history.", map[string]any{"command": "history"})
-		case catalog.Is(c, "set") && hasSeq(args, "+o", "history"):
+		case is&evSet != 0 && hasSeq(args, "+o", "history"):
 			add(c.Evidence, c.Pos, "history", "Content turns shell history off.", map[string]any{"command": "set +o history"})
-		case catalog.Is(c, "setenforce") && (op == "0" || strings.EqualFold(op, "permissive")):
+		case is&evSetenforce != 0 && (op == "0" || strings.EqualFold(op, "permissive")):
 			add(c.Evidence, c.Pos, name, "Content disables SELinux enforcement.", map[string]any{"command": "setenforce"})
-		case catalog.Is(c, "ufw") && (op == "disable" || op == "reset"):
+		case is&evUfw != 0 && (op == "disable" || op == "reset"):
 			add(c.Evidence, c.Pos, name, "Content disables the ufw firewall.", map[string]any{"command": "ufw " + op})
-		case catalog.Is(c, "iptables", "ip6tables", "iptables-legacy", "iptables-nft") &&
+		case is&evIptables != 0 &&
 			(catalog.HasShortFlag(args, 'F', "--flush") || catalog.HasShortFlag(args, 'X', "--delete-chain") ||
 				hasSeq(args, "-P", "INPUT", "ACCEPT")):
 			add(c.Evidence, c.Pos, name, "Content flushes the firewall rules.", map[string]any{"command": name})
-		case catalog.Is(c, "nft") && (hasSeq(args, "flush", "ruleset") || hasSeq(args, "delete", "table")):
+		case is&evNft != 0 && (hasSeq(args, "flush", "ruleset") || hasSeq(args, "delete", "table")):
 			add(c.Evidence, c.Pos, name, "Content flushes the nftables rule set.", map[string]any{"command": "nft"})
-		case catalog.Is(c, "auditctl") && (hasSeq(args, "-e", "0") || catalog.HasShortFlag(args, 'D')):
+		case is&evAuditctl != 0 && (hasSeq(args, "-e", "0") || catalog.HasShortFlag(args, 'D')):
 			add(c.Evidence, c.Pos, name, "Content disables kernel auditing.", map[string]any{"command": "auditctl"})
-		case catalog.Is(c, "aa-teardown", "aa-disable"):
+		case is&evAppArmor != 0:
 			add(c.Evidence, c.Pos, name, "Content disables AppArmor.", map[string]any{"command": name})
-		case catalog.Is(c, "spctl") && hasAny(args, "--master-disable", "--global-disable"),
-			catalog.Is(c, "csrutil") && op == "disable":
+		case is&evSpctl != 0 && hasAny(args, "--master-disable", "--global-disable"),
+			is&evCsrutil != 0 && op == "disable":
 			add(c.Evidence, c.Pos, name, "Content disables macOS system protection.", map[string]any{"command": name})
-		case catalog.Is(c, "systemctl") && (op == "stop" || op == "disable" || op == "mask" || op == "kill"):
+		case is&evSystemctl != 0 && (op == "stop" || op == "disable" || op == "mask" || op == "kill"):
 			for _, a := range args {
 				if securityServices[strings.TrimSuffix(a, ".service")] {
 					add(c.Evidence, c.Pos, name+a, fmt.Sprintf("Content stops security service %s.", a),
 						map[string]any{"command": "systemctl " + op, "service": a})
 				}
 			}
-		case catalog.Is(c, "service") && len(args) >= 2 && securityServices[args[0]] && (args[1] == "stop"):
+		case is&evService != 0 && len(args) >= 2 && securityServices[args[0]] && (args[1] == "stop"):
 			add(c.Evidence, c.Pos, name+args[0], fmt.Sprintf("Content stops security service %s.", args[0]),
 				map[string]any{"command": "service", "service": args[0]})
-		case catalog.Is(c, "journalctl") && hasPrefixArg(args, "--vacuum", "--rotate"):
+		case is&evJournalctl != 0 && hasPrefixArg(args, "--vacuum", "--rotate"):
 			add(c.Evidence, c.Pos, name, "Content deletes the system journal.", map[string]any{"command": "journalctl"})
-		case catalog.Is(c, "ln") && len(args) >= 2:
+		case is&evLn != 0 && len(args) >= 2:
 			ops, _ := catalog.Operands(c)
 			if len(ops) == 2 && ops[0] == "/dev/null" {
 				p := match.CleanPath(normalizeHome(ops[1]))
@@ -281,7 +283,7 @@ func checkDefenseEvasion(e *catalog.Env) {
 					add(c.Evidence, c.Pos, p, fmt.Sprintf("Content discards shell history %s.", p), map[string]any{"path": p})
 				}
 			}
-		case catalog.Is(c, "truncate", "shred") && len(args) > 0:
+		case is&evTruncate != 0 && len(args) > 0:
 			// Covered by the file access checks above when recorded; the
 			// operands are judged here too for robustness.
 			ops, _ := catalog.Operands(c)
@@ -314,6 +316,55 @@ func historyVar(name string) string {
 		return n
 	}
 	return ""
+}
+
+// The cases of checkDefenseEvasion's switch, by the command names each
+// asks Is about.
+const (
+	evHistory = 1 << iota
+	evSet
+	evSetenforce
+	evUfw
+	evIptables
+	evNft
+	evAuditctl
+	evAppArmor
+	evSpctl
+	evCsrutil
+	evSystemctl
+	evService
+	evJournalctl
+	evLn
+	evTruncate
+)
+
+// evasionCases maps each name to its cases; filled at initialization.
+var evasionCases = func() *lookup.Table {
+	t := &lookup.Table{}
+	for bit, names := range map[uint64][]string{
+		evHistory: {"history"}, evSet: {"set"}, evSetenforce: {"setenforce"}, evUfw: {"ufw"},
+		evIptables: {"iptables", "ip6tables", "iptables-legacy", "iptables-nft"}, evNft: {"nft"},
+		evAuditctl: {"auditctl"}, evAppArmor: {"aa-teardown", "aa-disable"}, evSpctl: {"spctl"},
+		evCsrutil: {"csrutil"}, evSystemctl: {"systemctl"}, evService: {"service"}, evJournalctl: {"journalctl"},
+		evLn: {"ln"}, evTruncate: {"truncate", "shred"},
+	} {
+		for _, n := range names {
+			t.Add(n, bit)
+		}
+	}
+	return t
+}()
+
+// evasionCasesOf returns the cases whose names c may run as: bit evX is
+// set exactly when catalog.Is(c, <the names of evX>) holds (the names are
+// plain, so the command word needs no glob check), found by one table
+// probe per name instead of a string comparison per name and case.
+func evasionCasesOf(c *sdk.Command) uint64 {
+	k := evasionCases.Get(c.Name)
+	for _, n := range c.Candidates {
+		k |= evasionCases.Get(n)
+	}
+	return k
 }
 
 func hasSeq(args []string, seq ...string) bool {
