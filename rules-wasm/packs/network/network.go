@@ -90,11 +90,10 @@ type lineSet struct {
 // has reports whether a use of network is at pos's line and depth; with
 // resolved, only uses that resolved a host or are static count.
 func (s *lineSet) has(network []sdk.NetworkUse, pos sdk.Pos, resolved bool) bool {
-	counts := func(n *sdk.NetworkUse) bool { return !resolved || n.Host != "" || !n.Dynamic }
 	if len(network) <= 16 {
 		for i := range network {
 			n := &network[i]
-			if n.Pos.Line == pos.Line && n.Pos.Depth == pos.Depth && counts(n) {
+			if n.Pos.Line == pos.Line && n.Pos.Depth == pos.Depth && (!resolved || n.Host != "" || !n.Dynamic) {
 				return true
 			}
 		}
@@ -103,7 +102,7 @@ func (s *lineSet) has(network []sdk.NetworkUse, pos sdk.Pos, resolved bool) bool
 	if s.lines == nil {
 		s.lines = make(map[[2]int]bool, len(network))
 		for i := range network {
-			if n := &network[i]; counts(n) {
+			if n := &network[i]; !resolved || n.Host != "" || !n.Dynamic {
 				s.lines[[2]int{n.Pos.Line, n.Pos.Depth}] = true
 			}
 		}

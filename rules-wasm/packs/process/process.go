@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/catalog"
+	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/lookup"
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/match"
 	"github.com/toolwarden/toolwarden/sdk"
 )
@@ -252,6 +253,27 @@ var installVerbs = map[string][]string{
 	"deno": {"install"}, "install-packages": {""},
 }
 
+// installVerbIndex maps each manager of installVerbs to its position in
+// installVerbList: a lookup.Table probe costs less inside Wasm than a Go
+// map's hashing of the name, and every go, pip or npm command asks.
+var installVerbIndex, installVerbList = func() (*lookup.Table, [][]string) {
+	t := &lookup.Table{}
+	var list [][]string
+	for mgr, verbs := range installVerbs {
+		list = append(list, verbs)
+		t.Add(mgr, uint64(len(list)))
+	}
+	return t, list
+}()
+
+// verbsOf returns installVerbs[mgr].
+func verbsOf(mgr string) ([]string, bool) {
+	if i := installVerbIndex.Get(mgr); i != 0 {
+		return installVerbList[i-1], true
+	}
+	return nil, false
+}
+
 // pythonModules are the modules that install when run with `python -m`.
 var pythonModules = map[string]bool{"pip": true, "pip3": true, "pipx": true, "ensurepip": true, "easy_install": true, "uv": true}
 
@@ -293,7 +315,7 @@ func installArgv(name string, args []string, nameDynamic bool) (string, bool) {
 	if strings.HasPrefix(mgr, "pip") && (mgr == "pip" || strings.Trim(mgr[3:], "0123456789.") == "") {
 		mgr = "pip"
 	}
-	verbs, ok := installVerbs[mgr]
+	verbs, ok := verbsOf(mgr)
 	if !ok {
 		return "", false
 	}

@@ -1,6 +1,7 @@
 package process
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/packtest"
@@ -197,6 +198,19 @@ func TestInstallArgv(t *testing.T) {
 	for _, a := range no {
 		if m, ok := installArgv(a[0], a[1:], false); ok {
 			t.Errorf("installArgv(%v) = true (%s)", a, m)
+		}
+	}
+}
+
+func TestVerbsOfAgreesWithInstallVerbs(t *testing.T) {
+	for mgr, want := range installVerbs {
+		if got, ok := verbsOf(mgr); !ok || strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("verbsOf(%q) = %v, %v; want %v", mgr, got, ok, want)
+		}
+	}
+	for _, n := range []string{"", "go1", "pips", "NPM", "apt-ge"} {
+		if _, ok := verbsOf(n); ok {
+			t.Errorf("verbsOf(%q) found verbs", n)
 		}
 	}
 }

@@ -22,22 +22,18 @@ type Table struct {
 	n      int
 }
 
-// hash mixes a key's length with its first, middle and last bytes: enough
-// to spread the short, distinct names the tables hold, and free of a loop
-// over the key.
+// hash mixes a key's length with five of its bytes (first, last, middle and
+// the thirds): enough to spread the short, distinct names the tables hold,
+// free of a loop over the key, and small enough to inline.
 func hash(k string) uint32 {
 	n := len(k)
 	if n == 0 {
 		return 1 << 31
 	}
-	h := uint32(n)*0x9E3779B1 ^ uint32(k[0])<<16 ^ uint32(k[n/2])<<8 ^ uint32(k[n-1])
-	if n > 2 {
-		h ^= uint32(k[1])<<24 ^ uint32(k[n-2])<<4
-	}
-	h ^= h >> 15
+	h := uint32(n)*0x9E3779B1 ^ uint32(k[0])<<16 ^ uint32(k[n/2])<<8 ^ uint32(k[n-1]) ^
+		uint32(k[(n-1)/3])<<24 ^ uint32(k[n-1-(n-1)/3])<<4
 	h *= 0x2C1B3C6D
-	h ^= h >> 12
-	return h | 1<<31
+	return h ^ h>>15 | 1<<31
 }
 
 // Add ORs bits into the value of k, growing the table so that it stays at
@@ -72,14 +68,29 @@ func (t *Table) grow() {
 	}
 }
 
-// Get returns the bits of k, or 0 when k was never added.
+// Get returns the bits of k, or 0 when k was never added. Most lookups
+// end at the key's own slot, empty or holding it, so that slot is tried
+// without a loop (Get is small enough to inline); only a collision walks
+// on.
 func (t *Table) Get(k string) uint64 {
 	if t.n == 0 {
 		return 0
 	}
 	h := hash(k)
-	mask := uint32(len(t.keys) - 1)
-	for i := h & mask; t.hashes[i] != 0; i = (i + 1) & mask {
+	i := h & uint32(len(t.hashes)-1)
+	switch hi := t.hashes[i]; {
+	case hi == 0:
+		return 0
+	case hi == h && t.keys[i] == k:
+		return t.vals[i]
+	}
+	return t.probe(k, h, i)
+}
+
+// probe continues Get's search after slot i.
+func (t *Table) probe(k string, h, i uint32) uint64 {
+	mask := uint32(len(t.hashes) - 1)
+	for i = (i + 1) & mask; t.hashes[i] != 0; i = (i + 1) & mask {
 		if t.hashes[i] == h && t.keys[i] == k {
 			return t.vals[i]
 		}
