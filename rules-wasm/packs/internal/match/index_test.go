@@ -13,7 +13,8 @@ var (
 	pathPatternPool = []string{"~/.ssh", "~/.aws", "~/.config/gcloud", "~", "~/", "/", "/etc/passwd", "/etc/shadow",
 		"/root", "/root/.ssh", ".env", "*/.env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "credentials",
 		"credentials.*", ".aws/credentials", "config/*.json", "*", "id_?sa", "[ab]*", `\*x`, "*[.]key", "x*y*z",
-		"/etc/*", "~/.kube/config", "secrets/", "/var/lib/*/db", ".git-credentials", "a*a", ".*", "~/*.pem"}
+		"/etc/*", "~/.kube/config", "secrets/", "/var/lib/*/db", ".git-credentials", "a*a", ".*", "~/*.pem", "*a", "*b",
+		"x*", "*l", "te*"}
 	pathPool = []string{"~/.ssh/id_rsa", "~/.ssh", "~", "~/", "~bob/.aws/credentials", "/home/bob/.ssh/config",
 		"/Users/amy/.kube/config", "/root", "/root/.ssh/id_ed25519", "~root/.ssh/x", "~root", "/etc/passwd",
 		"/etc/passwd-", "/etc//shadow", "/etc/./shadow", "../../etc/shadow", "../.env", "./.env", ".env",
@@ -23,7 +24,7 @@ var (
 		"aa", "a", "aba", "ba", "*x", "xyz", "secrets", "secrets/x", "/etc/hosts", "~/.ss?/id_*", ".en?",
 		"*.pem", "~/.ssh/*", "/etc/pass*", "/*", "~/*", "/e*/sh*", "[.]env", "id_[rd]sa", "/home/bob", "/home/",
 		"~/x.pem", "/home/bob/y.pem", "~/.config/gcloud/creds.db", "~/.config", "docs/*", "*", `\*x`, `a\`,
-		"[!a]env", ".e*", "*.", "credentials.[jy]son", "~/.ssh/id_[!x]*", "?", "[", "a[", "*]", "id_rsa\\*"}
+		"[!a]env", ".e*", "*.", "credentials.[jy]son", "~/.ssh/id_[!x]*", "?", "[", "a[", "*]", "id_rsa\\*", "x[ab", "dir/x[ab", "t*.tmpl", "*.tmp?", "[a-z]*l"}
 )
 
 // TestIndexedMatchAgreesWithPlainLoop checks the component index against

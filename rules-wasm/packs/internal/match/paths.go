@@ -44,8 +44,13 @@ type PathMatcher struct {
 	// rootHome are the absolute patterns under /root, which also cover
 	// "~root/...".
 	rootHome uint64
-	// all are the patterns of each place, for glob components.
+	// all are the patterns of each place.
 	all roleMasks
+	// For a glob component (globMasks): the literal pattern components by
+	// their first and last bytes, the one-star ones with a suffix by its
+	// last byte, and those without.
+	litAll, starSufAll, starNoSuf roleMasks
+	litFirst, litLast, starSufLast [256]roleMasks
 }
 
 // roleMasks are pattern sets, one bit per pattern, by the place of the
@@ -55,6 +60,13 @@ type roleMasks struct {
 	home uint64 // first component under a home
 	last uint64 // last component
 	any  uint64 // any component
+}
+
+func (r *roleMasks) and(o roleMasks) {
+	r.abs &= o.abs
+	r.home &= o.home
+	r.last &= o.last
+	r.any &= o.any
 }
 
 func (r *roleMasks) or(o roleMasks) {
@@ -184,6 +196,17 @@ func (m *PathMatcher) buildIndex() {
 		m.all.or(role)
 		switch {
 		case !pc.glob:
+			m.litAll.or(role)
+			m.litFirst[pc.raw[0]].or(role)
+			m.litLast[pc.raw[len(pc.raw)-1]].or(role)
+		case pc.star && pc.suf != "":
+			m.starSufAll.or(role)
+			m.starSufLast[pc.suf[len(pc.suf)-1]].or(role)
+		case pc.star:
+			m.starNoSuf.or(role)
+		}
+		switch {
+		case !pc.glob:
 			k, ok := pos[pc.raw]
 			if !ok {
 				k = len(m.compMasks)
@@ -202,11 +225,38 @@ func (m *PathMatcher) buildIndex() {
 	}
 }
 
+// globMasks returns the patterns a glob component g of an accessed path
+// may match (the other globs, in always, are tried anyway). A literal
+// pattern component must start and end with g's first and last bytes when
+// those are literal (globMatch's test); a one-star one with a suffix must
+// end with g's last byte, which then ends g's witness too, unless g holds
+// a class (the witness takes a class's first member).
+func (m *PathMatcher) globMasks(g string) roleMasks {
+	first, last := g[0], g[len(g)-1]
+	lits := m.litAll
+	if !isMeta(first) && first != ']' {
+		lits.and(m.litFirst[first])
+	}
+	stars := m.starNoSuf
+	if !isMeta(last) && last != ']' && (len(g) < 2 || g[len(g)-2] != '\\') {
+		lits.and(m.litLast[last])
+		if strings.IndexByte(g, '[') < 0 {
+			stars.or(m.starSufLast[last])
+		} else {
+			stars.or(m.starSufAll)
+		}
+	} else {
+		stars.or(m.starSufAll)
+	}
+	lits.or(stars)
+	return lits
+}
+
 // masksOf returns the patterns a path component selects: all of them when
 // it is a glob, which could expand to any name.
 func (m *PathMatcher) masksOf(comp string, glob bool) roleMasks {
 	if glob && HasGlob(comp) {
-		return m.all
+		return m.globMasks(comp)
 	}
 	r := m.starPre[comp[0]]
 	r.or(m.starSuf[comp[len(comp)-1]])
