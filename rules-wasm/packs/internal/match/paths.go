@@ -49,7 +49,7 @@ type PathMatcher struct {
 	// For a glob component (globMasks): the literal pattern components by
 	// their first and last bytes, the one-star ones with a suffix by its
 	// last byte, and those without.
-	litAll, starSufAll, starNoSuf roleMasks
+	litAll, starSufAll, starNoSuf  roleMasks
 	litFirst, litLast, starSufLast [256]roleMasks
 }
 
