@@ -167,8 +167,10 @@ func (e *Env) Init(in *sdk.ScanInput) error {
 	case s != nil && s.shared && s.in == in && s.x != nil:
 		x, m = s.x, s.m
 	case s != nil && s.shared && s.in == in:
+		// The first pack of the scan: publish a filled memo rather than
+		// fill the published one, which other goroutines may be reading.
 		x, m = buildIndex(in.Facts), Compile(p)
-		s.x, s.m = x, m
+		current.CompareAndSwap(s, &memo{in: in, x: x, m: m, shared: true})
 	default:
 		// A pack judging an input on its own: index it afresh, and let
 		// the helpers that take only the facts (FileSources, Feeders)
