@@ -100,7 +100,7 @@ type Env struct {
 	x    *index
 	out  []sdk.Finding
 	cols []int
-	seen seenSet
+	seen smallSet[seenKey]
 }
 
 // memo is the per-scan state that Begin opens: the index and matchers of
@@ -210,41 +210,6 @@ type seenKey struct {
 	line int
 	key  string
 	msg  string
-}
-
-// seenSet is the set of findings already reported. A scan reports few, so
-// they are kept in a small array, and in a map only beyond it.
-type seenSet struct {
-	few  [8]seenKey
-	n    int
-	many map[seenKey]bool
-}
-
-// add inserts k and reports whether it was new.
-func (s *seenSet) add(k seenKey) bool {
-	if s.many != nil {
-		if s.many[k] {
-			return false
-		}
-		s.many[k] = true
-		return true
-	}
-	for i := range s.n {
-		if s.few[i] == k {
-			return false
-		}
-	}
-	if s.n < len(s.few) {
-		s.few[s.n] = k
-		s.n++
-		return true
-	}
-	s.many = make(map[seenKey]bool, 2*len(s.few))
-	for _, x := range s.few {
-		s.many[x] = true
-	}
-	s.many[k] = true
-	return true
 }
 
 // Finding describes one match for Add. Empty Decision and Risk take the

@@ -34,7 +34,7 @@ func walkFeeders(f *sdk.Facts, c *sdk.Command, yield func(*sdk.Command) bool) {
 		return
 	}
 	x := indexOf(f)
-	var v visited
+	var v smallSet[int]
 	v.add(c.ID)
 	var buf [16]int
 	queue := append(append(buf[:0], c.StdinSources...), c.ArgSources...)
@@ -50,41 +50,6 @@ func walkFeeders(f *sdk.Facts, c *sdk.Command, yield func(*sdk.Command) bool) {
 			queue = append(append(queue, s.StdinSources...), s.ArgSources...)
 		}
 	}
-}
-
-// visited is a set of command IDs that stays a short slice for the few
-// feeders a command usually has and becomes a map only for long chains.
-type visited struct {
-	few  [16]int
-	n    int
-	many map[int]bool
-}
-
-// add inserts id and reports whether it was new.
-func (v *visited) add(id int) bool {
-	if v.many != nil {
-		if v.many[id] {
-			return false
-		}
-		v.many[id] = true
-		return true
-	}
-	for _, s := range v.few[:v.n] {
-		if s == id {
-			return false
-		}
-	}
-	if v.n < len(v.few) {
-		v.few[v.n] = id
-		v.n++
-		return true
-	}
-	v.many = make(map[int]bool, 2*len(v.few))
-	for _, s := range v.few {
-		v.many[s] = true
-	}
-	v.many[id] = true
-	return true
 }
 
 // FileSources maps each file that content writes (a `>` redirection, or a
