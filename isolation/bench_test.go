@@ -28,7 +28,6 @@ func BenchmarkSpawn(b *testing.B) {
 		h    Hardening
 	}{
 		{"uid-only", bare},
-		{"netns", Hardening{UID: nobodyID, GID: nobodyID, NoNetwork: true}},
 		{"pidns", Hardening{UID: nobodyID, GID: nobodyID, PIDNamespace: true}},
 		{"private-tmp", Hardening{UID: nobodyID, GID: nobodyID, PrivateTmp: true}},
 		{"landlock", Hardening{UID: nobodyID, GID: nobodyID, Landlock: true}},

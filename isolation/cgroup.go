@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,9 +125,6 @@ func (b *cgroupBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 	}
 	lim := mergeLimits(b.cfg.Limits, spec.Limits)
 	h := resolveHardening(b.cfg.Hardening, spec.Hardening)
-	if spec.IsolateNetwork {
-		h.NoNetwork = true
-	}
 	id, err := newRunID()
 	if err != nil {
 		return nil, err
@@ -234,11 +232,10 @@ func (b *cgroupBackend) spawn(ctx context.Context, p *cgProcess, spec Spec, h Ha
 	}
 	defer unix.Close(cgFD)
 	sc := shimConfigFor(spec, h, v1Procs)
-	var cloneflags uintptr
-	if h.NoNetwork {
-		cloneflags |= unix.CLONE_NEWNET
-		sc.NetNS = true
-	}
+	// Every run has its own network namespace: no code path leaves a
+	// workload in the host's.
+	cloneflags := uintptr(unix.CLONE_NEWNET)
+	sc.NetNS = true
 	if h.PIDNamespace {
 		cloneflags |= unix.CLONE_NEWPID
 	}
@@ -249,12 +246,13 @@ func (b *cgroupBackend) spawn(ctx context.Context, p *cgProcess, spec Spec, h Ha
 	cmd := exec.Command(b.shim, shimArg)
 	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: cgFD, Cloneflags: cloneflags}
 	p.cmd = cmd
-	st, err := startShim(ctx, cmd, spec, sc)
+	st, err := startShim(ctx, cmd, spec, sc, egressHook(spec, &p.egress))
 	if err != nil {
 		return err
 	}
-	if h.NoNetwork {
-		p.layers = append(p.layers, "netns")
+	p.layers = append(p.layers, "netns")
+	if p.egress != nil {
+		p.layers = append(p.layers, "egress-proxy")
 	}
 	if h.PIDNamespace {
 		p.layers = append(p.layers, "pidns")
@@ -283,10 +281,12 @@ func workDir(spec Spec) string {
 }
 
 // startShim starts cmd (the shim) with the config and status pipes and
-// returns the layers the shim applied. On any failure the shim process is
-// killed and reaped before returning. Extra files (beyond config and
-// status) may already be in cmd.ExtraFiles at positions 2+.
-func startShim(ctx context.Context, cmd *exec.Cmd, spec Spec, sc shimConfig) ([]string, error) {
+// returns the layers the shim applied. On any failure the caller kills and
+// reaps the shim. Extra files (beyond config and status) may already be in
+// cmd.ExtraFiles at positions 2+. afterStart, when set, runs with the new
+// process's pid before the shim gets its config, that is before any
+// workload code can run; an error from it aborts the start.
+func startShim(ctx context.Context, cmd *exec.Cmd, spec Spec, sc shimConfig, afterStart func(pid int) error) ([]string, error) {
 	cfgR, cfgW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("isolation: config pipe: %w", err)
@@ -311,6 +311,12 @@ func startShim(ctx context.Context, cmd *exec.Cmd, spec Spec, sc shimConfig) ([]
 	if err != nil {
 		cfgW.Close()
 		return nil, fmt.Errorf("isolation: start shim: %w", err)
+	}
+	if afterStart != nil {
+		if err := afterStart(cmd.Process.Pid); err != nil {
+			cfgW.Close()
+			return nil, err
+		}
 	}
 	go func() {
 		_ = json.NewEncoder(cfgW).Encode(sc)
@@ -371,6 +377,9 @@ type cgProcess struct {
 	v1Pids string
 	v1Mem  string
 	cmd    *exec.Cmd
+	// egress is the run's egress proxy listener (nil without one), closed
+	// when the run has ended.
+	egress net.Listener
 	runState
 }
 
@@ -406,6 +415,7 @@ func (p *cgProcess) Kill() error {
 // then reaps, records the outcome and removes the cgroups.
 func (p *cgProcess) monitor() {
 	defer close(p.done)
+	defer p.closeEgress()
 	pid := p.cmd.Process.Pid
 	var info unix.Siginfo
 	for {
@@ -485,6 +495,7 @@ func (p *cgProcess) removeDirs() error {
 
 // cleanupAfterFailedStart kills whatever the failed start left behind.
 func (p *cgProcess) cleanupAfterFailedStart() {
+	p.closeEgress()
 	_ = cgKill(p.v2)
 	_ = cgWaitEmpty(p.v2, killBound)
 	if p.cmd != nil && p.cmd.Process != nil {
@@ -495,6 +506,13 @@ func (p *cgProcess) cleanupAfterFailedStart() {
 		return
 	}
 	p.b.wd.del(p.id)
+}
+
+// closeEgress closes the run's egress listener, if any.
+func (p *cgProcess) closeEgress() {
+	if p.egress != nil {
+		_ = p.egress.Close()
+	}
 }
 
 func (b *cgroupBackend) forget(id string) {

@@ -135,7 +135,13 @@ func configFrom(k *koanf.Koanf) (Config, error) {
 		uid, gid = int64(h.UID), int64(h.GID)
 		num("hardening.uid", &uid)
 		num("hardening.gid", &gid)
-		boolean("hardening.no_network", &h.NoNetwork)
+		// Every run has its own network namespace; the old switch is
+		// accepted only when it asks for what always happens.
+		noNetwork := true
+		boolean("hardening.no_network", &noNetwork)
+		if err == nil && !noNetwork {
+			err = fmt.Errorf("%s.hardening.no_network: false is not supported: every run has its own network namespace (egress goes through the egress proxy)", ConfigPrefix)
+		}
 		boolean("hardening.pid_namespace", &h.PIDNamespace)
 		boolean("hardening.private_tmp", &h.PrivateTmp)
 		boolean("hardening.landlock", &h.Landlock)

@@ -31,7 +31,6 @@ func TestParseConfigHardeningStartsFromDefaults(t *testing.T) {
 	}
 	want := DefaultHardening()
 	want.Seccomp = false
-	want.NoNetwork = true
 	if cfg.Hardening != want {
 		t.Fatalf("hardening %+v, want %+v", cfg.Hardening, want)
 	}
@@ -43,6 +42,7 @@ func TestParseConfigRejects(t *testing.T) {
 		"negative":    "security:\n  process_isolation:\n    max_processes: -1\n",
 		"wrong type":  "security:\n  process_isolation:\n    memory_max_bytes: lots\n",
 		"bad mode":    "security:\n  process_isolation:\n    mode: sometimes\n",
+		"host netns":  "security:\n  process_isolation:\n    hardening:\n      no_network: false\n",
 		"bool as str": "security:\n  process_isolation:\n    hardening:\n      landlock: \"no\"\n",
 		"fractional":  "security:\n  process_isolation:\n    cpu_quota_micros: 1.5\n",
 	}

@@ -46,7 +46,12 @@ package isolation
 import (
 	"context"
 	"io"
+	"net"
 )
+
+// EgressProxyAddr is where a run finds its egress proxy (Spec.EgressProxy):
+// the only address inside the run's own network namespace that leads out.
+const EgressProxyAddr = "127.0.0.1:3128"
 
 // Limits caps the resources of one run. Zero means "no limit from this
 // layer" for each field.
@@ -69,8 +74,6 @@ type Hardening struct {
 	// UID and GID the workload runs as; 0 picks 65534 (nobody), because
 	// workloads must never run as root.
 	UID, GID int
-	// NoNetwork runs the workload in a new, empty network namespace.
-	NoNetwork bool
 	// PIDNamespace runs the workload in a new PID namespace.
 	PIDNamespace bool
 	// PrivateTmp gives the workload a new mount namespace with a private
@@ -108,11 +111,15 @@ type Spec struct {
 	// non-zero (Limits) or always (Hardening, when any field is set).
 	Limits    Limits
 	Hardening Hardening
-	// IsolateNetwork adds a private, empty network namespace to whatever
-	// hardening applies: the scan found no network use, so the run gets
-	// none. A backend that cannot create namespaces (process_group without
-	// root) ignores it, and "netns" is then absent from Layers().
-	IsolateNetwork bool
+	// EgressProxy, when non-nil, is called before the workload starts with a TCP listener bound to
+	// EgressProxyAddr inside the run's own network namespace; it must start serving in its own goroutine and
+	// return quickly. The backend closes the listener when the run has ended. An error refuses the run.
+	//
+	// Every run has its own network namespace (only an up loopback), so
+	// this listener is the run's one way out; a backend that cannot create
+	// a network namespace (process_group without root) refuses a run that
+	// sets it.
+	EgressProxy func(ln net.Listener) error
 }
 
 // Exit is how a run ended.
@@ -189,10 +196,9 @@ type Config struct {
 }
 
 // DefaultHardening is what runs get when neither Config nor Spec set any
-// hardening field: every layer that the kernel supports, as nobody.
-// NoNetwork stays off because network egress is a policy decision made by
-// the scan (allowed_domains); deployments that want no network at all turn
-// it on.
+// hardening field: every layer that the kernel supports, as nobody. The
+// network namespace is not a Hardening field: every run gets its own
+// (see Spec.EgressProxy for the way out).
 func DefaultHardening() Hardening {
 	return Hardening{
 		UID: 65534, GID: 65534,
