@@ -28,8 +28,6 @@ func BenchmarkSpawn(b *testing.B) {
 		h    Hardening
 	}{
 		{"uid-only", bare},
-		{"pidns", Hardening{UID: nobodyID, GID: nobodyID, PIDNamespace: true}},
-		{"private-tmp", Hardening{UID: nobodyID, GID: nobodyID, PrivateTmp: true}},
 		{"landlock", Hardening{UID: nobodyID, GID: nobodyID, Landlock: true}},
 		{"seccomp", Hardening{UID: nobodyID, GID: nobodyID, Seccomp: true}},
 		{"rlimits", Hardening{UID: nobodyID, GID: nobodyID, Rlimits: true}},

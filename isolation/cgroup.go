@@ -123,6 +123,9 @@ func (b *cgroupBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 	if closed {
 		return nil, errors.New("isolation: start: backend closed")
 	}
+	if err := checkSpec(spec); err != nil {
+		return nil, err
+	}
 	lim := mergeLimits(b.cfg.Limits, spec.Limits)
 	h := resolveHardening(b.cfg.Hardening, spec.Hardening)
 	id, err := newRunID()
@@ -231,18 +234,11 @@ func (b *cgroupBackend) spawn(ctx context.Context, p *cgProcess, spec Spec, h Ha
 		return fmt.Errorf("isolation: open run cgroup: %w", err)
 	}
 	defer unix.Close(cgFD)
-	sc := shimConfigFor(spec, h, v1Procs)
-	// Every run has its own network namespace: no code path leaves a
-	// workload in the host's.
-	cloneflags := uintptr(unix.CLONE_NEWNET)
-	sc.NetNS = true
-	if h.PIDNamespace {
-		cloneflags |= unix.CLONE_NEWPID
-	}
-	if h.PIDNamespace || h.PrivateTmp {
-		cloneflags |= unix.CLONE_NEWNS
-		sc.MountNS = true
-	}
+	sc := shimConfigFor(spec, h, lim, v1Procs)
+	// Every run has its own network, PID and mount namespaces (and a root
+	// built for it): no code path leaves a workload in the host's.
+	cloneflags := uintptr(unix.CLONE_NEWNET | unix.CLONE_NEWPID | unix.CLONE_NEWNS)
+	sc.NetNS, sc.MountNS = true, true
 	cmd := exec.Command(b.shim, shimArg)
 	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: cgFD, Cloneflags: cloneflags}
 	p.cmd = cmd
@@ -250,24 +246,41 @@ func (b *cgroupBackend) spawn(ctx context.Context, p *cgProcess, spec Spec, h Ha
 	if err != nil {
 		return err
 	}
-	p.layers = append(p.layers, "netns")
+	p.layers = append(p.layers, "netns", "pidns")
 	if p.egress != nil {
 		p.layers = append(p.layers, "egress-proxy")
-	}
-	if h.PIDNamespace {
-		p.layers = append(p.layers, "pidns")
 	}
 	p.layers = append(p.layers, st...)
 	return nil
 }
 
-// shimConfigFor turns a Spec and resolved Hardening into the shim's input.
-func shimConfigFor(spec Spec, h Hardening, v1Procs []string) shimConfig {
+// shimConfigFor turns a Spec, resolved Hardening and Limits into the
+// shim's input.
+func shimConfigFor(spec Spec, h Hardening, lim Limits, v1Procs []string) shimConfig {
 	return shimConfig{
 		Path: spec.Path, Args: spec.Args, Env: spec.Env, Dir: workDir(spec), Workspace: spec.Workspace,
-		V1Procs: v1Procs, UID: h.UID, GID: h.GID, PIDNS: h.PIDNamespace, PrivateTmp: h.PrivateTmp,
+		V1Procs: v1Procs, UID: h.UID, GID: h.GID, TmpfsBytes: lim.TmpfsMaxBytes,
 		Landlock: h.Landlock, Seccomp: h.Seccomp, Rlimits: h.Rlimits,
 	}
+}
+
+// checkSpec enforces, in depth, what the API validates: a workspace is an
+// absolute directory other than "/", and the working directory is the
+// workspace or below it (never a way to widen what a run may write).
+func checkSpec(spec Spec) error {
+	if spec.Workspace != "" {
+		if !filepath.IsAbs(spec.Workspace) || filepath.Clean(spec.Workspace) == "/" {
+			return fmt.Errorf("isolation: workspace %q must be an absolute directory other than /", spec.Workspace)
+		}
+	}
+	if spec.Dir == "" || (spec.Workspace == "" && spec.Dir == "/") {
+		// No workspace: the run starts in its (read-only) root.
+		return nil
+	}
+	if spec.Workspace == "" || !dirInWorkspace(spec.Dir, spec.Workspace) {
+		return fmt.Errorf("isolation: working directory %q is outside the workspace %q", spec.Dir, spec.Workspace)
+	}
+	return nil
 }
 
 func workDir(spec Spec) string {
@@ -579,6 +592,9 @@ func mergeLimits(def, spec Limits) Limits {
 	}
 	if spec.CPUQuotaMicros > 0 {
 		def.CPUQuotaMicros = spec.CPUQuotaMicros
+	}
+	if spec.TmpfsMaxBytes > 0 {
+		def.TmpfsMaxBytes = spec.TmpfsMaxBytes
 	}
 	return def
 }

@@ -142,8 +142,13 @@ func configFrom(k *koanf.Koanf) (Config, error) {
 		if err == nil && !noNetwork {
 			err = fmt.Errorf("%s.hardening.no_network: false is not supported: every run has its own network namespace (egress goes through the egress proxy)", ConfigPrefix)
 		}
-		boolean("hardening.pid_namespace", &h.PIDNamespace)
-		boolean("hardening.private_tmp", &h.PrivateTmp)
+		for _, key := range []string{"hardening.pid_namespace", "hardening.private_tmp"} {
+			always := true
+			boolean(key, &always)
+			if err == nil && !always {
+				err = fmt.Errorf("%s.%s: false is not supported: every run has its own PID and mount namespaces and root", ConfigPrefix, key)
+			}
+		}
 		boolean("hardening.landlock", &h.Landlock)
 		boolean("hardening.seccomp", &h.Seccomp)
 		boolean("hardening.rlimits", &h.Rlimits)

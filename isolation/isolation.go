@@ -65,6 +65,9 @@ type Limits struct {
 	// CPUQuotaMicros is the CPU time allowed per 100ms period (100000 = one
 	// full core), so a busy loop cannot starve other runs.
 	CPUQuotaMicros int64 `json:"cpu_quota_micros"`
+	// TmpfsMaxBytes caps each of the run's private /tmp and /dev/shm
+	// (tmpfs, so host memory): a run cannot fill the host's RAM there.
+	TmpfsMaxBytes int64 `json:"tmpfs_max_bytes"`
 }
 
 // Hardening selects the in-process confinement layers the shim applies
@@ -74,11 +77,6 @@ type Hardening struct {
 	// UID and GID the workload runs as; 0 picks 65534 (nobody), because
 	// workloads must never run as root.
 	UID, GID int
-	// PIDNamespace runs the workload in a new PID namespace.
-	PIDNamespace bool
-	// PrivateTmp gives the workload a new mount namespace with a private
-	// tmpfs on /tmp.
-	PrivateTmp bool
 	// Landlock restricts the filesystem: the system read-only, Workspace
 	// read-write, home directories unreadable.
 	Landlock bool
@@ -197,12 +195,13 @@ type Config struct {
 
 // DefaultHardening is what runs get when neither Config nor Spec set any
 // hardening field: every layer that the kernel supports, as nobody. The
-// network namespace is not a Hardening field: every run gets its own
-// (see Spec.EgressProxy for the way out).
+// namespaces are not Hardening fields because no run goes without them
+// (root daemon): every run gets its own network namespace (see
+// Spec.EgressProxy for the way out), PID namespace and a mount namespace
+// with a root built for it (see buildRoot).
 func DefaultHardening() Hardening {
 	return Hardening{
 		UID: 65534, GID: 65534,
-		PIDNamespace: true, PrivateTmp: true,
 		Landlock: true, Seccomp: true, Rlimits: true,
 	}
 }

@@ -52,20 +52,23 @@ func (b *pgBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 	if closed {
 		return nil, errors.New("isolation: start: backend closed")
 	}
+	if err := checkSpec(spec); err != nil {
+		return nil, err
+	}
 	lim := mergeLimits(b.cfg.Limits, spec.Limits)
 	h := resolveHardening(b.cfg.Hardening, spec.Hardening)
 	root := os.Geteuid() == 0
 	if !root {
 		// An unprivileged daemon can neither switch uid nor create
-		// namespaces: the run shares the host's network, and Layers()
-		// says so by the absence of "netns". A run that needs its
+		// namespaces: the run shares the host's network and filesystem
+		// view, and Layers() says so by the absence of "netns", "pidns"
+		// and "root". A run that needs its
 		// network confined to an egress proxy is refused.
 		if spec.EgressProxy != nil {
 			return nil, errors.New("isolation: egress proxy needs a root daemon (the run's own network namespace)")
 		}
-		h.PIDNamespace, h.PrivateTmp = false, false
 	}
-	sc := shimConfigFor(spec, h, nil)
+	sc := shimConfigFor(spec, h, lim, nil)
 	sc.KeepUID = os.Geteuid() != 0
 	if h.Rlimits {
 		if lim.MaxProcesses > 0 {
@@ -86,11 +89,10 @@ func (b *pgBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 		supFlags = unix.CLONE_NEWNET
 		sc.NetNS = true
 	}
-	if h.PIDNamespace {
-		sc.Cloneflags |= unix.CLONE_NEWPID
-	}
-	if h.PIDNamespace || h.PrivateTmp {
-		sc.Cloneflags |= unix.CLONE_NEWNS
+	if root {
+		// ... and the shim its own PID and mount namespaces with a root
+		// built for the run.
+		sc.Cloneflags |= unix.CLONE_NEWPID | unix.CLONE_NEWNS
 		sc.MountNS = true
 	}
 	exitR, exitW, err := os.Pipe()
