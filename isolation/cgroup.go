@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"golang.org/x/sys/unix"
 )
 
@@ -126,32 +127,14 @@ func (b *cgroupBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 	if err := checkSpec(spec); err != nil {
 		return nil, err
 	}
-	lim := mergeLimits(b.cfg.Limits, spec.Limits)
-	h := resolveHardening(b.cfg.Hardening, spec.Hardening)
-	id, err := newRunID()
+	sctx, span := startSpan(ctx, "isolation.start", attribute.String("isolation.backend", b.name))
+	p, err := b.start(sctx, ctx, spec)
+	endSpan(span, err)
 	if err != nil {
 		return nil, err
 	}
-	p := &cgProcess{b: b, id: id, v2: filepath.Join(b.root, "run-"+id), runState: newRunState()}
-	if err := os.Mkdir(p.v2, 0o755); err != nil {
-		return nil, fmt.Errorf("isolation: create run cgroup: %w", err)
-	}
-	p.layers = append(p.layers, "cgroup2")
-	var v1Procs []string
-	if err := b.applyLimits(p, lim, &v1Procs); err != nil {
-		p.removeDirs()
-		return nil, err
-	}
-	if err := b.wd.add(id, p.v2, p.v1); err != nil {
-		p.removeDirs()
-		return nil, fmt.Errorf("isolation: %w", err)
-	}
-	if err := b.spawn(ctx, p, spec, h, lim, v1Procs); err != nil {
-		p.cleanupAfterFailedStart()
-		return nil, err
-	}
 	b.mu.Lock()
-	b.live[id] = p
+	b.live[p.id] = p
 	b.mu.Unlock()
 	go p.monitor()
 	go func() {
@@ -161,6 +144,49 @@ func (b *cgroupBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 		case <-p.done:
 		}
 	}()
+	return p, nil
+}
+
+// start does the traced stages of Start: cgroup setup, watchdog
+// registration and the shim (namespaces, root, confinement, exec). sctx
+// carries the span; ctx is the run's own context (its cancellation kills
+// the run).
+func (b *cgroupBackend) start(sctx, ctx context.Context, spec Spec) (*cgProcess, error) {
+	lim := mergeLimits(b.cfg.Limits, spec.Limits)
+	h := resolveHardening(b.cfg.Hardening, spec.Hardening)
+	id, err := newRunID()
+	if err != nil {
+		return nil, err
+	}
+	_, cgSpan := startSpan(sctx, "isolation.cgroup_setup")
+	p := &cgProcess{b: b, id: id, v2: filepath.Join(b.root, "run-"+id), runState: newRunState()}
+	if err := os.Mkdir(p.v2, 0o755); err != nil {
+		err = fmt.Errorf("isolation: create run cgroup: %w", err)
+		endSpan(cgSpan, err)
+		return nil, err
+	}
+	p.layers = append(p.layers, "cgroup2")
+	var v1Procs []string
+	if err := b.applyLimits(p, lim, &v1Procs); err != nil {
+		endSpan(cgSpan, err)
+		p.removeDirs()
+		return nil, err
+	}
+	endSpan(cgSpan, nil)
+	_, wdSpan := startSpan(sctx, "isolation.watchdog_register")
+	err = b.wd.add(id, p.v2, p.v1)
+	endSpan(wdSpan, err)
+	if err != nil {
+		p.removeDirs()
+		return nil, fmt.Errorf("isolation: %w", err)
+	}
+	shCtx, shSpan := startSpan(sctx, "isolation.shim")
+	err = b.spawn(ctx, shCtx, p, spec, h, lim, v1Procs)
+	endSpan(shSpan, err)
+	if err != nil {
+		p.cleanupAfterFailedStart()
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -228,7 +254,7 @@ func (b *cgroupBackend) applyLimits(p *cgProcess, lim Limits, v1Procs *[]string)
 
 // spawn clones the shim straight into the run cgroup and waits until it
 // has either executed the workload or reported why it could not.
-func (b *cgroupBackend) spawn(ctx context.Context, p *cgProcess, spec Spec, h Hardening, lim Limits, v1Procs []string) error {
+func (b *cgroupBackend) spawn(ctx, spanCtx context.Context, p *cgProcess, spec Spec, h Hardening, lim Limits, v1Procs []string) error {
 	cgFD, err := unix.Open(p.v2, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("isolation: open run cgroup: %w", err)
@@ -242,7 +268,7 @@ func (b *cgroupBackend) spawn(ctx context.Context, p *cgProcess, spec Spec, h Ha
 	cmd := exec.Command(b.shim, shimArg)
 	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: cgFD, Cloneflags: cloneflags}
 	p.cmd = cmd
-	st, err := startShim(ctx, cmd, spec, sc, egressHook(spec, &p.egress))
+	st, err := startShim(ctx, spanCtx, cmd, spec, sc, egressHook(spec, &p.egress))
 	if err != nil {
 		return err
 	}
@@ -299,7 +325,10 @@ func workDir(spec Spec) string {
 // cmd.ExtraFiles at positions 2+. afterStart, when set, runs with the new
 // process's pid before the shim gets its config, that is before any
 // workload code can run; an error from it aborts the start.
-func startShim(ctx context.Context, cmd *exec.Cmd, spec Spec, sc shimConfig, afterStart func(pid int) error) ([]string, error) {
+//
+// ctx bounds the start; spanCtx carries the span that receives the
+// shim's timings.
+func startShim(ctx, spanCtx context.Context, cmd *exec.Cmd, spec Spec, sc shimConfig, afterStart func(pid int) error) ([]string, error) {
 	cfgR, cfgW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("isolation: config pipe: %w", err)
@@ -353,6 +382,7 @@ func startShim(ctx context.Context, cmd *exec.Cmd, spec Spec, sc shimConfig, aft
 					r.err = fmt.Errorf("isolation: shim: %s", m.Error)
 				} else {
 					r.layers = append(r.layers, m.Layers...)
+					recordShimTimings(spanCtx, m.Timings)
 				}
 			}
 			if err != nil {

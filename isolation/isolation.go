@@ -45,6 +45,7 @@ package isolation
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 )
@@ -53,8 +54,10 @@ import (
 // the only address inside the run's own network namespace that leads out.
 const EgressProxyAddr = "127.0.0.1:3128"
 
-// Limits caps the resources of one run. Zero means "no limit from this
-// layer" for each field.
+// Limits caps the resources of one run. In Config, a zero field gets the
+// safe default (DefaultLimits) and Unlimited turns that limit off
+// explicitly; in a Spec, a positive field overrides the backend's value
+// for that run and zero keeps it. After Open, zero means no limit.
 type Limits struct {
 	// MaxProcesses caps the number of tasks in the run (pids controller), so
 	// a fork storm cannot exhaust the host.
@@ -68,6 +71,48 @@ type Limits struct {
 	// TmpfsMaxBytes caps each of the run's private /tmp and /dev/shm
 	// (tmpfs, so host memory): a run cannot fill the host's RAM there.
 	TmpfsMaxBytes int64 `json:"tmpfs_max_bytes"`
+}
+
+// DefaultTmpfsBytes caps each of the run's private /tmp and /dev/shm.
+const DefaultTmpfsBytes = 256 << 20
+
+// Unlimited, in a Config limit (or `-1` in security.process_isolation),
+// asks for no limit at all; leaving a limit unset gives the safe default.
+const Unlimited = -1
+
+// DefaultLimits are what every run gets unless the configuration says
+// otherwise: 256 processes, 2 GiB of memory, one CPU, 256 MiB each for
+// /tmp and /dev/shm. A fork or memory bomb under them stays inside.
+func DefaultLimits() Limits {
+	return Limits{MaxProcesses: 256, MemoryMaxBytes: 2 << 30, CPUQuotaMicros: 100000, TmpfsMaxBytes: DefaultTmpfsBytes}
+}
+
+// effectiveLimits fills unset Config limits with DefaultLimits and maps
+// Unlimited to 0 (no limit); any other negative value is an error.
+func effectiveLimits(l Limits) (Limits, error) {
+	def := DefaultLimits()
+	var bad []string
+	pick := func(name string, v, d int64) int64 {
+		switch {
+		case v == 0:
+			return d
+		case v == Unlimited:
+			return 0
+		case v < 0:
+			bad = append(bad, name)
+		}
+		return v
+	}
+	out := Limits{
+		MaxProcesses:   int(pick("max_processes", int64(l.MaxProcesses), int64(def.MaxProcesses))),
+		MemoryMaxBytes: pick("memory_max_bytes", l.MemoryMaxBytes, def.MemoryMaxBytes),
+		CPUQuotaMicros: pick("cpu_quota_micros", l.CPUQuotaMicros, def.CPUQuotaMicros),
+		TmpfsMaxBytes:  pick("tmpfs_max_bytes", l.TmpfsMaxBytes, def.TmpfsMaxBytes),
+	}
+	if len(bad) > 0 {
+		return l, fmt.Errorf("isolation: negative limit %v (use -1 for no limit)", bad)
+	}
+	return out, nil
 }
 
 // Hardening selects the in-process confinement layers the shim applies

@@ -70,9 +70,11 @@ func normalize(cfg Config) (Config, error) {
 	if cfg.CgroupRoot != "auto" && !filepath.IsAbs(cfg.CgroupRoot) && !validAutoName(cfg.CgroupRoot) {
 		return cfg, fmt.Errorf("isolation: cgroup_root %q must be \"auto\", \"auto:NAME\" or an absolute path", cfg.CgroupRoot)
 	}
-	if cfg.Limits.MaxProcesses < 0 || cfg.Limits.MemoryMaxBytes < 0 || cfg.Limits.CPUQuotaMicros < 0 {
-		return cfg, fmt.Errorf("isolation: negative limit in %+v", cfg.Limits)
+	lim, err := effectiveLimits(cfg.Limits)
+	if err != nil {
+		return cfg, err
 	}
+	cfg.Limits = lim
 	if cfg.WatchdogPath == "" {
 		exe, err := os.Executable()
 		if err != nil {

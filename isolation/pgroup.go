@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"golang.org/x/sys/unix"
 )
 
@@ -109,7 +110,9 @@ func (b *pgBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Cloneflags: supFlags}
 	cmd.ExtraFiles = []*os.File{exitW, ctlR}
 	p := &pgProcess{b: b, cmd: cmd, exitR: exitR, ctlW: ctlW, runState: newRunState()}
-	layers, err := startShim(ctx, cmd, spec, sc, egressHook(spec, &p.egress))
+	sctx, span := startSpan(ctx, "isolation.start", attribute.String("isolation.backend", ModeProcessGroup))
+	layers, err := startShim(ctx, sctx, cmd, spec, sc, egressHook(spec, &p.egress))
+	endSpan(span, err)
 	exitW.Close()
 	ctlR.Close()
 	if err != nil {
@@ -274,7 +277,7 @@ func runSupervisor() error {
 	cmd := exec.Command(self, shimArg)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: sc.Cloneflags}
 	spec := Spec{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
-	layers, err := startShim(context.Background(), cmd, spec, sc, nil)
+	layers, err := startShim(context.Background(), context.Background(), cmd, spec, sc, nil)
 	if err != nil {
 		if cmd.Process != nil {
 			killDescendants(syscall.SIGKILL)

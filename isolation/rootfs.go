@@ -35,9 +35,6 @@ var maskedEtc = []string{
 // from the host's nodes (no other device is reachable).
 var devNodes = []string{"null", "zero", "full", "random", "urandom", "tty"}
 
-// DefaultTmpfsBytes caps each of the run's private /tmp and /dev/shm.
-const DefaultTmpfsBytes = 256 << 20
-
 // newRootDir is where the shim assembles the run's root (in its own mount
 // namespace, on a tmpfs mounted over the host's /tmp there) before
 // pivot_root makes it "/".

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -79,6 +80,9 @@ type statusMsg struct {
 	// Pid is the workload's pid, sent by the process_group supervisor.
 	Pid   int    `json:"pid,omitempty"`
 	Error string `json:"error,omitempty"`
+	// Timings are durations in µs the shim measured (root, confine), for
+	// the start-up span.
+	Timings map[string]int64 `json:"timings,omitempty"`
 }
 
 func init() {
@@ -174,12 +178,16 @@ func runShim() error {
 			return err
 		}
 	}
+	timings := map[string]int64{}
 	if cfg.MountNS {
+		t0 := time.Now()
 		if err := buildRoot(cfg); err != nil {
 			return err
 		}
+		timings["root"] = time.Since(t0).Microseconds()
 		layers = append(layers, "root", "private-tmp")
 	}
+	tConfine := time.Now()
 	if cfg.Rlimits {
 		if err := applyRlimits(cfg); err != nil {
 			return err
@@ -230,7 +238,8 @@ func runShim() error {
 			layers = append(layers, "seccomp")
 		}
 	}
-	reportStatus(statusMsg{Layers: layers})
+	timings["confine"] = time.Since(tConfine).Microseconds()
+	reportStatus(statusMsg{Layers: layers, Timings: timings})
 	argv := cfg.Args
 	if len(argv) == 0 {
 		argv = []string{cfg.Path}
