@@ -179,3 +179,21 @@ func TestWorkdirOutsideWorkspaceRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckSpec: the in-depth check of workspace and working directory
+// (no root needed).
+func TestCheckSpec(t *testing.T) {
+	ok := []Spec{{}, {Dir: "/"}, {Workspace: "/w/a"}, {Workspace: "/w/a", Dir: "/w/a"}, {Workspace: "/w/a", Dir: "/w/a/b/../c"}, {Workspace: "/w/a/", Dir: "/w/a/x"}}
+	bad := []Spec{{Workspace: "/"}, {Workspace: "w/a"}, {Workspace: "/w/a", Dir: "/w/ab"}, {Workspace: "/w/a", Dir: "/w/a/../b"},
+		{Workspace: "/w/a", Dir: "/"}, {Workspace: "/w/a", Dir: "x"}, {Dir: "/tmp"}}
+	for _, s := range ok {
+		if err := checkSpec(s); err != nil {
+			t.Errorf("checkSpec(%q, %q) = %v, want ok", s.Workspace, s.Dir, err)
+		}
+	}
+	for _, s := range bad {
+		if err := checkSpec(s); err == nil {
+			t.Errorf("checkSpec(%q, %q) accepted", s.Workspace, s.Dir)
+		}
+	}
+}
