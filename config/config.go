@@ -42,9 +42,6 @@ type Config struct {
 	// RatePerSecond and RateBurst limit API requests per key.
 	RatePerSecond float64 `koanf:"rate_per_second"`
 	RateBurst     int     `koanf:"rate_burst"`
-	// NetworkByScan runs executions whose scan found no network use in a
-	// private, empty network namespace (default true).
-	NetworkByScan bool `koanf:"network_by_scan"`
 
 	Agent      Agent      `koanf:"agent"`
 	MultiAgent MultiAgent `koanf:"multi_agent"`
@@ -88,7 +85,6 @@ func Default() Config {
 		EmbeddedExecutor: true,
 		Concurrency:      4,
 		RatePerSecond:    20,
-		NetworkByScan:    true,
 		RateBurst:        100,
 		Agent:            Agent{ToolTimeoutMinutes: 60, ToolWaitTimeoutSeconds: 30, ShellNoOutputTimeoutSeconds: 1200},
 	}

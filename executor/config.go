@@ -77,10 +77,6 @@ type Config struct {
 	// backend's defaults).
 	Limits    isolation.Limits
 	Hardening isolation.Hardening
-	// NetworkByScan runs a record whose scan found no network use in a
-	// private, empty network namespace (config network_by_scan, on by
-	// default in serve and executor).
-	NetworkByScan bool
 	// PartialInterval throttles partial-output writes to the store
 	// (default runner.DefaultPartialInterval).
 	PartialInterval time.Duration

@@ -197,7 +197,6 @@ func (d *Daemon) options(rec *execution.Record, onPartial func(reduction.Partial
 		ExecutionID:     rec.ExecutionID,
 		Limits:          d.cfg.Limits,
 		Hardening:       d.cfg.Hardening,
-		IsolateNetwork:  d.cfg.NetworkByScan && !rec.NetworkUse,
 		OnPartial:       onPartial,
 		PartialInterval: d.cfg.PartialInterval,
 	}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"golang.org/x/sys/unix"
 )
 
@@ -122,35 +124,17 @@ func (b *cgroupBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 	if closed {
 		return nil, errors.New("isolation: start: backend closed")
 	}
-	lim := mergeLimits(b.cfg.Limits, spec.Limits)
-	h := resolveHardening(b.cfg.Hardening, spec.Hardening)
-	if spec.IsolateNetwork {
-		h.NoNetwork = true
+	if err := checkSpec(spec); err != nil {
+		return nil, err
 	}
-	id, err := newRunID()
+	sctx, span := startSpan(ctx, "isolation.start", attribute.String("isolation.backend", b.name))
+	p, err := b.start(sctx, ctx, spec)
+	endSpan(span, err)
 	if err != nil {
 		return nil, err
 	}
-	p := &cgProcess{b: b, id: id, v2: filepath.Join(b.root, "run-"+id), runState: newRunState()}
-	if err := os.Mkdir(p.v2, 0o755); err != nil {
-		return nil, fmt.Errorf("isolation: create run cgroup: %w", err)
-	}
-	p.layers = append(p.layers, "cgroup2")
-	var v1Procs []string
-	if err := b.applyLimits(p, lim, &v1Procs); err != nil {
-		p.removeDirs()
-		return nil, err
-	}
-	if err := b.wd.add(id, p.v2, p.v1); err != nil {
-		p.removeDirs()
-		return nil, fmt.Errorf("isolation: %w", err)
-	}
-	if err := b.spawn(ctx, p, spec, h, lim, v1Procs); err != nil {
-		p.cleanupAfterFailedStart()
-		return nil, err
-	}
 	b.mu.Lock()
-	b.live[id] = p
+	b.live[p.id] = p
 	b.mu.Unlock()
 	go p.monitor()
 	go func() {
@@ -160,6 +144,49 @@ func (b *cgroupBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 		case <-p.done:
 		}
 	}()
+	return p, nil
+}
+
+// start does the traced stages of Start: cgroup setup, watchdog
+// registration and the shim (namespaces, root, confinement, exec). sctx
+// carries the span; ctx is the run's own context (its cancellation kills
+// the run).
+func (b *cgroupBackend) start(sctx, ctx context.Context, spec Spec) (*cgProcess, error) {
+	lim := mergeLimits(b.cfg.Limits, spec.Limits)
+	h := resolveHardening(b.cfg.Hardening, spec.Hardening)
+	id, err := newRunID()
+	if err != nil {
+		return nil, err
+	}
+	_, cgSpan := startSpan(sctx, "isolation.cgroup_setup")
+	p := &cgProcess{b: b, id: id, v2: filepath.Join(b.root, "run-"+id), runState: newRunState()}
+	if err := os.Mkdir(p.v2, 0o755); err != nil {
+		err = fmt.Errorf("isolation: create run cgroup: %w", err)
+		endSpan(cgSpan, err)
+		return nil, err
+	}
+	p.layers = append(p.layers, "cgroup2")
+	var v1Procs []string
+	if err := b.applyLimits(p, lim, &v1Procs); err != nil {
+		endSpan(cgSpan, err)
+		p.removeDirs()
+		return nil, err
+	}
+	endSpan(cgSpan, nil)
+	_, wdSpan := startSpan(sctx, "isolation.watchdog_register")
+	err = b.wd.add(id, p.v2, p.v1)
+	endSpan(wdSpan, err)
+	if err != nil {
+		p.removeDirs()
+		return nil, fmt.Errorf("isolation: %w", err)
+	}
+	shCtx, shSpan := startSpan(sctx, "isolation.shim")
+	err = b.spawn(ctx, shCtx, p, spec, h, lim, v1Procs)
+	endSpan(shSpan, err)
+	if err != nil {
+		p.cleanupAfterFailedStart()
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -227,49 +254,59 @@ func (b *cgroupBackend) applyLimits(p *cgProcess, lim Limits, v1Procs *[]string)
 
 // spawn clones the shim straight into the run cgroup and waits until it
 // has either executed the workload or reported why it could not.
-func (b *cgroupBackend) spawn(ctx context.Context, p *cgProcess, spec Spec, h Hardening, lim Limits, v1Procs []string) error {
+func (b *cgroupBackend) spawn(ctx, spanCtx context.Context, p *cgProcess, spec Spec, h Hardening, lim Limits, v1Procs []string) error {
 	cgFD, err := unix.Open(p.v2, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("isolation: open run cgroup: %w", err)
 	}
 	defer unix.Close(cgFD)
-	sc := shimConfigFor(spec, h, v1Procs)
-	var cloneflags uintptr
-	if h.NoNetwork {
-		cloneflags |= unix.CLONE_NEWNET
-		sc.NetNS = true
-	}
-	if h.PIDNamespace {
-		cloneflags |= unix.CLONE_NEWPID
-	}
-	if h.PIDNamespace || h.PrivateTmp {
-		cloneflags |= unix.CLONE_NEWNS
-		sc.MountNS = true
-	}
+	sc := shimConfigFor(spec, h, lim, v1Procs)
+	// Every run has its own network, PID and mount namespaces (and a root
+	// built for it): no code path leaves a workload in the host's.
+	cloneflags := uintptr(unix.CLONE_NEWNET | unix.CLONE_NEWPID | unix.CLONE_NEWNS)
+	sc.NetNS, sc.MountNS = true, true
 	cmd := exec.Command(b.shim, shimArg)
 	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: cgFD, Cloneflags: cloneflags}
 	p.cmd = cmd
-	st, err := startShim(ctx, cmd, spec, sc)
+	st, err := startShim(ctx, spanCtx, cmd, spec, sc, egressHook(spec, &p.egress))
 	if err != nil {
 		return err
 	}
-	if h.NoNetwork {
-		p.layers = append(p.layers, "netns")
-	}
-	if h.PIDNamespace {
-		p.layers = append(p.layers, "pidns")
+	p.layers = append(p.layers, "netns", "pidns")
+	if p.egress != nil {
+		p.layers = append(p.layers, "egress-proxy")
 	}
 	p.layers = append(p.layers, st...)
 	return nil
 }
 
-// shimConfigFor turns a Spec and resolved Hardening into the shim's input.
-func shimConfigFor(spec Spec, h Hardening, v1Procs []string) shimConfig {
+// shimConfigFor turns a Spec, resolved Hardening and Limits into the
+// shim's input.
+func shimConfigFor(spec Spec, h Hardening, lim Limits, v1Procs []string) shimConfig {
 	return shimConfig{
 		Path: spec.Path, Args: spec.Args, Env: spec.Env, Dir: workDir(spec), Workspace: spec.Workspace,
-		V1Procs: v1Procs, UID: h.UID, GID: h.GID, PIDNS: h.PIDNamespace, PrivateTmp: h.PrivateTmp,
+		V1Procs: v1Procs, UID: h.UID, GID: h.GID, TmpfsBytes: lim.TmpfsMaxBytes,
 		Landlock: h.Landlock, Seccomp: h.Seccomp, Rlimits: h.Rlimits,
 	}
+}
+
+// checkSpec enforces, in depth, what the API validates: a workspace is an
+// absolute directory other than "/", and the working directory is the
+// workspace or below it (never a way to widen what a run may write).
+func checkSpec(spec Spec) error {
+	if spec.Workspace != "" {
+		if !filepath.IsAbs(spec.Workspace) || filepath.Clean(spec.Workspace) == "/" {
+			return fmt.Errorf("isolation: workspace %q must be an absolute directory other than /", spec.Workspace)
+		}
+	}
+	if spec.Dir == "" || (spec.Workspace == "" && spec.Dir == "/") {
+		// No workspace: the run starts in its (read-only) root.
+		return nil
+	}
+	if spec.Workspace == "" || !dirInWorkspace(spec.Dir, spec.Workspace) {
+		return fmt.Errorf("isolation: working directory %q is outside the workspace %q", spec.Dir, spec.Workspace)
+	}
+	return nil
 }
 
 func workDir(spec Spec) string {
@@ -283,10 +320,15 @@ func workDir(spec Spec) string {
 }
 
 // startShim starts cmd (the shim) with the config and status pipes and
-// returns the layers the shim applied. On any failure the shim process is
-// killed and reaped before returning. Extra files (beyond config and
-// status) may already be in cmd.ExtraFiles at positions 2+.
-func startShim(ctx context.Context, cmd *exec.Cmd, spec Spec, sc shimConfig) ([]string, error) {
+// returns the layers the shim applied. On any failure the caller kills and
+// reaps the shim. Extra files (beyond config and status) may already be in
+// cmd.ExtraFiles at positions 2+. afterStart, when set, runs with the new
+// process's pid before the shim gets its config, that is before any
+// workload code can run; an error from it aborts the start.
+//
+// ctx bounds the start; spanCtx carries the span that receives the
+// shim's timings.
+func startShim(ctx, spanCtx context.Context, cmd *exec.Cmd, spec Spec, sc shimConfig, afterStart func(pid int) error) ([]string, error) {
 	cfgR, cfgW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("isolation: config pipe: %w", err)
@@ -312,6 +354,12 @@ func startShim(ctx context.Context, cmd *exec.Cmd, spec Spec, sc shimConfig) ([]
 		cfgW.Close()
 		return nil, fmt.Errorf("isolation: start shim: %w", err)
 	}
+	if afterStart != nil {
+		if err := afterStart(cmd.Process.Pid); err != nil {
+			cfgW.Close()
+			return nil, err
+		}
+	}
 	go func() {
 		_ = json.NewEncoder(cfgW).Encode(sc)
 		cfgW.Close()
@@ -334,6 +382,7 @@ func startShim(ctx context.Context, cmd *exec.Cmd, spec Spec, sc shimConfig) ([]
 					r.err = fmt.Errorf("isolation: shim: %s", m.Error)
 				} else {
 					r.layers = append(r.layers, m.Layers...)
+					recordShimTimings(spanCtx, m.Timings)
 				}
 			}
 			if err != nil {
@@ -371,6 +420,9 @@ type cgProcess struct {
 	v1Pids string
 	v1Mem  string
 	cmd    *exec.Cmd
+	// egress is the run's egress proxy listener (nil without one), closed
+	// when the run has ended.
+	egress net.Listener
 	runState
 }
 
@@ -406,6 +458,7 @@ func (p *cgProcess) Kill() error {
 // then reaps, records the outcome and removes the cgroups.
 func (p *cgProcess) monitor() {
 	defer close(p.done)
+	defer p.closeEgress()
 	pid := p.cmd.Process.Pid
 	var info unix.Siginfo
 	for {
@@ -485,6 +538,7 @@ func (p *cgProcess) removeDirs() error {
 
 // cleanupAfterFailedStart kills whatever the failed start left behind.
 func (p *cgProcess) cleanupAfterFailedStart() {
+	p.closeEgress()
 	_ = cgKill(p.v2)
 	_ = cgWaitEmpty(p.v2, killBound)
 	if p.cmd != nil && p.cmd.Process != nil {
@@ -495,6 +549,13 @@ func (p *cgProcess) cleanupAfterFailedStart() {
 		return
 	}
 	p.b.wd.del(p.id)
+}
+
+// closeEgress closes the run's egress listener, if any.
+func (p *cgProcess) closeEgress() {
+	if p.egress != nil {
+		_ = p.egress.Close()
+	}
 }
 
 func (b *cgroupBackend) forget(id string) {
@@ -561,6 +622,9 @@ func mergeLimits(def, spec Limits) Limits {
 	}
 	if spec.CPUQuotaMicros > 0 {
 		def.CPUQuotaMicros = spec.CPUQuotaMicros
+	}
+	if spec.TmpfsMaxBytes > 0 {
+		def.TmpfsMaxBytes = spec.TmpfsMaxBytes
 	}
 	return def
 }

@@ -19,11 +19,15 @@ const ConfigPrefix = "security.process_isolation"
 // load error so that a typo never silently weakens isolation.
 var configKeys = map[string]bool{
 	"mode": true, "cgroup_root": true, "watchdog_path": true,
-	"max_processes": true, "memory_max_bytes": true, "cpu_quota_micros": true,
+	"max_processes": true, "memory_max_bytes": true, "cpu_quota_micros": true, "tmpfs_max_bytes": true,
 	"hardening.uid": true, "hardening.gid": true, "hardening.no_network": true,
 	"hardening.pid_namespace": true, "hardening.private_tmp": true, "hardening.landlock": true,
 	"hardening.seccomp": true, "hardening.rlimits": true,
 }
+
+// limitKeys are the keys that accept -1 (Unlimited): an explicit "no
+// limit". Leaving one out gives the safe default.
+var limitKeys = map[string]bool{"max_processes": true, "memory_max_bytes": true, "cpu_quota_micros": true, "tmpfs_max_bytes": true}
 
 // LoadConfigFile reads the security.process_isolation section of a YAML
 // configuration file. A missing section yields the defaults (auto mode).
@@ -96,8 +100,8 @@ func configFrom(k *koanf.Koanf) (Config, error) {
 			err = fmt.Errorf("%s.%s: want an integer, got %T", ConfigPrefix, key, v)
 			return
 		}
-		if n < 0 {
-			err = fmt.Errorf("%s.%s: must not be negative, got %d", ConfigPrefix, key, n)
+		if n < 0 && (n != Unlimited || !limitKeys[key]) {
+			err = fmt.Errorf("%s.%s: must not be negative (-1 means no limit for a limit), got %d", ConfigPrefix, key, n)
 			return
 		}
 		*dst = n
@@ -120,6 +124,7 @@ func configFrom(k *koanf.Koanf) (Config, error) {
 	num("max_processes", &maxProcs)
 	num("memory_max_bytes", &cfg.Limits.MemoryMaxBytes)
 	num("cpu_quota_micros", &cfg.Limits.CPUQuotaMicros)
+	num("tmpfs_max_bytes", &cfg.Limits.TmpfsMaxBytes)
 	cfg.Limits.MaxProcesses = int(maxProcs)
 	// Hardening: any key present switches from the defaults to an explicit
 	// set that starts from DefaultHardening, so naming one layer to turn it
@@ -135,9 +140,20 @@ func configFrom(k *koanf.Koanf) (Config, error) {
 		uid, gid = int64(h.UID), int64(h.GID)
 		num("hardening.uid", &uid)
 		num("hardening.gid", &gid)
-		boolean("hardening.no_network", &h.NoNetwork)
-		boolean("hardening.pid_namespace", &h.PIDNamespace)
-		boolean("hardening.private_tmp", &h.PrivateTmp)
+		// Every run has its own network namespace; the old switch is
+		// accepted only when it asks for what always happens.
+		noNetwork := true
+		boolean("hardening.no_network", &noNetwork)
+		if err == nil && !noNetwork {
+			err = fmt.Errorf("%s.hardening.no_network: false is not supported: every run has its own network namespace (egress goes through the egress proxy)", ConfigPrefix)
+		}
+		for _, key := range []string{"hardening.pid_namespace", "hardening.private_tmp"} {
+			always := true
+			boolean(key, &always)
+			if err == nil && !always {
+				err = fmt.Errorf("%s.%s: false is not supported: every run has its own PID and mount namespaces and root", ConfigPrefix, key)
+			}
+		}
 		boolean("hardening.landlock", &h.Landlock)
 		boolean("hardening.seccomp", &h.Seccomp)
 		boolean("hardening.rlimits", &h.Rlimits)

@@ -53,5 +53,5 @@ security:
 		log.Fatal(err)
 	}
 	fmt.Printf("%s %s %+v\n", cfg.Mode, cfg.CgroupRoot, cfg.Limits)
-	// Output: required auto {MaxProcesses:256 MemoryMaxBytes:2147483648 CPUQuotaMicros:200000}
+	// Output: required auto {MaxProcesses:256 MemoryMaxBytes:2147483648 CPUQuotaMicros:200000 TmpfsMaxBytes:0}
 }

@@ -45,11 +45,19 @@ package isolation
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"net"
 )
 
-// Limits caps the resources of one run. Zero means "no limit from this
-// layer" for each field.
+// EgressProxyAddr is where a run finds its egress proxy (Spec.EgressProxy):
+// the only address inside the run's own network namespace that leads out.
+const EgressProxyAddr = "127.0.0.1:3128"
+
+// Limits caps the resources of one run. In Config, a zero field gets the
+// safe default (DefaultLimits) and Unlimited turns that limit off
+// explicitly; in a Spec, a positive field overrides the backend's value
+// for that run and zero keeps it. After Open, zero means no limit.
 type Limits struct {
 	// MaxProcesses caps the number of tasks in the run (pids controller), so
 	// a fork storm cannot exhaust the host.
@@ -60,6 +68,51 @@ type Limits struct {
 	// CPUQuotaMicros is the CPU time allowed per 100ms period (100000 = one
 	// full core), so a busy loop cannot starve other runs.
 	CPUQuotaMicros int64 `json:"cpu_quota_micros"`
+	// TmpfsMaxBytes caps each of the run's private /tmp and /dev/shm
+	// (tmpfs, so host memory): a run cannot fill the host's RAM there.
+	TmpfsMaxBytes int64 `json:"tmpfs_max_bytes"`
+}
+
+// DefaultTmpfsBytes caps each of the run's private /tmp and /dev/shm.
+const DefaultTmpfsBytes = 256 << 20
+
+// Unlimited, in a Config limit (or `-1` in security.process_isolation),
+// asks for no limit at all; leaving a limit unset gives the safe default.
+const Unlimited = -1
+
+// DefaultLimits are what every run gets unless the configuration says
+// otherwise: 256 processes, 2 GiB of memory, one CPU, 256 MiB each for
+// /tmp and /dev/shm. A fork or memory bomb under them stays inside.
+func DefaultLimits() Limits {
+	return Limits{MaxProcesses: 256, MemoryMaxBytes: 2 << 30, CPUQuotaMicros: 100000, TmpfsMaxBytes: DefaultTmpfsBytes}
+}
+
+// effectiveLimits fills unset Config limits with DefaultLimits and maps
+// Unlimited to 0 (no limit); any other negative value is an error.
+func effectiveLimits(l Limits) (Limits, error) {
+	def := DefaultLimits()
+	var bad []string
+	pick := func(name string, v, d int64) int64 {
+		switch {
+		case v == 0:
+			return d
+		case v == Unlimited:
+			return 0
+		case v < 0:
+			bad = append(bad, name)
+		}
+		return v
+	}
+	out := Limits{
+		MaxProcesses:   int(pick("max_processes", int64(l.MaxProcesses), int64(def.MaxProcesses))),
+		MemoryMaxBytes: pick("memory_max_bytes", l.MemoryMaxBytes, def.MemoryMaxBytes),
+		CPUQuotaMicros: pick("cpu_quota_micros", l.CPUQuotaMicros, def.CPUQuotaMicros),
+		TmpfsMaxBytes:  pick("tmpfs_max_bytes", l.TmpfsMaxBytes, def.TmpfsMaxBytes),
+	}
+	if len(bad) > 0 {
+		return l, fmt.Errorf("isolation: negative limit %v (use -1 for no limit)", bad)
+	}
+	return out, nil
 }
 
 // Hardening selects the in-process confinement layers the shim applies
@@ -69,13 +122,6 @@ type Hardening struct {
 	// UID and GID the workload runs as; 0 picks 65534 (nobody), because
 	// workloads must never run as root.
 	UID, GID int
-	// NoNetwork runs the workload in a new, empty network namespace.
-	NoNetwork bool
-	// PIDNamespace runs the workload in a new PID namespace.
-	PIDNamespace bool
-	// PrivateTmp gives the workload a new mount namespace with a private
-	// tmpfs on /tmp.
-	PrivateTmp bool
 	// Landlock restricts the filesystem: the system read-only, Workspace
 	// read-write, home directories unreadable.
 	Landlock bool
@@ -108,11 +154,15 @@ type Spec struct {
 	// non-zero (Limits) or always (Hardening, when any field is set).
 	Limits    Limits
 	Hardening Hardening
-	// IsolateNetwork adds a private, empty network namespace to whatever
-	// hardening applies: the scan found no network use, so the run gets
-	// none. A backend that cannot create namespaces (process_group without
-	// root) ignores it, and "netns" is then absent from Layers().
-	IsolateNetwork bool
+	// EgressProxy, when non-nil, is called before the workload starts with a TCP listener bound to
+	// EgressProxyAddr inside the run's own network namespace; it must start serving in its own goroutine and
+	// return quickly. The backend closes the listener when the run has ended. An error refuses the run.
+	//
+	// Every run has its own network namespace (only an up loopback), so
+	// this listener is the run's one way out; a backend that cannot create
+	// a network namespace (process_group without root) refuses a run that
+	// sets it.
+	EgressProxy func(ln net.Listener) error
 }
 
 // Exit is how a run ended.
@@ -189,14 +239,14 @@ type Config struct {
 }
 
 // DefaultHardening is what runs get when neither Config nor Spec set any
-// hardening field: every layer that the kernel supports, as nobody.
-// NoNetwork stays off because network egress is a policy decision made by
-// the scan (allowed_domains); deployments that want no network at all turn
-// it on.
+// hardening field: every layer that the kernel supports, as nobody. The
+// namespaces are not Hardening fields because no run goes without them
+// (root daemon): every run gets its own network namespace (see
+// Spec.EgressProxy for the way out), PID namespace and a mount namespace
+// with a root built for it (see buildRoot).
 func DefaultHardening() Hardening {
 	return Hardening{
 		UID: 65534, GID: 65534,
-		PIDNamespace: true, PrivateTmp: true,
 		Landlock: true, Seccomp: true, Rlimits: true,
 	}
 }

@@ -42,7 +42,7 @@ func landlockRuleset(cfg shimConfig) (int, uint32, error) {
 		if hiddenTopLevel[e.Name()] {
 			continue
 		}
-		if e.Name() == "tmp" && cfg.PrivateTmp {
+		if e.Name() == "tmp" && cfg.MountNS {
 			continue
 		}
 		p := filepath.Join("/", e.Name())
@@ -64,13 +64,17 @@ func landlockRuleset(cfg shimConfig) (int, uint32, error) {
 	if cfg.Workspace != "" {
 		rw = append(rw, cfg.Workspace)
 	}
-	if cfg.PrivateTmp {
-		rw = append(rw, "/tmp")
+	if cfg.MountNS {
+		rw = append(rw, "/tmp", "/dev/shm")
 	}
 	if len(rw) > 0 {
 		rules = append(rules, landlock.RWDirs(rw...).WithRefer())
 	}
-	llcfg, err := landlock.NewConfig(landlock.V5.HandledAccessFS)
+	// Filesystem rights, plus (ABI 6) the IPC scopes: no connecting to
+	// abstract unix sockets and no signals beyond the run's own domain.
+	// Network rights stay unhandled: the run's namespace already confines
+	// TCP, and its loopback must work.
+	llcfg, err := landlock.NewConfig(landlock.V6.HandledAccessFS, landlock.V6.Scoped)
 	if err != nil {
 		return -1, 0, fmt.Errorf("landlock: config: %w", err)
 	}
@@ -80,6 +84,10 @@ func landlockRuleset(cfg shimConfig) (int, uint32, error) {
 	}
 	return fd, flags, nil
 }
+
+// landlockScoped reports whether the kernel scopes abstract unix sockets
+// and signals (Landlock ABI 6).
+func landlockScoped() bool { return landlockABI() >= 6 }
 
 // landlockRestrict enforces the ruleset on the calling thread, which then
 // executes the workload; no_new_privs must already be set.

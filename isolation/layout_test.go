@@ -76,7 +76,7 @@ func TestResolveHardening(t *testing.T) {
 	if h := resolveHardening(Hardening{}, Hardening{}); h != DefaultHardening() {
 		t.Errorf("zero/zero = %+v, want defaults", h)
 	}
-	custom := Hardening{UID: 1000, GID: 1000, NoNetwork: true}
+	custom := Hardening{UID: 1000, GID: 1000, Seccomp: true}
 	if h := resolveHardening(custom, Hardening{}); h != custom {
 		t.Errorf("backend default not used: %+v", h)
 	}

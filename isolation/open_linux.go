@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,9 +71,11 @@ func normalize(cfg Config) (Config, error) {
 	if cfg.CgroupRoot != "auto" && !filepath.IsAbs(cfg.CgroupRoot) && !validAutoName(cfg.CgroupRoot) {
 		return cfg, fmt.Errorf("isolation: cgroup_root %q must be \"auto\", \"auto:NAME\" or an absolute path", cfg.CgroupRoot)
 	}
-	if cfg.Limits.MaxProcesses < 0 || cfg.Limits.MemoryMaxBytes < 0 || cfg.Limits.CPUQuotaMicros < 0 {
-		return cfg, fmt.Errorf("isolation: negative limit in %+v", cfg.Limits)
+	lim, err := effectiveLimits(cfg.Limits)
+	if err != nil {
+		return cfg, err
 	}
+	cfg.Limits = lim
 	if cfg.WatchdogPath == "" {
 		exe, err := os.Executable()
 		if err != nil {
@@ -340,8 +343,16 @@ func Check(ctx context.Context, cfg Config) (Report, error) {
 		rep.Reasons = append(rep.Reasons, "probe: "+err.Error())
 	}
 	rep.Layers = p.Layers()
+	for _, need := range []string{"netns", "pidns", "root"} {
+		if !slices.Contains(rep.Layers, need) {
+			rep.Reasons = append(rep.Reasons, fmt.Sprintf("%s: absent (%s backend as uid %d): runs share the host's %s", need, b.Name(), os.Geteuid(), sharedBy[need]))
+		}
+	}
 	return rep, nil
 }
+
+// sharedBy says what a run shares with the host without a layer.
+var sharedBy = map[string]string{"netns": "network (loopback services included)", "pidns": "process table", "root": "filesystem view"}
 
 // validAutoName reports whether root is "auto:NAME" with NAME made of
 // lower-case letters, digits and dashes: an exclusive root of its own next

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"golang.org/x/sys/unix"
 )
 
@@ -51,22 +53,23 @@ func (b *pgBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 	if closed {
 		return nil, errors.New("isolation: start: backend closed")
 	}
+	if err := checkSpec(spec); err != nil {
+		return nil, err
+	}
 	lim := mergeLimits(b.cfg.Limits, spec.Limits)
 	h := resolveHardening(b.cfg.Hardening, spec.Hardening)
-	if spec.IsolateNetwork && os.Geteuid() == 0 {
-		h.NoNetwork = true
-	}
-	if os.Geteuid() != 0 {
+	root := os.Geteuid() == 0
+	if !root {
 		// An unprivileged daemon can neither switch uid nor create
-		// namespaces. Isolating the network is a security promise, so
-		// asking for it fails; the other layers are simply absent from
-		// Layers().
-		if h.NoNetwork {
-			return nil, errors.New("isolation: no_network needs a root daemon (network namespace)")
+		// namespaces: the run shares the host's network and filesystem
+		// view, and Layers() says so by the absence of "netns", "pidns"
+		// and "root". A run that needs its
+		// network confined to an egress proxy is refused.
+		if spec.EgressProxy != nil {
+			return nil, errors.New("isolation: egress proxy needs a root daemon (the run's own network namespace)")
 		}
-		h.PIDNamespace, h.PrivateTmp = false, false
 	}
-	sc := shimConfigFor(spec, h, nil)
+	sc := shimConfigFor(spec, h, lim, nil)
 	sc.KeepUID = os.Geteuid() != 0
 	if h.Rlimits {
 		if lim.MaxProcesses > 0 {
@@ -78,15 +81,19 @@ func (b *pgBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 			sc.AddressSpace = uint64(lim.MemoryMaxBytes)
 		}
 	}
-	if h.NoNetwork {
-		sc.Cloneflags |= unix.CLONE_NEWNET
+	// A root daemon gives every run its own network namespace; the
+	// supervisor itself is cloned into it (so the daemon can open the
+	// egress listener there before the workload starts) and the shim
+	// inherits it.
+	var supFlags uintptr
+	if root {
+		supFlags = unix.CLONE_NEWNET
 		sc.NetNS = true
 	}
-	if h.PIDNamespace {
-		sc.Cloneflags |= unix.CLONE_NEWPID
-	}
-	if h.PIDNamespace || h.PrivateTmp {
-		sc.Cloneflags |= unix.CLONE_NEWNS
+	if root {
+		// ... and the shim its own PID and mount namespaces with a root
+		// built for the run.
+		sc.Cloneflags |= unix.CLONE_NEWPID | unix.CLONE_NEWNS
 		sc.MountNS = true
 	}
 	exitR, exitW, err := os.Pipe()
@@ -100,13 +107,16 @@ func (b *pgBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 		return nil, fmt.Errorf("isolation: control pipe: %w", err)
 	}
 	cmd := exec.Command(b.shim, supervisorArg)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Cloneflags: supFlags}
 	cmd.ExtraFiles = []*os.File{exitW, ctlR}
 	p := &pgProcess{b: b, cmd: cmd, exitR: exitR, ctlW: ctlW, runState: newRunState()}
-	layers, err := startShim(ctx, cmd, spec, sc)
+	sctx, span := startSpan(ctx, "isolation.start", attribute.String("isolation.backend", ModeProcessGroup))
+	layers, err := startShim(ctx, sctx, cmd, spec, sc, egressHook(spec, &p.egress))
+	endSpan(span, err)
 	exitW.Close()
 	ctlR.Close()
 	if err != nil {
+		p.closeEgress()
 		ctlW.Close()
 		exitR.Close()
 		if cmd.Process != nil {
@@ -114,6 +124,12 @@ func (b *pgBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 			_ = cmd.Wait()
 		}
 		return nil, err
+	}
+	if root {
+		p.layers = append(p.layers, "netns")
+	}
+	if p.egress != nil {
+		p.layers = append(p.layers, "egress-proxy")
 	}
 	for _, l := range layers {
 		if n, ok := strings.CutPrefix(l, "pid:"); ok {
@@ -161,6 +177,9 @@ type pgProcess struct {
 	pid   int
 	exitR *os.File
 	ctlW  *os.File
+	// egress is the run's egress proxy listener (nil without one), closed
+	// when the run has ended.
+	egress net.Listener
 
 	killOnce sync.Once
 	runState
@@ -198,6 +217,7 @@ func (p *pgProcess) Kill() error {
 // monitor reads the supervisor's exit report and reaps it.
 func (p *pgProcess) monitor() {
 	defer close(p.done)
+	defer p.closeEgress()
 	var rep Exit
 	derr := json.NewDecoder(p.exitR).Decode(&rep)
 	p.exitR.Close()
@@ -219,6 +239,13 @@ func (p *pgProcess) monitor() {
 	p.b.mu.Lock()
 	delete(p.b.live, p)
 	p.b.mu.Unlock()
+}
+
+// closeEgress closes the run's egress listener, if any.
+func (p *pgProcess) closeEgress() {
+	if p.egress != nil {
+		_ = p.egress.Close()
+	}
 }
 
 // runSupervisor is the process-group supervisor: it starts the workload
@@ -250,7 +277,7 @@ func runSupervisor() error {
 	cmd := exec.Command(self, shimArg)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: sc.Cloneflags}
 	spec := Spec{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
-	layers, err := startShim(context.Background(), cmd, spec, sc)
+	layers, err := startShim(context.Background(), context.Background(), cmd, spec, sc, nil)
 	if err != nil {
 		if cmd.Process != nil {
 			killDescendants(syscall.SIGKILL)
@@ -259,9 +286,6 @@ func runSupervisor() error {
 		return err
 	}
 	all := []string{"process_group"}
-	if sc.Cloneflags&unix.CLONE_NEWNET != 0 {
-		all = append(all, "netns")
-	}
 	if sc.Cloneflags&unix.CLONE_NEWPID != 0 {
 		all = append(all, "pidns")
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -56,13 +57,14 @@ type shimConfig struct {
 	// NetNS is true when the shim was cloned into a new network namespace;
 	// the shim brings its loopback up so local servers and clients work.
 	NetNS bool `json:"net_ns"`
-	// MountNS is true when the shim was cloned into a new mount namespace.
-	MountNS    bool `json:"mount_ns"`
-	PIDNS      bool `json:"pid_ns"`
-	PrivateTmp bool `json:"private_tmp"`
-	Landlock   bool `json:"landlock"`
-	Seccomp    bool `json:"seccomp"`
-	Rlimits    bool `json:"rlimits"`
+	// MountNS is true when the shim was cloned into new mount and PID
+	// namespaces: it then builds the run's own root (buildRoot).
+	MountNS bool `json:"mount_ns"`
+	// TmpfsBytes caps the run's /tmp and /dev/shm each (0: no cap).
+	TmpfsBytes int64 `json:"tmpfs_bytes,omitempty"`
+	Landlock   bool  `json:"landlock"`
+	Seccomp    bool  `json:"seccomp"`
+	Rlimits    bool  `json:"rlimits"`
 	// NProc (RLIMIT_NPROC) and AddressSpace (RLIMIT_DATA: private writable
 	// memory) are the process_group backend's stand-ins for cgroup limits
 	// (0 = unset).
@@ -78,6 +80,9 @@ type statusMsg struct {
 	// Pid is the workload's pid, sent by the process_group supervisor.
 	Pid   int    `json:"pid,omitempty"`
 	Error string `json:"error,omitempty"`
+	// Timings are durations in µs the shim measured (root, confine), for
+	// the start-up span.
+	Timings map[string]int64 `json:"timings,omitempty"`
 }
 
 func init() {
@@ -173,13 +178,16 @@ func runShim() error {
 			return err
 		}
 	}
+	timings := map[string]int64{}
 	if cfg.MountNS {
-		l, err := setupMounts(cfg)
-		if err != nil {
+		t0 := time.Now()
+		if err := buildRoot(cfg); err != nil {
 			return err
 		}
-		layers = append(layers, l...)
+		timings["root"] = time.Since(t0).Microseconds()
+		layers = append(layers, "root", "private-tmp")
 	}
+	tConfine := time.Now()
 	if cfg.Rlimits {
 		if err := applyRlimits(cfg); err != nil {
 			return err
@@ -217,6 +225,9 @@ func runShim() error {
 			return err
 		}
 		layers = append(layers, "landlock")
+		if landlockScoped() {
+			layers = append(layers, "landlock-scoped")
+		}
 	}
 	if cfg.Seccomp {
 		ok, err := installSeccomp()
@@ -227,7 +238,8 @@ func runShim() error {
 			layers = append(layers, "seccomp")
 		}
 	}
-	reportStatus(statusMsg{Layers: layers})
+	timings["confine"] = time.Since(tConfine).Microseconds()
+	reportStatus(statusMsg{Layers: layers, Timings: timings})
 	argv := cfg.Args
 	if len(argv) == 0 {
 		argv = []string{cfg.Path}
@@ -302,56 +314,6 @@ func loopbackUp() error {
 		return fmt.Errorf("loopback up: set flags: %w", err)
 	}
 	return nil
-}
-
-// setupMounts runs in a fresh mount namespace: it stops propagation to the
-// host, mounts a private /tmp (keeping a workspace that lives under /tmp
-// visible) and a /proc that matches the PID namespace.
-func setupMounts(cfg shimConfig) ([]string, error) {
-	var layers []string
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return nil, fmt.Errorf("make mounts private: %w", err)
-	}
-	if cfg.PrivateTmp {
-		var wsFD = -1
-		ws := filepath.Clean(cfg.Workspace)
-		underTmp := cfg.Workspace != "" && strings.HasPrefix(ws, "/tmp/")
-		if underTmp {
-			fd, err := unix.Open(ws, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-			if err != nil {
-				return nil, fmt.Errorf("open workspace %s: %w", ws, err)
-			}
-			wsFD = fd
-		}
-		if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777,size=1g"); err != nil {
-			return nil, fmt.Errorf("mount private /tmp: %w", err)
-		}
-		if underTmp {
-			if err := os.MkdirAll(ws, 0o755); err != nil {
-				return nil, fmt.Errorf("recreate workspace mount point %s: %w", ws, err)
-			}
-			src := fmt.Sprintf("/proc/self/fd/%d", wsFD)
-			if err := unix.Mount(src, ws, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-				return nil, fmt.Errorf("bind workspace %s into private /tmp: %w", ws, err)
-			}
-			unix.Close(wsFD)
-		}
-		// A cwd under /tmp still points into the hidden host /tmp;
-		// re-enter it through the new mounts (the workspace bind mount)
-		// or fail rather than leave the host /tmp reachable.
-		if d := filepath.Clean(cfg.Dir); d == "/tmp" || strings.HasPrefix(d, "/tmp/") {
-			if err := os.Chdir(d); err != nil {
-				return nil, fmt.Errorf("working directory %s is hidden by the private /tmp: %w", d, err)
-			}
-		}
-		layers = append(layers, "private-tmp")
-	}
-	if cfg.PIDNS {
-		if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-			return nil, fmt.Errorf("mount /proc for pid namespace: %w", err)
-		}
-	}
-	return layers, nil
 }
 
 // applyRlimits sets per-process limits that no workload needs above: no

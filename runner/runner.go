@@ -109,9 +109,6 @@ type Options struct {
 	// Limits and Hardening are passed to the backend for this run.
 	Limits    isolation.Limits
 	Hardening isolation.Hardening
-	// IsolateNetwork runs the command in a private, empty network namespace
-	// (isolation.Spec.IsolateNetwork): set when the scan found no network use.
-	IsolateNetwork bool
 	// OnPartial, when set, is called from a separate goroutine with the
 	// output tail at most every PartialInterval while new output arrives.
 	// It must not block for long.
@@ -255,8 +252,6 @@ func Start(ctx context.Context, b isolation.Backend, opts Options) (*Handle, err
 		Workspace: opts.Dir,
 		Limits:    opts.Limits,
 		Hardening: opts.Hardening,
-
-		IsolateNetwork: opts.IsolateNetwork,
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	h.cancel = cancel

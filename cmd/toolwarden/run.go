@@ -129,7 +129,7 @@ func runRun(ctx context.Context, f runFlags, args []string, stdout, stderr io.Wr
 	}
 
 	// Scan first; nothing runs unless the scan says so.
-	report, facts, err := scanForRun(ctx, pol, req)
+	report, _, err := scanForRun(ctx, pol, req)
 	if err != nil {
 		// Fail closed: a scan that could not finish blocks the run.
 		return &exitError{code: exitBlocked, err: fmt.Errorf("scan failed, not running: %w", err)}
@@ -177,8 +177,6 @@ func runRun(ctx context.Context, f runFlags, args []string, stdout, stderr io.Wr
 		MaxResultBytes:  f.maxOutput,
 		ReductionRoot:   f.reductionRoot,
 		ExecutionID:     report.ScanID,
-		// What the scan saw no network use in gets no network.
-		IsolateNetwork: !engine.UsesNetwork(facts),
 	}
 	if script {
 		opts.Script = content

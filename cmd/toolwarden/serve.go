@@ -117,7 +117,6 @@ func executorConfig(cfg config.Config) (executor.Config, error) {
 		MaxResultBytes:  cfg.MaxResultBytes(),
 		ReductionRoot:   cfg.ReductionRoot(),
 		WorkspaceRoot:   abs,
-		NetworkByScan:   cfg.NetworkByScan,
 	}, nil
 }
 
