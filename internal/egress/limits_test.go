@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // TestLogBounded: the log keeps the first MaxLogEntries connections and
@@ -209,3 +211,15 @@ func TestIdleTimeout(t *testing.T) {
 }
 
 var tlsConfigInsecure = tls.Config{InsecureSkipVerify: true}
+
+// TestMetricsCount: refusals and allowed connections are counted by
+// outcome and class.
+func TestMetricsCount(t *testing.T) {
+	before := testutil.ToFloat64(connectionsTotal.WithLabelValues("refused", classDomain))
+	tp := startProxy(t, Config{}, []string{"example.com"}, nil)
+	tp.raw(t, "CONNECT evil.test:443 HTTP/1.1\r\n\r\n")
+	tp.Close()
+	if after := testutil.ToFloat64(connectionsTotal.WithLabelValues("refused", classDomain)); after != before+1 {
+		t.Fatalf("refused/domain %v → %v", before, after)
+	}
+}
