@@ -71,27 +71,33 @@ func runRecord(t *testing.T, b execution.Backend, r *execution.Record) *executio
 func TestEgressProxyEndToEnd(t *testing.T) {
 	needRoot(t)
 	port, hits := upstream(t)
+	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "hello over tls "+r.TLS.ServerName)
+	}))
+	defer tlsSrv.Close()
+	tlsPort := tlsSrv.Listener.Addr().(*net.TCPAddr).Port
 	b := openEmbedded(t, 3e9)
 	cfg := fastConfig()
 	// The upstream listens on the host's loopback (no other address exists
 	// in a test), so this executor opens host loopback for listed names; the
 	// default refuses it, as TestEgressRefusesHostLoopbackByDefault shows.
-	cfg.Egress = egress.Config{AllowHostLoopback: true, AllowedPorts: []int{port}}
+	cfg.Egress = egress.Config{AllowHostLoopback: true, AllowedPorts: []int{port, tlsPort}}
 	cfg.EgressResolver = staticResolver{"upstream.test": "127.0.0.1", "evil.test": "127.0.0.1"}
 	start(t, b, openIso(t), cfg)
 
 	script := fmt.Sprintf(`
 curl -sS --max-time 20 http://upstream.test:%[1]d/ok; echo
+curl -sS -k --max-time 20 https://upstream.test:%[2]d/tls; echo
 curl -sS --max-time 20 -o /dev/null -w 'evil:%%{http_code}\n' http://evil.test:%[1]d/ || true
 if curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:%[1]d/ >/dev/null 2>&1; then echo direct:open; else echo direct:none; fi
 if (exec 3<>/dev/tcp/127.0.0.1/%[1]d) 2>/dev/null; then echo tcp:open; else echo tcp:none; fi
 echo "env:$HTTPS_PROXY|$http_proxy|$ALL_PROXY|$NO_PROXY|$npm_config_https_proxy"
-`, port)
+`, port, tlsPort)
 	got := runRecord(t, b, &execution.Record{Content: script, NetworkUse: true, AllowedDomains: []string{"upstream.test"},
 		Env: map[string]string{"HTTPS_PROXY": "http://attacker.example:1"}})
 	want := []string{
 		fmt.Sprintf("hello from upstream upstream.test:%d", port),
-		"evil:403", "direct:none", "tcp:none",
+		"hello over tls upstream.test", "evil:403", "direct:none", "tcp:none",
 		"env:http://127.0.0.1:3128|http://127.0.0.1:3128|http://127.0.0.1:3128|localhost,127.0.0.1,::1|http://127.0.0.1:3128",
 	}
 	for _, w := range want {
@@ -107,12 +113,15 @@ echo "env:$HTTPS_PROXY|$http_proxy|$ALL_PROXY|$NO_PROXY|$npm_config_https_proxy"
 		t.Fatal(err)
 	}
 	conns := stored.Public().NetworkConnections
-	if len(conns) != 2 {
+	if len(conns) != 3 {
 		t.Fatalf("connections %+v", conns)
 	}
-	ok, evil := conns[0], conns[1]
+	ok, tunnel, evil := conns[0], conns[1], conns[2]
 	if !ok.Allowed || ok.Host != "upstream.test" || ok.Port != port || ok.BytesUp == 0 || ok.BytesDown == 0 {
 		t.Fatalf("allowed connection %+v", ok)
+	}
+	if !tunnel.Allowed || tunnel.Host != "upstream.test" || tunnel.Port != tlsPort || tunnel.BytesUp == 0 || tunnel.BytesDown == 0 {
+		t.Fatalf("allowed tunnel %+v", tunnel)
 	}
 	if evil.Allowed || evil.Host != "evil.test" || !strings.Contains(evil.Reason, "allowed_domains") || evil.BytesDown != 0 {
 		t.Fatalf("refused connection %+v", evil)
