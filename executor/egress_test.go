@@ -240,3 +240,46 @@ func TestCloseEgressRecordsLog(t *testing.T) {
 		t.Fatalf("final %+v (+%d)", final.NetworkConnections, final.NetworkConnectionsOmitted)
 	}
 }
+
+// TestEgressRefusesFrontingFromRun: from inside a run, a CONNECT tunnel to
+// a listed name whose TLS hello names another host is closed before the
+// upstream sees anything, and the record says why.
+func TestEgressRefusesFrontingFromRun(t *testing.T) {
+	needRoot(t)
+	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "reached")
+	}))
+	defer tlsSrv.Close()
+	tlsPort := tlsSrv.Listener.Addr().(*net.TCPAddr).Port
+	b := openEmbedded(t, 3e9)
+	cfg := fastConfig()
+	cfg.Egress = egress.Config{AllowHostLoopback: true, AllowedPorts: []int{tlsPort}} // see TestEgressProxyEndToEnd
+	cfg.EgressResolver = staticResolver{"upstream.test": "127.0.0.1"}
+	start(t, b, openIso(t), cfg)
+	code := fmt.Sprintf(`import socket, ssl
+s = socket.create_connection(("127.0.0.1", 3128), timeout=20)
+s.sendall(b"CONNECT upstream.test:%d HTTP/1.1\r\nHost: upstream.test\r\n\r\n")
+print("connect:" + s.recv(64).split(b"\r\n")[0].decode())
+ctx = ssl.create_default_context()
+ctx.check_hostname = False
+ctx.verify_mode = ssl.CERT_NONE
+try:
+    ctx.wrap_socket(s, server_hostname="evil.test")
+    print("sni:open")
+except Exception as e:
+    print("sni:refused")
+`, tlsPort)
+	r := &execution.Record{ToolName: "exec", Language: "python", Content: code, Cwd: workspace(t), NetworkUse: true,
+		AllowedDomains: []string{"upstream.test"}}
+	if err := b.Create(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	got := waitTerminal(t, b, r.ExecutionID)
+	if !strings.Contains(got.Result, "connect:HTTP/1.1 200") || !strings.Contains(got.Result, "sni:refused") {
+		t.Fatalf("result %s %q (%s)", got.Status, got.Result, got.Error)
+	}
+	if len(got.NetworkConnections) != 1 || got.NetworkConnections[0].Allowed ||
+		!strings.Contains(got.NetworkConnections[0].Reason, "SNI") || got.NetworkConnections[0].BytesUp != 0 {
+		t.Fatalf("connections %+v", got.NetworkConnections)
+	}
+}
