@@ -22,7 +22,7 @@ import (
 type staticResolver map[string]string
 
 func (r staticResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	a, ok := r[host]
+	a, ok := r[strings.TrimSuffix(host, ".")]
 	if !ok {
 		return nil, fmt.Errorf("no such host %s", host)
 	}

@@ -28,6 +28,10 @@ type mapResolver struct {
 func (r *mapResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if !strings.HasSuffix(host, ".") {
+		return nil, fmt.Errorf("%s is not fully qualified: a search domain could apply", host)
+	}
+	host = strings.TrimSuffix(host, ".")
 	r.calls = append(r.calls, host)
 	addrs, ok := r.names[host]
 	if !ok {

@@ -15,8 +15,9 @@ import (
 )
 
 // Resolver resolves destination names. The proxy resolves every name
-// itself and checks each answer before dialling it; tests pass their own to
-// control the answers. *net.Resolver implements it.
+// itself, always fully qualified (with a trailing dot), and checks each
+// answer before dialling it; tests pass their own to control the answers.
+// *net.Resolver implements it.
 type Resolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
@@ -208,7 +209,9 @@ func (p *Proxy) target(host, port string) (string, int, string, string) {
 func (p *Proxy) resolve(ctx context.Context, host string) ([]netip.Addr, string, string) {
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.ConnectTimeout)
 	defer cancel()
-	addrs, err := p.resolver.LookupNetIP(ctx, "ip", host)
+	// The name is resolved as a fully qualified one: a search domain of
+	// the host's resolv.conf must not turn an allowed name into another.
+	addrs, err := p.resolver.LookupNetIP(ctx, "ip", host+".")
 	if err != nil {
 		return nil, classUpstream, fmt.Sprintf("cannot resolve %s: %v", host, err)
 	}
