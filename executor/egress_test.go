@@ -283,3 +283,24 @@ except Exception as e:
 		t.Fatalf("connections %+v", got.NetworkConnections)
 	}
 }
+
+// TestRedisEgressFollowsRecord: through Redis (the executor may be on
+// another host) the run's proxy enforces the allowed_domains stored on the
+// record, and the connection log comes back on it.
+func TestRedisEgressFollowsRecord(t *testing.T) {
+	needRoot(t)
+	port, hits := upstream(t)
+	b := openRedis(t, redisPrefix(t), 3e9)
+	cfg := fastConfig()
+	cfg.Egress = egress.Config{AllowHostLoopback: true, AllowedPorts: []int{port}} // see TestEgressProxyEndToEnd
+	cfg.EgressResolver = staticResolver{"listed.test": "127.0.0.1", "unlisted.test": "127.0.0.1"}
+	start(t, b, openIso(t), cfg)
+	script := fmt.Sprintf(`for h in listed.test unlisted.test; do curl -sS --max-time 20 -o /dev/null -w "$h:%%{http_code}\n" http://$h:%d/ || true; done`, port)
+	got := runRecord(t, b, &execution.Record{Content: script, NetworkUse: true, AllowedDomains: []string{"listed.test"}})
+	if !strings.Contains(got.Result, "listed.test:200") || !strings.Contains(got.Result, "unlisted.test:403") || hits() != 1 {
+		t.Fatalf("result %q (%s), upstream hits %d", got.Result, got.Error, hits())
+	}
+	if len(got.NetworkConnections) != 2 || !got.NetworkConnections[0].Allowed || got.NetworkConnections[1].Allowed {
+		t.Fatalf("connections %+v", got.NetworkConnections)
+	}
+}
