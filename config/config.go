@@ -19,6 +19,7 @@ import (
 	"github.com/knadh/koanf/providers/file"
 	"github.com/knadh/koanf/v2"
 
+	"github.com/toolwarden/toolwarden/internal/egress"
 	"github.com/toolwarden/toolwarden/isolation"
 	"github.com/toolwarden/toolwarden/mcp/gateway"
 )
@@ -51,10 +52,22 @@ type Config struct {
 
 	// Isolation is security.process_isolation.
 	Isolation isolation.Config `koanf:"-"`
+	// Security holds security.network (the per-run egress proxy).
+	Security Security `koanf:"security"`
 
 	// MCP is the MCP gateway: upstream MCP servers toolwarden guards and
 	// their isolation limits (external_mcp_*).
 	MCP gateway.Config `koanf:"mcp"`
+}
+
+// Security is the security section, apart from process_isolation (loaded
+// by the isolation package).
+type Security struct {
+	// Network is security.network: how a run that may use the network
+	// reaches it through its egress proxy. allow_host_loopback (default
+	// false) is dangerous: it lets runs reach the host's own services
+	// (Redis, databases, admin endpoints) under a listed name.
+	Network egress.Config `koanf:"network"`
 }
 
 // Agent holds the execution-governance timing keys.
@@ -166,6 +179,9 @@ func (c Config) Validate() error {
 	}
 	if m := c.MultiAgent.EinoMiddleware.ReductionMaxLengthForTrunc; m < 1024 {
 		bad("multi_agent.eino_middleware.reduction_max_length_for_trunc", "must be >= 1024")
+	}
+	if _, err := c.Security.Network.WithDefaults(); err != nil {
+		errs = append(errs, fmt.Errorf("config: %w", err))
 	}
 	switch c.Isolation.Mode {
 	case "", isolation.ModeAuto, isolation.ModeRequired, isolation.ModeProcessGroup:

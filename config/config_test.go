@@ -60,10 +60,37 @@ func TestErrorsNameTheKey(t *testing.T) {
 		"executor_concurrency: 0\n":                                                  "executor_concurrency",
 		"security:\n  process_isolation:\n    mode: sometimes\n":                     "mode",
 		"multi_agent:\n  eino_middleware:\n    reduction_max_length_for_trunc: 10\n": "reduction_max_length_for_trunc",
+		"security:\n  network:\n    allowed_ports: [443, 99999]\n":                   "security.network.allowed_ports[1]",
 	}
 	for doc, key := range cases {
 		if _, err := Load(write(t, doc)); err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("%q: err = %v, want it to name %s", doc, err, key)
 		}
+	}
+}
+
+// TestNetworkConfig: security.network loads beside process_isolation, and
+// host loopback stays closed unless the file opens it.
+func TestNetworkConfig(t *testing.T) {
+	c, err := Load("")
+	if err != nil || c.Security.Network.AllowHostLoopback {
+		t.Fatalf("default opens host loopback: %+v %v", c.Security.Network, err)
+	}
+	c, err = Load(write(t, `
+security:
+  process_isolation:
+    mode: process_group
+  network:
+    allow_host_loopback: true
+    allowed_ports: [443]
+    idle_timeout: 30s
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := c.Security.Network
+	if !n.AllowHostLoopback || len(n.AllowedPorts) != 1 || n.AllowedPorts[0] != 443 || n.IdleTimeout != 30*time.Second ||
+		c.Isolation.Mode != "process_group" {
+		t.Fatalf("loaded %+v (isolation %q)", n, c.Isolation.Mode)
 	}
 }

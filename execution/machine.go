@@ -163,6 +163,10 @@ func ApplyFinish(r *Record, workerID string, final *Record, now time.Time) error
 	if final.SpillPath != "" {
 		r.SpillPath = final.SpillPath
 	}
+	if final.NetworkConnections != nil || final.NetworkConnectionsOmitted != 0 {
+		r.NetworkConnections = append([]NetworkConnection(nil), final.NetworkConnections...)
+		r.NetworkConnectionsOmitted = final.NetworkConnectionsOmitted
+	}
 	r.Cleanup, r.CleanupDetail = final.Cleanup, final.CleanupDetail
 	if final.StatusReason != "" {
 		r.StatusReason = final.StatusReason

@@ -87,8 +87,18 @@ type Record struct {
 	// without it the executor runs the workload in a private network
 	// namespace (least privilege: what the scan did not see, it need not
 	// reach).
-	NetworkUse bool   `json:"network_use"`
-	OwnerKeyID string `json:"owner_key_id,omitempty"`
+	NetworkUse bool `json:"network_use"`
+	// AllowedDomains is the policy's allowed_domains when the scan judged
+	// the request: the executor's egress proxy enforces this list, not its
+	// own policy, so a remote executor applies what judged the scan. Nil
+	// (a record from before this field) gives the run no way out.
+	AllowedDomains []string `json:"allowed_domains,omitempty"`
+	// NetworkConnections lists the connections the run asked its egress
+	// proxy for (the first ones; NetworkConnectionsOmitted counts the
+	// rest), allowed or refused, with the bytes each moved.
+	NetworkConnections        []NetworkConnection `json:"network_connections,omitempty"`
+	NetworkConnectionsOmitted int                 `json:"network_connections_omitted,omitempty"`
+	OwnerKeyID                string              `json:"owner_key_id,omitempty"`
 	// SpillPath is where the full output went when it exceeded the result limit.
 	SpillPath string `json:"spill_path,omitempty"`
 
@@ -106,6 +116,17 @@ type Record struct {
 	// Revision increases by one with every stored change; watchers use it to
 	// skip duplicates and callers can use it as an ETag.
 	Revision int64 `json:"revision"`
+}
+
+// NetworkConnection is one connection a run asked its egress proxy for.
+type NetworkConnection struct {
+	Host      string    `json:"host"`
+	Port      int       `json:"port"`
+	BytesUp   int64     `json:"bytes_up"`
+	BytesDown int64     `json:"bytes_down"`
+	Allowed   bool      `json:"allowed"`
+	Reason    string    `json:"reason,omitempty"`
+	StartedAt time.Time `json:"started_at"`
 }
 
 // Clone returns a deep copy, so that a backend never hands out a pointer into
@@ -126,6 +147,12 @@ func (r *Record) Clone() *Record {
 	}
 	if r.EnvNames != nil {
 		c.EnvNames = append([]string(nil), r.EnvNames...)
+	}
+	if r.AllowedDomains != nil {
+		c.AllowedDomains = append([]string(nil), r.AllowedDomains...)
+	}
+	if r.NetworkConnections != nil {
+		c.NetworkConnections = append([]NetworkConnection(nil), r.NetworkConnections...)
 	}
 	if r.Env != nil {
 		c.Env = make(map[string]string, len(r.Env))

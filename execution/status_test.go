@@ -132,7 +132,7 @@ func TestCursorRoundTripAndOrder(t *testing.T) {
 
 func TestApplyFinishKeepsRequestAndIdentity(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	r := &execution.Record{ExecutionID: "exe_1", Content: "ls", OwnerKeyID: "k"}
+	r := &execution.Record{ExecutionID: "exe_1", Content: "ls", OwnerKeyID: "k", AllowedDomains: []string{"pypi.org"}}
 	if err := execution.PrepareNew(r, now); err != nil {
 		t.Fatal(err)
 	}
@@ -140,14 +140,26 @@ func TestApplyFinishKeepsRequestAndIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 	code := 0
+	conns := []execution.NetworkConnection{{Host: "pypi.org", Port: 443, BytesUp: 10, BytesDown: 20, Allowed: true}}
 	final := &execution.Record{ExecutionID: "other", Content: "rm -rf /", OwnerKeyID: "evil", WorkerID: "x",
-		Status: execution.StatusCompleted, ExitCode: &code, Result: "ok"}
+		Status: execution.StatusCompleted, ExitCode: &code, Result: "ok", AllowedDomains: []string{"evil.test"},
+		NetworkConnections: conns, NetworkConnectionsOmitted: 3}
 	if err := execution.ApplyFinish(r, "w", final, now.Add(1500*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
 	if r.ExecutionID != "exe_1" || r.Content != "ls" || r.OwnerKeyID != "k" || r.WorkerID != "w" ||
 		r.Result != "ok" || r.DurationMS != 1500 || r.LeaseExpiresAt != nil || r.Revision != 3 {
 		t.Fatalf("after finish: %+v", r)
+	}
+	// The connection log is the worker's to write; the allowed list is the
+	// request's and stays.
+	if len(r.NetworkConnections) != 1 || r.NetworkConnections[0] != conns[0] || r.NetworkConnectionsOmitted != 3 ||
+		len(r.AllowedDomains) != 1 || r.AllowedDomains[0] != "pypi.org" {
+		t.Fatalf("after finish: connections %+v (+%d), allowed %v", r.NetworkConnections, r.NetworkConnectionsOmitted, r.AllowedDomains)
+	}
+	conns[0].Host = "changed"
+	if r.NetworkConnections[0].Host != "pypi.org" {
+		t.Fatal("finish aliases the caller's connection log")
 	}
 	*final.ExitCode = 5
 	if *r.ExitCode != 0 {

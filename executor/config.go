@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/internal/egress"
 	"github.com/toolwarden/toolwarden/isolation"
 	"github.com/toolwarden/toolwarden/reduction"
 	"github.com/toolwarden/toolwarden/runner"
@@ -77,6 +78,13 @@ type Config struct {
 	// backend's defaults).
 	Limits    isolation.Limits
 	Hardening isolation.Hardening
+	// Egress configures the egress proxy of runs that may use the network
+	// (security.network; the zero value is the safe default: ports 443
+	// and 80, no host loopback).
+	Egress egress.Config
+	// EgressResolver resolves destination names for the egress proxies
+	// (nil: the system resolver). Tests set it to control DNS answers.
+	EgressResolver egress.Resolver
 	// PartialInterval throttles partial-output writes to the store
 	// (default runner.DefaultPartialInterval).
 	PartialInterval time.Duration
@@ -125,6 +133,9 @@ func (c Config) withDefaults() (Config, error) {
 		c.Logger = slog.Default()
 	}
 	var errs []error
+	if _, err := c.Egress.WithDefaults(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.Concurrency < 0 {
 		errs = append(errs, fmt.Errorf("concurrency %d is negative", c.Concurrency))
 	}

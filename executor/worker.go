@@ -147,6 +147,15 @@ func (d *Daemon) execute(r *run) {
 		d.finish(r, startFailed(err))
 		return
 	}
+	proxy, err := d.egressProxy(r.rec)
+	if err != nil {
+		d.finish(r, startFailed(err))
+		return
+	}
+	if proxy != nil {
+		opts.EgressProxy = proxy.Start
+		defer proxy.Close()
+	}
 	h, err := runner.Start(context.Background(), d.iso, opts)
 	if err != nil {
 		if d.isolationRefused(err) {
@@ -172,7 +181,9 @@ func (d *Daemon) execute(r *run) {
 			"reason", reason, "run_status", res.Status, "cleanup", res.Cleanup)
 		return
 	}
-	d.finish(r, finalRecord(res, kind, reason, opts))
+	final := finalRecord(res, kind, reason, opts)
+	closeEgress(proxy, final)
+	d.finish(r, final)
 }
 
 // isolationRefused reports whether a start error came from the isolation

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/toolwarden/toolwarden/internal/egress"
 	"github.com/toolwarden/toolwarden/isolation"
 	"github.com/toolwarden/toolwarden/reduction"
 )
@@ -109,6 +111,11 @@ type Options struct {
 	// Limits and Hardening are passed to the backend for this run.
 	Limits    isolation.Limits
 	Hardening isolation.Hardening
+	// EgressProxy, when set, serves the run's egress proxy on a listener the
+	// backend opens inside the run's network namespace
+	// (isolation.Spec.EgressProxy); the run's environment then points every
+	// common client at it (egress.Env), over any value of the request.
+	EgressProxy func(ln net.Listener) error
 	// OnPartial, when set, is called from a separate goroutine with the
 	// output tail at most every PartialInterval while new output arrives.
 	// It must not block for long.
@@ -242,16 +249,17 @@ func Start(ctx context.Context, b isolation.Backend, opts Options) (*Handle, err
 		args = append(args, "-c", opts.Command)
 	}
 	spec := isolation.Spec{
-		Path:      interp,
-		Args:      args,
-		Env:       buildEnv(opts),
-		Dir:       opts.Dir,
-		Stdin:     opts.Stdin,
-		Stdout:    activityWriter{h},
-		Stderr:    activityWriter{h},
-		Workspace: opts.Dir,
-		Limits:    opts.Limits,
-		Hardening: opts.Hardening,
+		Path:        interp,
+		Args:        args,
+		Env:         buildEnv(opts),
+		Dir:         opts.Dir,
+		Stdin:       opts.Stdin,
+		Stdout:      activityWriter{h},
+		Stderr:      activityWriter{h},
+		Workspace:   opts.Dir,
+		Limits:      opts.Limits,
+		Hardening:   opts.Hardening,
+		EgressProxy: opts.EgressProxy,
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	h.cancel = cancel
@@ -403,6 +411,11 @@ func buildEnv(o Options) []string {
 	env["HOME"] = o.Dir
 	for k, v := range o.Env {
 		env[k] = v
+	}
+	if o.EgressProxy != nil {
+		for k, v := range egress.Env("http://" + isolation.EgressProxyAddr) {
+			env[k] = v
+		}
 	}
 	keys := make([]string, 0, len(env))
 	for k := range env {

@@ -96,6 +96,7 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 	}
 	rec = &execution.Record{
 		NetworkUse:     network,
+		AllowedDomains: append([]string{}, s.Engine.Policy().AllowedDomains...),
 		ExecutionID:    execution.NewID(),
 		ToolName:       req.ToolName,
 		ConversationID: req.ConversationID,

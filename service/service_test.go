@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/toolwarden/toolwarden/engine"
@@ -47,6 +48,30 @@ func TestSubmitRecordsNetworkUse(t *testing.T) {
 	py, _, err := s.Submit(context.Background(), &service.ToolRequest{PythonCode: "import requests\nrequests.get('https://pypi.org/simple/')"}, "agent", 0)
 	if err != nil || !py.NetworkUse {
 		t.Fatalf("python requests: %+v %v", py, err)
+	}
+}
+
+// TestSubmitStoresAllowedDomains: the record carries the policy's
+// allowed_domains as the scan saw them, in the store too, so an executor on
+// another host enforces the list that judged the scan.
+func TestSubmitStoresAllowedDomains(t *testing.T) {
+	s := newService(t)
+	rec, _, err := s.Submit(context.Background(), &service.ToolRequest{Command: "curl -fsS https://github.com/x/y -o y.txt"}, "agent", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := policies.Default().AllowedDomains
+	stored, err := s.Backend.Get(context.Background(), rec.ExecutionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) == 0 || !slices.Equal(rec.AllowedDomains, want) || !slices.Equal(stored.AllowedDomains, want) {
+		t.Fatalf("record %v, stored %v, want %v", rec.AllowedDomains, stored.AllowedDomains, want)
+	}
+	// The record's list is a copy: editing it does not edit the policy.
+	rec.AllowedDomains[0] = "evil.test"
+	if s.Engine.Policy().AllowedDomains[0] == "evil.test" {
+		t.Fatal("record shares the policy's slice")
 	}
 }
 

@@ -117,6 +117,7 @@ func executorConfig(cfg config.Config) (executor.Config, error) {
 		MaxResultBytes:  cfg.MaxResultBytes(),
 		ReductionRoot:   cfg.ReductionRoot(),
 		WorkspaceRoot:   abs,
+		Egress:          cfg.Security.Network,
 	}, nil
 }
 
