@@ -21,6 +21,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/isolation"
 	"github.com/toolwarden/toolwarden/mcp/gateway"
+	"github.com/toolwarden/toolwarden/workspace"
 )
 
 // Config is the whole service configuration.
@@ -54,10 +55,48 @@ type Config struct {
 
 	// Isolation is security.process_isolation.
 	Isolation isolation.Config `koanf:"-"`
+	// Security holds the security.* keys other than process_isolation.
+	Security Security `koanf:"security"`
 
 	// MCP is the MCP gateway: upstream MCP servers toolwarden guards and
 	// their isolation limits (external_mcp_*).
 	MCP gateway.Config `koanf:"mcp"`
+}
+
+// Security holds security.* keys read by this package.
+type Security struct {
+	// Workspace is security.workspace: per-conversation workspaces.
+	Workspace Workspace `koanf:"workspace"`
+}
+
+// Workspace configures the per-conversation workspaces (package
+// workspace): where they live, the uids they get, their disk bound and how
+// long an unused one is kept.
+type Workspace struct {
+	// Root holds every workspace (<data_dir>/workspaces when empty).
+	Root string `koanf:"root"`
+	// UIDRange is [min, max], inclusive: each workspace gets a uid of its
+	// own from it (default [1879048192, 1879113727]; reserve it: no host
+	// user or subuid range may overlap it).
+	UIDRange []int `koanf:"uid_range"`
+	// MaxBytes is workspace_max_bytes, the disk bound of one workspace
+	// (default 1 GiB; -1: no bound, only when configured explicitly).
+	MaxBytes int64 `koanf:"max_bytes"`
+	// TTL is how long an unused workspace is kept (default 24h; -1s: kept
+	// until its conversation is cancelled).
+	TTL time.Duration `koanf:"ttl"`
+}
+
+// WorkspaceRoot is where workspaces live (absolute).
+func (c Config) WorkspaceRoot() string {
+	root := c.Security.Workspace.Root
+	if root == "" {
+		root = filepath.Join(c.DataDir, "workspaces")
+	}
+	if abs, err := filepath.Abs(root); err == nil {
+		return abs
+	}
+	return root
 }
 
 // Agent holds the execution-governance timing keys.
@@ -95,6 +134,11 @@ func Default() Config {
 	c.MultiAgent.EinoMiddleware.ReductionEnable = true
 	c.MultiAgent.EinoMiddleware.ReductionMaxLengthForTrunc = 50000
 	c.Isolation.Mode = isolation.ModeAuto
+	c.Security.Workspace = Workspace{
+		UIDRange: []int{workspace.DefaultUIDMin, workspace.DefaultUIDMax},
+		MaxBytes: workspace.DefaultMaxBytes,
+		TTL:      workspace.DefaultTTL,
+	}
 	return c
 }
 
@@ -170,6 +214,15 @@ func (c Config) Validate() error {
 	}
 	if m := c.MultiAgent.EinoMiddleware.ReductionMaxLengthForTrunc; m < 1024 {
 		bad("multi_agent.eino_middleware.reduction_max_length_for_trunc", "must be >= 1024")
+	}
+	if r := c.Security.Workspace.UIDRange; len(r) != 2 || r[0] < 1000 || r[1] < r[0] {
+		bad("security.workspace.uid_range", fmt.Sprintf("%v: want [min, max] with 1000 <= min <= max", r))
+	}
+	if c.Security.Workspace.MaxBytes == 0 || c.Security.Workspace.MaxBytes < -1 {
+		bad("security.workspace.max_bytes", "must be > 0 (or -1 for no bound)")
+	}
+	if c.Security.Workspace.TTL == 0 {
+		bad("security.workspace.ttl", "must not be 0 (negative keeps workspaces until their conversation is cancelled)")
 	}
 	switch c.Isolation.Mode {
 	case "", isolation.ModeAuto, isolation.ModeRequired, isolation.ModeProcessGroup:

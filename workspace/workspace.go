@@ -289,3 +289,28 @@ func ownerOf(fi os.FileInfo) int {
 	}
 	return -1
 }
+
+// Locator finds workspace paths under a root without creating anything:
+// what the API side needs to judge a request's cwd where no Manager runs
+// (a server whose executors run elsewhere, reading the same config).
+type Locator struct {
+	// Root is the workspace root (security.workspace.root).
+	Root string
+}
+
+// Path is the host path of the workspace of a run (see Name).
+func (l Locator) Path(conversationID, executionID string) string {
+	return filepath.Join(l.Root, Name(conversationID, executionID))
+}
+
+// Key is the conversation key of a workspace: the owner (API key id) and
+// the conversation id together, so that two callers who pick the same
+// conversation id never share a workspace. "" when there is no
+// conversation (the run then gets a workspace of its own). Callers pass it
+// as the conversationID of Name, Path, Ensure and Open.
+func Key(ownerKeyID, conversationID string) string {
+	if conversationID == "" {
+		return ""
+	}
+	return fmt.Sprintf("%d:%s:%s", len(ownerKeyID), ownerKeyID, conversationID)
+}
