@@ -105,6 +105,14 @@ func TestConversationsAreSeparated(t *testing.T) {
 		t.Errorf("A's second run (cwd sub): %s %q %s, want it to see the first run's file", a2.Status, a2.Result, a2.Error)
 	}
 
+	// Content too long for -c runs from a script file: it lives in A's
+	// own workspace, owned by A's uid, readable by nobody else.
+	long := runTo(t, b, "agent-a", "conv-a", "", "#"+strings.Repeat("x", maxInlineCommand+10)+
+		"\nstat -c '%u %a' \"$0\"; dirname \"$0\"")
+	if want := strconv.Itoa(aUID) + " 600\n" + aPath + "\n"; long.Status != execution.StatusCompleted || long.Result != want {
+		t.Errorf("script run: %s %q %s, want %q", long.Status, long.Result, long.Error, want)
+	}
+
 	// Agent B, even with the same conversation id, and agent A in another
 	// conversation: each attempt prints LEAK only if it succeeded.
 	probe := strings.NewReplacer("@A@", aPath, "@NAME@", filepath.Base(aPath)).Replace(`
