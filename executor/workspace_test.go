@@ -108,7 +108,7 @@ func TestConversationsAreSeparated(t *testing.T) {
 	// Content too long for -c runs from a script file: it lives in A's
 	// own workspace, owned by A's uid, readable by nobody else.
 	long := runTo(t, b, "agent-a", "conv-a", "", "#"+strings.Repeat("x", maxInlineCommand+10)+
-		"\nstat -c '%u %a' \"$0\"; dirname \"$0\"")
+		"\nstat -c '%u %a' \"$0\"; cd \"$(dirname \"$0\")\" && pwd")
 	if want := strconv.Itoa(aUID) + " 600\n" + aPath + "\n"; long.Status != execution.StatusCompleted || long.Result != want {
 		t.Errorf("script run: %s %q %s, want %q", long.Status, long.Result, long.Error, want)
 	}
@@ -280,4 +280,26 @@ func mustJSON(t *testing.T, r *execution.Record) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestWorkspaceUnderClosedDataDir: with the workspace root inside a 0700
+// root-owned data dir, which no workload uid can traverse, runs still work
+// in their workspace, scripts included (reached through the cwd).
+func TestWorkspaceUnderClosedDataDir(t *testing.T) {
+	needRootWS(t)
+	dataDir := t.TempDir() // 0700, root-owned
+	m, err := wsp.New(wsp.Config{Root: filepath.Join(dataDir, "workspaces"), UIDMin: 311000, UIDMax: 311999})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := openEmbedded(t, 0)
+	start(t, b, openIso(t), Config{Workspaces: m})
+	r := runTo(t, b, "o", "c", "", "echo hi > f && cat f")
+	if r.Status != execution.StatusCompleted || r.Result != "hi\n" {
+		t.Errorf("command: %s %q %s", r.Status, r.Result, r.Error)
+	}
+	long := runTo(t, b, "o", "c", "", "#"+strings.Repeat("x", maxInlineCommand+10)+"\ncat f")
+	if long.Status != execution.StatusCompleted || long.Result != "hi\n" {
+		t.Errorf("script: %s %q %s", long.Status, long.Result, long.Error)
+	}
 }

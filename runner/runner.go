@@ -244,7 +244,7 @@ func Start(ctx context.Context, b isolation.Backend, opts Options) (*Handle, err
 		if err != nil {
 			return nil, err
 		}
-		args = append(args, h.script)
+		args = append(args, scriptArg(opts.Dir, h.script))
 	} else {
 		args = append(args, "-c", opts.Command)
 	}
@@ -486,6 +486,21 @@ func writeScript(dir, lang, body string, uid, gid int) (string, error) {
 		return "", fmt.Errorf("runner: close script file %s: %w", name, err)
 	}
 	return name, nil
+}
+
+// scriptArg names the script for the interpreter relative to the working
+// directory: the workload reaches it through its cwd (entered before the
+// uid drop), so no directory above the workspace needs to be traversable
+// by the workload's uid (a 0700 data dir stays closed).
+func scriptArg(dir, script string) string {
+	rel, err := filepath.Rel(dir, script)
+	if err != nil || filepath.IsAbs(rel) {
+		return script
+	}
+	if !strings.Contains(rel, "/") {
+		rel = "./" + rel // never a PATH search
+	}
+	return rel
 }
 
 // activityWriter feeds the run's output into the reduction Writer and
