@@ -57,14 +57,14 @@ func (d *Daemon) openWorkspace(rec *execution.Record, opts *runner.Options) (*ru
 	// The backend takes a Spec's hardening whole when any field is set,
 	// so the uid goes onto the configured set (or the defaults), never
 	// onto an otherwise empty one that would turn every layer off.
-	h := d.cfg.Hardening
-	if h == (isolation.Hardening{}) {
-		h = isolation.DefaultHardening()
-	}
 	if ws.UID > 0 {
+		h := d.cfg.Hardening
+		if h == (isolation.Hardening{}) {
+			h = isolation.DefaultHardening()
+		}
 		h.UID, h.GID = ws.UID, ws.GID
+		opts.Hardening = h
 	}
-	opts.Hardening = h
 	ok = true
 	return &runWorkspace{ws: ws, release: release}, nil
 }
