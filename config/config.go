@@ -22,6 +22,7 @@ import (
 	"github.com/toolwarden/toolwarden/internal/egress"
 	"github.com/toolwarden/toolwarden/isolation"
 	"github.com/toolwarden/toolwarden/mcp/gateway"
+	"github.com/toolwarden/toolwarden/workspace"
 )
 
 // Config is the whole service configuration.
@@ -52,7 +53,7 @@ type Config struct {
 
 	// Isolation is security.process_isolation.
 	Isolation isolation.Config `koanf:"-"`
-	// Security holds security.network (the per-run egress proxy).
+	// Security holds the security.* keys other than process_isolation.
 	Security Security `koanf:"security"`
 
 	// MCP is the MCP gateway: upstream MCP servers toolwarden guards and
@@ -60,14 +61,46 @@ type Config struct {
 	MCP gateway.Config `koanf:"mcp"`
 }
 
-// Security is the security section, apart from process_isolation (loaded
-// by the isolation package).
+// Security holds security.* keys read by this package (process_isolation is
+// loaded by the isolation package).
 type Security struct {
 	// Network is security.network: how a run that may use the network
 	// reaches it through its egress proxy. allow_host_loopback (default
 	// false) is dangerous: it lets runs reach the host's own services
 	// (Redis, databases, admin endpoints) under a listed name.
 	Network egress.Config `koanf:"network"`
+	// Workspace is security.workspace: per-conversation workspaces.
+	Workspace Workspace `koanf:"workspace"`
+}
+
+// Workspace configures the per-conversation workspaces (package
+// workspace): where they live, the uids they get, their disk bound and how
+// long an unused one is kept.
+type Workspace struct {
+	// Root holds every workspace (<data_dir>/workspaces when empty).
+	Root string `koanf:"root"`
+	// UIDRange is [min, max], inclusive: each workspace gets a uid of its
+	// own from it (default [1879048192, 1879113727]; reserve it: no host
+	// user or subuid range may overlap it).
+	UIDRange []int `koanf:"uid_range"`
+	// MaxBytes is workspace_max_bytes, the disk bound of one workspace
+	// (default 1 GiB; -1: no bound, only when configured explicitly).
+	MaxBytes int64 `koanf:"max_bytes"`
+	// TTL is how long an unused workspace is kept (default 24h; -1s: kept
+	// until its conversation is cancelled).
+	TTL time.Duration `koanf:"ttl"`
+}
+
+// WorkspaceRoot is where workspaces live (absolute).
+func (c Config) WorkspaceRoot() string {
+	root := c.Security.Workspace.Root
+	if root == "" {
+		root = filepath.Join(c.DataDir, "workspaces")
+	}
+	if abs, err := filepath.Abs(root); err == nil {
+		return abs
+	}
+	return root
 }
 
 // Agent holds the execution-governance timing keys.
@@ -104,6 +137,11 @@ func Default() Config {
 	c.MultiAgent.EinoMiddleware.ReductionEnable = true
 	c.MultiAgent.EinoMiddleware.ReductionMaxLengthForTrunc = 50000
 	c.Isolation.Mode = isolation.ModeAuto
+	c.Security.Workspace = Workspace{
+		UIDRange: []int{workspace.DefaultUIDMin, workspace.DefaultUIDMax},
+		MaxBytes: workspace.DefaultMaxBytes,
+		TTL:      workspace.DefaultTTL,
+	}
 	return c
 }
 
@@ -182,6 +220,15 @@ func (c Config) Validate() error {
 	}
 	if _, err := c.Security.Network.WithDefaults(); err != nil {
 		errs = append(errs, fmt.Errorf("config: %w", err))
+	}
+	if r := c.Security.Workspace.UIDRange; len(r) != 2 || r[0] < 1000 || r[1] < r[0] {
+		bad("security.workspace.uid_range", fmt.Sprintf("%v: want [min, max] with 1000 <= min <= max", r))
+	}
+	if c.Security.Workspace.MaxBytes == 0 || c.Security.Workspace.MaxBytes < -1 {
+		bad("security.workspace.max_bytes", "must be > 0 (or -1 for no bound)")
+	}
+	if c.Security.Workspace.TTL == 0 {
+		bad("security.workspace.ttl", "must not be 0 (negative keeps workspaces until their conversation is cancelled)")
 	}
 	switch c.Isolation.Mode {
 	case "", isolation.ModeAuto, isolation.ModeRequired, isolation.ModeProcessGroup:

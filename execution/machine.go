@@ -171,6 +171,13 @@ func ApplyFinish(r *Record, workerID string, final *Record, now time.Time) error
 	if final.StatusReason != "" {
 		r.StatusReason = final.StatusReason
 	}
+	if final.Workspace != "" {
+		r.Workspace, r.WorkspaceUID = final.Workspace, final.WorkspaceUID
+	}
+	if final.EffectiveTimeoutMS > 0 {
+		r.EffectiveTimeoutMS = final.EffectiveTimeoutMS
+	}
+	r.StopReason = final.StopReason
 	r.LeaseExpiresAt = nil
 	r.Env = nil // the run is over: environment values (maybe secrets) leave the store
 	r.Revision++

@@ -102,6 +102,23 @@ type Record struct {
 	// SpillPath is where the full output went when it exceeded the result limit.
 	SpillPath string `json:"spill_path,omitempty"`
 
+	// Workspace names the run's workspace: its directory name under the
+	// executor's workspace root (c-<hash> for a conversation, e-<hash> for a
+	// run without one). The host path is not recorded: it says nothing a
+	// caller needs and tells an attacker where the data dir lives.
+	Workspace string `json:"workspace,omitempty"`
+	// WorkspaceUID is the uid the run executed as (its workspace's owner);
+	// 0 when the executor was not root and kept its own uid.
+	WorkspaceUID int `json:"workspace_uid,omitempty"`
+	// EffectiveTimeoutMS is the hard timeout the run gets: the requested
+	// timeout clamped to the policy's max_timeout_seconds and the
+	// executor's agent.tool_timeout_minutes (the default when none was
+	// requested).
+	EffectiveTimeoutMS int64 `json:"effective_timeout_ms,omitempty"`
+	// StopReason is the machine-readable cause of a run the executor
+	// stopped for breaking a bound (StopWorkspaceLimit).
+	StopReason string `json:"stop_reason,omitempty"`
+
 	// Worker bookkeeping, written only through Claim, Heartbeat and Finish.
 	WorkerID       string     `json:"worker_id,omitempty"`
 	LeaseExpiresAt *time.Time `json:"lease_expires_at,omitempty"`
@@ -201,3 +218,7 @@ func cloneTime(t *time.Time) *time.Time {
 }
 
 func timePtr(t time.Time) *time.Time { return &t }
+
+// StopWorkspaceLimit is the StopReason of a run stopped (or refused)
+// because its workspace passed workspace_max_bytes.
+const StopWorkspaceLimit = "workspace_limit_exceeded"

@@ -14,6 +14,7 @@ import (
 	"github.com/toolwarden/toolwarden/isolation"
 	"github.com/toolwarden/toolwarden/reduction"
 	"github.com/toolwarden/toolwarden/runner"
+	wsp "github.com/toolwarden/toolwarden/workspace"
 )
 
 // Defaults for Config fields left zero.
@@ -72,8 +73,20 @@ type Config struct {
 	// (default reduction.DefaultRoot).
 	ReductionRoot string
 	// WorkspaceRoot is the working directory of runs whose record has no cwd
-	// (default: the daemon's working directory).
+	// (default: the daemon's working directory). Used only without
+	// Workspaces.
 	WorkspaceRoot string
+	// Workspaces, when set, gives every conversation (or every run without
+	// one) a workspace of its own with a uid of its own: the run's cwd is
+	// resolved inside it, it is the only read-write root, and its disk use
+	// is bounded (see package workspace). serve and executor always set it.
+	Workspaces *wsp.Manager
+	// DiskPoll is how often a running workspace is measured against its
+	// bound (default DefaultDiskPoll).
+	DiskPoll time.Duration
+	// JanitorInterval is how often idle workspaces are swept (default
+	// DefaultJanitorInterval).
+	JanitorInterval time.Duration
 	// Limits and Hardening are passed to every run (zero: the isolation
 	// backend's defaults).
 	Limits    isolation.Limits
@@ -128,6 +141,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.PartialInterval == 0 {
 		c.PartialInterval = runner.DefaultPartialInterval
+	}
+	if c.DiskPoll <= 0 {
+		c.DiskPoll = DefaultDiskPoll
+	}
+	if c.JanitorInterval <= 0 {
+		c.JanitorInterval = DefaultJanitorInterval
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

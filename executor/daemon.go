@@ -5,8 +5,10 @@
 // Each background duty lives in its own file: the claim loop and shutdown
 // (daemon.go), one execution from claim to Finish (worker.go), lease
 // heartbeats (heartbeat.go), cancel requests (canceller.go), partial-output
-// previews (partial.go), orphan reconciliation (reconciler.go) and the
-// mapping of a run's Result onto the record (result.go).
+// previews (partial.go), orphan reconciliation (reconciler.go), the run's
+// workspace (workspace.go), its disk bound while it runs (diskwatch.go),
+// the sweep of idle workspaces (janitor.go) and the mapping of a run's
+// Result onto the record (result.go).
 //
 // No record is ever lost: every path after a successful Claim ends in a
 // Finish (failed with the error text when the run could not even start), or
@@ -99,10 +101,14 @@ func (d *Daemon) Run(ctx context.Context) error {
 	ctx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
 	var bg sync.WaitGroup
-	bg.Add(1)
+	bg.Add(2)
 	go func() {
 		defer bg.Done()
 		d.reconcileLoop(ctx)
+	}()
+	go func() {
+		defer bg.Done()
+		d.janitorLoop(ctx)
 	}()
 
 	var runs sync.WaitGroup

@@ -25,6 +25,15 @@ func finalRecord(res *runner.Result, kind stopKind, reason string, opts runner.O
 		Result:           res.Output,
 		IsolationBackend: res.Backend,
 		SpillPath:        res.SpillPath,
+
+		EffectiveTimeoutMS: opts.Timeout.Milliseconds(),
+	}
+	if kind == stopWorkspaceLimit {
+		// The run was killed for its workspace, whatever status the kill
+		// produced: it failed, and the record says why.
+		f.Status = execution.StatusFailed
+		f.StopReason = execution.StopWorkspaceLimit
+		f.StatusReason = reason
 	}
 	f.IsError = f.Status != execution.StatusCompleted
 	f.Cleanup, f.CleanupDetail = cleanupOutcome(res.Cleanup)
@@ -34,6 +43,8 @@ func finalRecord(res *runner.Result, kind stopKind, reason string, opts runner.O
 	case execution.StatusCompleted:
 	case execution.StatusFailed:
 		switch {
+		case kind == stopWorkspaceLimit:
+			errs = append(errs, "stopped: "+reason)
 		case res.Signal != "":
 			errs = append(errs, "killed by signal "+res.Signal)
 		default:
@@ -91,7 +102,7 @@ func cleanupOutcome(s string) (execution.Cleanup, string) {
 
 // startFailed is the outcome of a record whose run could not start:
 // nothing ran, so nothing is left to clean up.
-func startFailed(err error) *execution.Record {
+func startFailed(err error, opts runner.Options) *execution.Record {
 	now := time.Now()
 	return &execution.Record{
 		Status:  execution.StatusFailed,
@@ -99,6 +110,8 @@ func startFailed(err error) *execution.Record {
 		Error:   "could not start: " + err.Error(),
 		IsError: true,
 		Cleanup: execution.CleanupDone,
+
+		EffectiveTimeoutMS: opts.Timeout.Milliseconds(),
 	}
 }
 

@@ -28,6 +28,10 @@ const (
 	// stopLeaseLost: this worker no longer owns the record; it must kill the
 	// workload and stop writing (reconciliation records the outcome).
 	stopLeaseLost
+	// stopWorkspaceLimit: the run's workspace passed workspace_max_bytes;
+	// the run is finished as failed with StopReason
+	// execution.StopWorkspaceLimit.
+	stopWorkspaceLimit
 )
 
 // maxInlineCommand is the largest content passed as a `-c` argument; longer
@@ -144,12 +148,23 @@ func (d *Daemon) execute(r *run) {
 	pw := newPartialWriter(d, r)
 	opts, err := d.options(r.rec, pw.offer)
 	if err != nil {
-		d.finish(r, startFailed(err))
+		d.finish(r, startFailed(err, opts))
 		return
 	}
+	ws, err := d.openWorkspace(r.rec, &opts)
+	if err != nil {
+		f := startFailed(err, opts)
+		var le *limitError
+		if errors.As(err, &le) {
+			f.StopReason, f.StatusReason = execution.StopWorkspaceLimit, err.Error()
+		}
+		d.finish(r, f)
+		return
+	}
+	defer ws.close()
 	proxy, err := d.egressProxy(r.rec)
 	if err != nil {
-		d.finish(r, startFailed(err))
+		d.finish(r, startFailed(err, opts))
 		return
 	}
 	if proxy != nil {
@@ -162,12 +177,18 @@ func (d *Daemon) execute(r *run) {
 			d.isoFailures.Add(1)
 		}
 		log.Warn("run could not start", "err", err)
-		d.finish(r, startFailed(err))
+		f := startFailed(err, opts)
+		ws.stamp(f)
+		d.finish(r, f)
 		return
 	}
 	d.isoFailures.Store(0)
 	r.setHandle(h)
 	pw.start(sup, &duties)
+	if ws != nil && d.cfg.Workspaces.MaxBytes() > 0 {
+		duties.Add(1)
+		go func() { defer duties.Done(); d.watchDisk(sup, r, ws.ws.Path, d.cfg.Workspaces.MaxBytes()) }()
+	}
 	log.Info("run started", "pid", h.Pid(), "isolation", d.iso.Name())
 
 	res := h.Wait()
@@ -182,6 +203,7 @@ func (d *Daemon) execute(r *run) {
 		return
 	}
 	final := finalRecord(res, kind, reason, opts)
+	ws.stamp(final)
 	closeEgress(proxy, final)
 	d.finish(r, final)
 }
@@ -217,8 +239,10 @@ func (d *Daemon) options(rec *execution.Record, onPartial func(reduction.Partial
 	if rec.TimeoutMS < 0 {
 		return o, fmt.Errorf("timeout_ms %d is negative", rec.TimeoutMS)
 	}
+	// The effective hard timeout is min(requested, tool_timeout_minutes):
+	// a request may shorten its run, never lengthen it past the config.
 	if rec.TimeoutMS > 0 {
-		o.Timeout = time.Duration(rec.TimeoutMS) * time.Millisecond
+		o.Timeout = min(time.Duration(rec.TimeoutMS)*time.Millisecond, d.cfg.Timeout)
 	}
 	if len(rec.Content) > maxInlineCommand {
 		o.Script = rec.Content

@@ -74,16 +74,20 @@ type Options struct {
 	// Command is a command line, run with `bash -c` or `python3 -c`.
 	// Exactly one of Command and Script is set.
 	Command string
-	// Script is a script body, written to a 0600 temp file inside Dir and
-	// run with bash or python3; the file is removed after the run.
+	// Script is a script body, written to a 0600 temp file inside
+	// Workspace (owned by the workload's uid) and run with bash or python3;
+	// the file is removed after the run.
 	Script string
 	// Interpreter overrides the program that runs the command or script
 	// (a path or a name on PATH); by default bash or python3 from PATH.
 	Interpreter string
-	// Dir is the working directory and the workspace (HOME, and the
-	// read-write root under Landlock); the daemon's working directory when
-	// empty.
+	// Dir is the working directory; the daemon's working directory when
+	// empty. It must be Workspace or under it.
 	Dir string
+	// Workspace is the run's workspace: HOME, the only read-write root
+	// (isolation.Spec.Workspace) and where a Script is written. Dir when
+	// empty.
+	Workspace string
 	// Env is set explicitly for the run and wins over the allowlist and
 	// over HOME.
 	Env map[string]string
@@ -240,11 +244,11 @@ func Start(ctx context.Context, b isolation.Backend, opts Options) (*Handle, err
 	args := []string{interp}
 	if opts.Script != "" {
 		uid, gid := workloadUID(opts.Hardening)
-		h.script, err = writeScript(opts.Dir, opts.Language, opts.Script, uid, gid)
+		h.script, err = writeScript(opts.Workspace, opts.Language, opts.Script, uid, gid)
 		if err != nil {
 			return nil, err
 		}
-		args = append(args, h.script)
+		args = append(args, scriptArg(opts.Dir, h.script))
 	} else {
 		args = append(args, "-c", opts.Command)
 	}
@@ -256,7 +260,7 @@ func Start(ctx context.Context, b isolation.Backend, opts Options) (*Handle, err
 		Stdin:       opts.Stdin,
 		Stdout:      activityWriter{h},
 		Stderr:      activityWriter{h},
-		Workspace:   opts.Dir,
+		Workspace:   opts.Workspace,
 		Limits:      opts.Limits,
 		Hardening:   opts.Hardening,
 		EgressProxy: opts.EgressProxy,
@@ -317,6 +321,17 @@ func withDefaults(o Options) (Options, error) {
 		return o, fmt.Errorf("runner: working directory %s is not a directory", dir)
 	}
 	o.Dir = dir
+	if o.Workspace == "" {
+		o.Workspace = dir
+	}
+	ws, err := filepath.Abs(o.Workspace)
+	if err != nil {
+		return o, fmt.Errorf("runner: workspace %q: %w", o.Workspace, err)
+	}
+	o.Workspace = filepath.Clean(ws)
+	if o.Dir != o.Workspace && !strings.HasPrefix(o.Dir, o.Workspace+string(filepath.Separator)) {
+		return o, fmt.Errorf("runner: working directory %s is outside the workspace %s", o.Dir, o.Workspace)
+	}
 	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout
 	}
@@ -408,7 +423,7 @@ func buildEnv(o Options) []string {
 	if _, ok := env["PATH"]; !ok {
 		env["PATH"] = defaultPath
 	}
-	env["HOME"] = o.Dir
+	env["HOME"] = o.Workspace
 	for k, v := range o.Env {
 		env[k] = v
 	}
@@ -479,6 +494,21 @@ func writeScript(dir, lang, body string, uid, gid int) (string, error) {
 		return "", fmt.Errorf("runner: close script file %s: %w", name, err)
 	}
 	return name, nil
+}
+
+// scriptArg names the script for the interpreter relative to the working
+// directory: the workload reaches it through its cwd (entered before the
+// uid drop), so no directory above the workspace needs to be traversable
+// by the workload's uid (a 0700 data dir stays closed).
+func scriptArg(dir, script string) string {
+	rel, err := filepath.Rel(dir, script)
+	if err != nil || filepath.IsAbs(rel) {
+		return script
+	}
+	if !strings.Contains(rel, "/") {
+		rel = "./" + rel // never a PATH search
+	}
+	return rel
 }
 
 // activityWriter feeds the run's output into the reduction Writer and

@@ -258,6 +258,9 @@ func (s *Server) cancelConversation(c echo.Context) error {
 			return err
 		}
 		ids = got
+		if err := s.conversationCancelled(ctx, conv, ""); err != nil {
+			return err
+		}
 	} else {
 		f := execution.Filter{ConversationID: conv, Owner: keyOf(c).ID, Limit: execution.MaxListLimit}
 		for {
@@ -278,6 +281,9 @@ func (s *Server) cancelConversation(c echo.Context) error {
 				break
 			}
 			f.Cursor = next
+		}
+		if err := s.conversationCancelled(ctx, conv, keyOf(c).ID); err != nil {
+			return err
 		}
 	}
 	if ids == nil {

@@ -42,6 +42,20 @@ type Config struct {
 	MaxWait time.Duration
 	// ReductionRoot is where spilled outputs live, for the output endpoint.
 	ReductionRoot string
+	// Workspaces locates run workspaces, so that an execution's cwd is
+	// judged against the workspace it will run in (service.Service); nil
+	// accepts only relative cwds.
+	Workspaces interface {
+		Path(conversationID, executionID string) string
+	}
+	// MaxTimeout is agent.tool_timeout_minutes: requested timeouts are
+	// clamped to it (and to the policy's max_timeout_seconds).
+	MaxTimeout time.Duration
+	// ConversationCancelled, when set, is called for every owner whose
+	// executions of a conversation a cancel covered, after they were
+	// cancelled: the embedded executor removes that conversation's
+	// workspace (deferred while a run still holds it).
+	ConversationCancelled func(ctx context.Context, ownerKeyID, conversationID string)
 }
 
 // DefaultListen is the loopback address the server binds by default.
@@ -88,7 +102,10 @@ type Server struct {
 func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.Store) *Server {
 	cfg.defaults()
 	s := &Server{cfg: cfg, eng: eng, backend: backend, keys: keys, metrics: newMetrics(backend),
-		svc: &service.Service{Engine: eng, Backend: backend}}
+		svc: &service.Service{Engine: eng, Backend: backend, MaxTimeout: cfg.MaxTimeout}}
+	if cfg.Workspaces != nil {
+		s.svc.Workspaces = cfg.Workspaces
+	}
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true

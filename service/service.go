@@ -23,6 +23,18 @@ import (
 type Service struct {
 	Engine  *engine.Engine
 	Backend execution.Backend
+	// Workspaces locates the workspace a run will get, to judge its cwd:
+	// a relative cwd is joined to the workspace, an absolute one must lie
+	// under it (symlinks resolved when the workspace is on this host).
+	// When nil, only relative cwds (and none) are accepted for executions.
+	Workspaces interface {
+		Path(conversationID, executionID string) string
+	}
+	// MaxTimeout is the configured hard timeout (agent.tool_timeout_minutes):
+	// the run's timeout when none is requested and the cap of a requested
+	// one, with the policy's max_timeout_seconds. Zero: not known here (the
+	// executor still clamps).
+	MaxTimeout time.Duration
 }
 
 // TooLargeError reports content over the scan size bound, naming the field.
@@ -90,14 +102,19 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 	if req.TimeoutSeconds < 0 {
 		return nil, false, &FieldError{"timeout_seconds", "must be >= 0"}
 	}
+	id := execution.NewID()
+	if err := s.checkCwd(req, owner, id); err != nil {
+		return nil, false, err
+	}
 	rep, network, err := s.scan(ctx, req, pieces)
 	if err != nil {
 		return nil, false, err
 	}
+	timeoutMS, effectiveMS := s.timeouts(req.TimeoutSeconds)
 	rec = &execution.Record{
 		NetworkUse:     network,
 		AllowedDomains: append([]string{}, s.Engine.Policy().AllowedDomains...),
-		ExecutionID:    execution.NewID(),
+		ExecutionID:    id,
 		ToolName:       req.ToolName,
 		ConversationID: req.ConversationID,
 		Language:       rep.Language,
@@ -105,9 +122,11 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 		Cwd:            req.Cwd,
 		EnvNames:       sortedKeys(req.Env),
 		Env:            req.Env,
-		TimeoutMS:      int64(req.TimeoutSeconds * 1000),
-		OwnerKeyID:     owner,
-		SafetyReport:   rep,
+		TimeoutMS:      timeoutMS,
+
+		EffectiveTimeoutMS: effectiveMS,
+		OwnerKeyID:         owner,
+		SafetyReport:       rep,
 	}
 	switch {
 	case rep.Decision == sdk.Deny:

@@ -42,8 +42,8 @@ type executorFlags struct {
 	// dataDir holds the spilled outputs (<data-dir>/reduction unless
 	// reduction_root_dir is set) and the default workspace.
 	dataDir string
-	// workspace is the working directory of runs whose request has no cwd
-	// (default <data-dir>/workspace).
+	// workspace is the root of the per-conversation workspaces
+	// (security.workspace.root; default <data-dir>/workspaces).
 	workspace   string
 	workerID    string
 	concurrency int
@@ -80,7 +80,7 @@ as cancelled ("executor shutdown") and exits.`,
 	fl.StringVar(&f.prefix, "redis-prefix", "", "prefix of every Redis key; the same on servers and executors (default from the config: toolwarden)")
 	fl.StringVar(&f.pool, "pool", redisq.DefaultPool, "executor pool (Redis stream and consumer group)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "data directory: spilled outputs under DIR/reduction, default workspace DIR/workspace (default from the config: data)")
-	fl.StringVar(&f.workspace, "workspace", "", "working directory of runs that request none (default DATA-DIR/workspace)")
+	fl.StringVar(&f.workspace, "workspace", "", "root of the per-conversation workspaces (security.workspace.root; default DATA-DIR/workspaces)")
 	fl.StringVar(&f.workerID, "worker-id", "", "worker id, unique per executor (default hostname-pid-random)")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "executions run at once (default from the config: 4)")
 	fl.DurationVar(&f.lease, "lease", execution.DefaultLeaseTTL, "lease TTL; the same on every server and executor of the store")
@@ -133,7 +133,10 @@ func executorConfigFromFlags(f executorFlags, logger *slog.Logger) (config.Confi
 		if err != nil {
 			return cfg, ecfg, fmt.Errorf("--workspace %q: %w", f.workspace, err)
 		}
-		ecfg.WorkspaceRoot = ws
+		cfg.Security.Workspace.Root = ws
+		if ecfg.Workspaces, err = openWorkspaces(cfg); err != nil {
+			return cfg, ecfg, err
+		}
 	}
 	ecfg.WorkerID = f.workerID
 	ecfg.Lease = f.lease

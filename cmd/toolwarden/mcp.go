@@ -19,6 +19,7 @@ import (
 	"github.com/toolwarden/toolwarden/mcp"
 	"github.com/toolwarden/toolwarden/mcp/gateway"
 	"github.com/toolwarden/toolwarden/service"
+	wsp "github.com/toolwarden/toolwarden/workspace"
 )
 
 func init() { subcommands = append(subcommands, newMCPCmd) }
@@ -78,7 +79,8 @@ func serveMCPStdio(ctx context.Context, cfg config.Config, identity string) erro
 	}
 	defer st.close()
 	pol := st.pol
-	svc := &service.Service{Engine: st.eng, Backend: st.backend}
+	svc := &service.Service{Engine: st.eng, Backend: st.backend, MaxTimeout: cfg.ToolTimeout(),
+		Workspaces: wsp.Locator{Root: cfg.WorkspaceRoot()}}
 
 	srv, closeMCP, err := newMCPServer(ctx, cfg, svc, mcp.FixedIdentity(mcp.Caller{ID: identity}), log)
 	if err != nil {

@@ -293,7 +293,7 @@ func TestMCPStdioExec(t *testing.T) {
 	ws := workspace(t)
 
 	var ex execRecord
-	tr := s.tool("exec", map[string]any{"command": "echo hi", "cwd": ws}, &ex)
+	tr := s.tool("exec", map[string]any{"command": "echo hi"}, &ex)
 	if tr.IsError || ex.Status != "completed" || ex.Result != "hi\n" || ex.ExitCode == nil || *ex.ExitCode != 0 {
 		t.Errorf("exec echo hi: isError %v status %q result %q exit %v", tr.IsError, ex.Status, ex.Result, ex.ExitCode)
 	}
@@ -311,7 +311,7 @@ func TestMCPStdioExec(t *testing.T) {
 	// A denied call is blocked and nothing runs.
 	marker := filepath.Join(ws, "MARKER")
 	ex = execRecord{}
-	tr = s.tool("exec", map[string]any{"command": "touch MARKER && rm -rf /", "cwd": ws}, &ex)
+	tr = s.tool("exec", map[string]any{"command": "touch " + marker + " && rm -rf /"}, &ex)
 	if !tr.IsError || ex.Status != "blocked" {
 		t.Errorf("exec of rm -rf /: isError %v status %q, want a blocked error", tr.IsError, ex.Status)
 	}
@@ -324,7 +324,7 @@ func TestMCPStdioExec(t *testing.T) {
 
 	// run_python runs Python.
 	ex = execRecord{}
-	s.tool("run_python", map[string]any{"code": "print(6 * 7)\n", "cwd": ws}, &ex)
+	s.tool("run_python", map[string]any{"code": "print(6 * 7)\n", "cwd": "."}, &ex)
 	if ex.Status != "completed" || ex.Result != "42\n" {
 		t.Errorf("run_python: status %q result %q, want completed and 42", ex.Status, ex.Result)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/toolwarden/toolwarden/policies"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/server"
+	wsp "github.com/toolwarden/toolwarden/workspace"
 )
 
 func init() { subcommands = append(subcommands, newServeCmd) }
@@ -99,26 +100,35 @@ func openBackend(ctx context.Context, cfg config.Config) (execution.Backend, err
 }
 
 // executorConfig maps the service configuration onto an executor's.
+// Every conversation (or run without one) gets a workspace of its own
+// under security.workspace.root, owned by a uid of its own.
 func executorConfig(cfg config.Config) (executor.Config, error) {
-	ws := filepath.Join(cfg.DataDir, "workspace")
-	// Workloads run as an unprivileged uid: the shared workspace is
-	// world-writable and sticky, like /tmp.
-	if err := os.MkdirAll(ws, 0o755); err != nil {
-		return executor.Config{}, fmt.Errorf("create workspace %s: %w", ws, err)
+	m, err := openWorkspaces(cfg)
+	if err != nil {
+		return executor.Config{}, err
 	}
-	if err := os.Chmod(ws, 0o1777); err != nil {
-		return executor.Config{}, fmt.Errorf("create workspace %s: %w", ws, err)
-	}
-	abs, _ := filepath.Abs(ws)
 	return executor.Config{
 		Concurrency:     cfg.Concurrency,
 		Timeout:         cfg.ToolTimeout(),
 		NoOutputTimeout: cfg.NoOutputTimeout(),
 		MaxResultBytes:  cfg.MaxResultBytes(),
 		ReductionRoot:   cfg.ReductionRoot(),
-		WorkspaceRoot:   abs,
+		Workspaces:      m,
 		Egress:          cfg.Security.Network,
 	}, nil
+}
+
+// openWorkspaces opens the workspace manager of security.workspace.
+func openWorkspaces(cfg config.Config) (*wsp.Manager, error) {
+	w := cfg.Security.Workspace
+	m, err := wsp.New(wsp.Config{
+		Root: cfg.WorkspaceRoot(), UIDMin: w.UIDRange[0], UIDMax: w.UIDRange[1],
+		MaxBytes: w.MaxBytes, TTL: w.TTL,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("security.workspace: %w", err)
+	}
+	return m, nil
 }
 
 func serve(ctx context.Context, cfg config.Config, out io.Writer) error {
@@ -144,13 +154,24 @@ func serve(ctx context.Context, cfg config.Config, out io.Writer) error {
 		fmt.Fprintf(out, "toolwarden: created the first admin API key (shown once, store it now):\n%s\n", token)
 	}
 
-	srv := server.New(server.Config{
+	scfg := server.Config{
 		Listen:        cfg.Listen,
 		RatePerSecond: cfg.RatePerSecond,
 		RateBurst:     cfg.RateBurst,
 		WaitTimeout:   cfg.WaitTimeout(),
 		ReductionRoot: cfg.ReductionRoot(),
-	}, eng, backend, keys)
+		MaxTimeout:    cfg.ToolTimeout(),
+		Workspaces:    wsp.Locator{Root: cfg.WorkspaceRoot()},
+	}
+	if m := st.workspaces; m != nil {
+		scfg.Workspaces = m
+		scfg.ConversationCancelled = func(_ context.Context, owner, conv string) {
+			if err := m.RemoveConversation(wsp.Key(owner, conv)); err != nil {
+				log.Warn("remove conversation workspace", "conversation_id", conv, "err", err)
+			}
+		}
+	}
+	srv := server.New(scfg, eng, backend, keys)
 	_ = server.RegisterQueueGauge(backend)
 	srv.Ready = func(context.Context) error { return st.executorErr() }
 

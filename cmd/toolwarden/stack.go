@@ -15,6 +15,7 @@ import (
 	"github.com/toolwarden/toolwarden/executor"
 	"github.com/toolwarden/toolwarden/isolation"
 	"github.com/toolwarden/toolwarden/sdk"
+	wsp "github.com/toolwarden/toolwarden/workspace"
 )
 
 // stack is what `serve` and `mcp` both run behind their front door: the
@@ -28,6 +29,9 @@ type stack struct {
 	// when none runs.
 	execDone chan error
 	closers  []func()
+	// workspaces is the embedded executor's workspace manager (nil
+	// without one).
+	workspaces *wsp.Manager
 }
 
 // openStack opens every part in order and undoes what it opened when a
@@ -67,6 +71,7 @@ func openStack(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *sta
 	if err != nil {
 		return nil, err
 	}
+	s.workspaces = ecfg.Workspaces
 	ecfg.Exclusive = cfg.RedisURL == ""
 	ecfg.Logger = log
 	d, err := executor.New(s.backend, iso, ecfg)
