@@ -35,6 +35,11 @@ type Config struct {
 	RedisURL string `koanf:"redis_url"`
 	// RedisPrefix namespaces every Redis key of this deployment.
 	RedisPrefix string `koanf:"redis_prefix"`
+	// RedisTLSCAFile is a PEM CA bundle trusted for rediss:// URLs besides
+	// the system roots.
+	RedisTLSCAFile string `koanf:"redis_tls_ca_file"`
+	// Security holds the service's secrets (security.secrets_key).
+	Security Security `koanf:"security"`
 	// EmbeddedExecutor runs an executor inside `serve` (default true).
 	EmbeddedExecutor bool `koanf:"embedded_executor"`
 	// Concurrency is the number of runs one executor runs at once.
@@ -58,6 +63,17 @@ type Config struct {
 	// MCP is the MCP gateway: upstream MCP servers toolwarden guards and
 	// their isolation limits (external_mcp_*).
 	MCP gateway.Config `koanf:"mcp"`
+}
+
+// Security holds secrets under security.* (security.process_isolation is
+// read separately into Config.Isolation).
+type Security struct {
+	// SecretsKey is the master key (32 bytes, hex or base64; generate with
+	// `openssl rand -hex 32`): env values in Redis are sealed and API key
+	// records signed with keys derived from it. Required with Redis, the
+	// same on every server and executor; embedded, a key is generated once
+	// into <data_dir>/secrets.key when unset.
+	SecretsKey string `koanf:"secrets_key"`
 }
 
 // Agent holds the execution-governance timing keys.
@@ -100,7 +116,8 @@ func Default() Config {
 
 // Load reads path (skipped when empty) over the defaults, then the
 // environment: TOOLWARDEN_LISTEN, TOOLWARDEN_DATA_DIR, TOOLWARDEN_POLICY,
-// TOOLWARDEN_REDIS_URL, TOOLWARDEN_REDIS_PREFIX, TOOLWARDEN_ISOLATION_MODE.
+// TOOLWARDEN_REDIS_URL, TOOLWARDEN_REDIS_PREFIX, TOOLWARDEN_REDIS_TLS_CA_FILE,
+// TOOLWARDEN_SECRETS_KEY, TOOLWARDEN_ISOLATION_MODE.
 // Errors name the file and the key.
 func Load(path string) (Config, error) {
 	c := Default()
@@ -122,11 +139,13 @@ func Load(path string) (Config, error) {
 		c.Isolation = iso
 	}
 	env := map[string]*string{
-		"TOOLWARDEN_LISTEN":       &c.Listen,
-		"TOOLWARDEN_DATA_DIR":     &c.DataDir,
-		"TOOLWARDEN_POLICY":       &c.Policy,
-		"TOOLWARDEN_REDIS_URL":    &c.RedisURL,
-		"TOOLWARDEN_REDIS_PREFIX": &c.RedisPrefix,
+		"TOOLWARDEN_LISTEN":            &c.Listen,
+		"TOOLWARDEN_DATA_DIR":          &c.DataDir,
+		"TOOLWARDEN_POLICY":            &c.Policy,
+		"TOOLWARDEN_REDIS_URL":         &c.RedisURL,
+		"TOOLWARDEN_REDIS_PREFIX":      &c.RedisPrefix,
+		"TOOLWARDEN_REDIS_TLS_CA_FILE": &c.RedisTLSCAFile,
+		"TOOLWARDEN_SECRETS_KEY":       &c.Security.SecretsKey,
 	}
 	for name, dst := range env {
 		if v, ok := os.LookupEnv(name); ok {
