@@ -21,6 +21,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/isolation"
 	"github.com/toolwarden/toolwarden/mcp/gateway"
+	"github.com/toolwarden/toolwarden/secrets"
 )
 
 // Config is the whole service configuration.
@@ -189,6 +190,11 @@ func (c Config) Validate() error {
 	}
 	if m := c.MultiAgent.EinoMiddleware.ReductionMaxLengthForTrunc; m < 1024 {
 		bad("multi_agent.eino_middleware.reduction_max_length_for_trunc", "must be >= 1024")
+	}
+	if c.Security.SecretsKey != "" {
+		if _, err := secrets.ParseKey(c.Security.SecretsKey); err != nil {
+			bad("security.secrets_key", "want 32 bytes as 64 hex digits or base64 (openssl rand -hex 32)")
+		}
 	}
 	switch c.Isolation.Mode {
 	case "", isolation.ModeAuto, isolation.ModeRequired, isolation.ModeProcessGroup:

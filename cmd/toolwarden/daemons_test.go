@@ -40,8 +40,35 @@ func TestExecutorNeedsItsStore(t *testing.T) {
 	wantContains(t, "stderr", r.stderr, "--redis")
 
 	// Port 1 on loopback refuses connections: the store is unreachable.
-	r = tw(t, "executor", "--redis", "redis://127.0.0.1:1/0", "--isolation", "process_group",
+	r = invocation{env: []string{"TOOLWARDEN_SECRETS_KEY=" + testSecretsKeyHex}}.run(t, "executor",
+		"--redis", "redis://127.0.0.1:1/0", "--isolation", "process_group",
 		"--data-dir", t.TempDir(), "--workspace", t.TempDir())
 	wantCode(t, r, 3)
 	wantContains(t, "stderr", r.stderr, "store", "127.0.0.1:1")
+}
+
+// testSecretsKeyHex is the master key of test deployments.
+const testSecretsKeyHex = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"
+
+// TestRedisModeNeedsSecretsKey: serve and executor on Redis refuse to start
+// without the master key (env values would otherwise be stored in plain
+// text and key records trusted unsigned), and the error names the key.
+func TestRedisModeNeedsSecretsKey(t *testing.T) {
+	noKey := invocation{env: []string{"TOOLWARDEN_SECRETS_KEY="}}
+	r := noKey.run(t, "executor", "--redis", "redis://127.0.0.1:1/0", "--isolation", "process_group",
+		"--data-dir", t.TempDir(), "--workspace", t.TempDir())
+	wantCode(t, r, 3)
+	wantContains(t, "stderr", r.stderr, "security.secrets_key", "TOOLWARDEN_SECRETS_KEY")
+	r = noKey.run(t, "serve", "--redis", "redis://127.0.0.1:1/0", "--no-executor", "--listen", "127.0.0.1:0",
+		"--data-dir", t.TempDir())
+	wantCode(t, r, 3)
+	wantContains(t, "stderr", r.stderr, "security.secrets_key", "TOOLWARDEN_SECRETS_KEY")
+	bad := invocation{env: []string{"TOOLWARDEN_SECRETS_KEY=short"}}
+	r = bad.run(t, "serve", "--redis", "redis://127.0.0.1:1/0", "--no-executor", "--listen", "127.0.0.1:0",
+		"--data-dir", t.TempDir())
+	wantCode(t, r, 3)
+	wantContains(t, "stderr", r.stderr, "security.secrets_key")
+	if strings.Contains(r.stderr, "short") {
+		t.Fatalf("the error repeats the key value: %s", r.stderr)
+	}
 }

@@ -86,12 +86,21 @@ func Open(dataDir string, opts Options) (*Backend, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("open executions store: create %s: %w", dataDir, err)
 	}
+	if err := os.Chmod(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("open executions store: %s: %w", dataDir, err)
+	}
 	lock, err := lockDir(filepath.Join(dataDir, DBFile+".lock"))
 	if err != nil {
 		return nil, fmt.Errorf("open executions store %s: %w", dataDir, err)
 	}
 	path := filepath.Join(dataDir, DBFile)
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)"
+	if err := privateFiles(path); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("open executions store %s: %w", path, err)
+	}
+	// secure_delete: deleted and overwritten content is zeroed, not left in
+	// free pages of the file.
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=secure_delete(ON)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		lock.Close()
@@ -140,6 +149,33 @@ func (b *Backend) orphanPrevious() error {
 		}
 	}
 	return nil
+}
+
+// privateFiles creates the database file 0600 (whatever the umask) before
+// SQLite opens it, and fixes the modes of existing ones: SQLite gives the
+// -wal and -shm files the mode of the database file, so they follow.
+func privateFiles(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal", path + ".lock"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// SecureDelete reports SQLite's secure_delete setting (1 when on), so
+// tests and check tools can see the store zeroes what it deletes.
+func (b *Backend) SecureDelete() int {
+	var v int
+	if err := b.db.QueryRow(`PRAGMA secure_delete`).Scan(&v); err != nil {
+		return -1
+	}
+	return v
 }
 
 // Close releases the database and the directory lock; watchers end.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/toolwarden/toolwarden/execution"
@@ -91,5 +92,43 @@ func TestEnvLostAtRestartFailsNotRuns(t *testing.T) {
 	}
 	if got.Status != execution.StatusFailed || got.StatusReason != embedded.EnvLostReason {
 		t.Fatalf("record after restart: status %s reason %q", got.Status, got.StatusReason)
+	}
+}
+
+// TestFilesPrivateUnderUmaskZero: created under umask 000, the store's
+// directory is 0700 and the database, -wal and -shm files 0600; and
+// secure_delete is on.
+func TestFilesPrivateUnderUmaskZero(t *testing.T) {
+	old := syscall.Umask(0)
+	defer syscall.Umask(old)
+	dir := filepath.Join(t.TempDir(), "data")
+	b, err := embedded.Open(dir, embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := b.Create(context.Background(), &execution.Record{Language: "bash", Content: "true"}); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(dir)
+	if fi.Mode().Perm() != 0o700 {
+		t.Fatalf("store dir %v", fi.Mode().Perm())
+	}
+	seen := 0
+	for _, f := range []string{embedded.DBFile, embedded.DBFile + "-wal", embedded.DBFile + "-shm", embedded.DBFile + ".lock"} {
+		fi, err := os.Stat(filepath.Join(dir, f))
+		if err != nil {
+			continue
+		}
+		seen++
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s is %v, want 0600", f, fi.Mode().Perm())
+		}
+	}
+	if seen < 3 {
+		t.Fatalf("expected the db, its -wal and lock to exist, saw %d", seen)
+	}
+	if v := b.SecureDelete(); v != 1 {
+		t.Fatalf("secure_delete = %d, want 1", v)
 	}
 }
