@@ -75,6 +75,14 @@ func TestForgedRedisRecordRefused(t *testing.T) {
 			}
 		}
 	}
+	// Garbage in the hash refuses nothing else.
+	rdb.HSet(ctx, prefix+"keys", "junk", "{not json")
+	if got, err := s.Authenticate(agentToken); err != nil || got.ID != agent.ID {
+		t.Fatalf("a junk field broke other keys: %+v %v", got, err)
+	}
+	if _, err := s.List(); err != nil {
+		t.Fatalf("a junk field broke listing: %v", err)
+	}
 	// Tampering: the agent's own record with its role raised.
 	real.Role = RoleAdmin
 	raw, _ := json.Marshal(real)
