@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -67,10 +68,12 @@ type Key struct {
 	Role      Role      `json:"role"`
 	Hash      string    `json:"hash,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
+	// MAC authenticates the stored record (see mac.go); never shown.
+	MAC string `json:"mac,omitempty"`
 }
 
-// Public returns k without its hash, for listing.
-func (k Key) Public() Key { k.Hash = ""; return k }
+// Public returns k without its hash and MAC, for listing.
+func (k Key) Public() Key { k.Hash, k.MAC = "", ""; return k }
 
 // Errors returned by Authenticate.
 var (
@@ -86,7 +89,9 @@ const tokenPrefix = "tw_"
 // (Open: one server) or in Redis (OpenRedis: every server of a deployment
 // sees the same keys, so a key created on one works on all).
 type Store struct {
-	kv keyKV
+	kv     keyKV
+	macKey []byte
+	log    *slog.Logger
 }
 
 // keyKV is where keys are kept.
@@ -99,11 +104,16 @@ type keyKV interface {
 
 // Open loads the file key store at path, creating an empty one when absent.
 // The file is rewritten atomically (temp file + rename) with mode 0600.
-func Open(path string) (*Store, error) {
+// Records are verified against the MAC key of opts (WithSecretsKey).
+func Open(path string, opts ...Option) (*Store, error) {
 	f := &fileKV{path: path, keys: map[string]Key{}}
+	s := &Store{kv: f}
+	if err := s.apply(opts); err != nil {
+		return nil, fmt.Errorf("open key store %s: %w", path, err)
+	}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return &Store{kv: f}, nil
+		return s, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open key store %s: %w", path, err)
@@ -115,7 +125,7 @@ func Open(path string) (*Store, error) {
 	for _, k := range keys {
 		f.keys[k.ID] = k
 	}
-	return &Store{kv: f}, nil
+	return s, nil
 }
 
 func hashToken(token string) string {
@@ -138,7 +148,7 @@ func (s *Store) Create(name string, role Role) (string, Key, error) {
 	}
 	id := randomHex(6)
 	token := tokenPrefix + id + "_" + randomHex(32)
-	k := Key{ID: id, Name: name, Role: role, Hash: hashToken(token), CreatedAt: time.Now().UTC()}
+	k := s.sign(Key{ID: id, Name: name, Role: role, Hash: hashToken(token), CreatedAt: time.Now().UTC()})
 	if err := s.kv.put(k); err != nil {
 		return "", Key{}, fmt.Errorf("create key: %w", err)
 	}
@@ -151,7 +161,10 @@ func (s *Store) Import(id, name, token string, role Role) (Key, error) {
 	if len(token) < 16 {
 		return Key{}, fmt.Errorf("key %s: token must be at least 16 characters", id)
 	}
-	k := Key{ID: id, Name: name, Role: role, Hash: hashToken(token), CreatedAt: time.Now().UTC()}
+	if _, err := ParseRole(string(role)); err != nil {
+		return Key{}, err
+	}
+	k := s.sign(Key{ID: id, Name: name, Role: role, Hash: hashToken(token), CreatedAt: time.Now().UTC()})
 	if err := s.kv.put(k); err != nil {
 		return Key{}, fmt.Errorf("import key %s: %w", id, err)
 	}
@@ -196,6 +209,15 @@ func (s *Store) Authenticate(token string) (Key, error) {
 	if !ok {
 		return Key{}, ErrInvalidKey
 	}
+	// The token matches a record; the record must also be one a server
+	// wrote. A forged or tampered record (a role raised, a hash planted)
+	// does not authenticate.
+	if !s.verified(found) {
+		return Key{}, ErrInvalidKey
+	}
+	if _, err := ParseRole(string(found.Role)); err != nil {
+		return Key{}, ErrInvalidKey
+	}
 	return found.Public(), nil
 }
 
@@ -209,7 +231,8 @@ func tokenID(token string) (string, bool) {
 	return id, ok && id != ""
 }
 
-// List returns every key without hashes, oldest first.
+// List returns every key without hashes, oldest first. Records whose MAC
+// does not verify are left out (and logged): they are not keys.
 func (s *Store) List() ([]Key, error) {
 	all, err := s.kv.all()
 	if err != nil {
@@ -217,6 +240,9 @@ func (s *Store) List() ([]Key, error) {
 	}
 	out := make([]Key, 0, len(all))
 	for _, k := range all {
+		if !s.verified(k) {
+			continue
+		}
 		out = append(out, k.Public())
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })

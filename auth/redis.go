@@ -14,12 +14,20 @@ import (
 // key id, value = the key as JSON with its hash), shared by every server
 // of a deployment. Redis errors surface from each call; Authenticate then
 // fails closed.
-func OpenRedis(ctx context.Context, rdb *redis.Client, prefix string) (*Store, error) {
+//
+// Records carry a MAC (see mac.go): anything that can write the hash but
+// does not hold the server secret cannot add a key. Shared deployments
+// pass WithSecretsKey with the deployment's master key.
+func OpenRedis(ctx context.Context, rdb *redis.Client, prefix string, opts ...Option) (*Store, error) {
 	kv := &redisKV{rdb: rdb, key: prefix + "keys", timeout: 3 * time.Second}
+	s := &Store{kv: kv}
+	if err := s.apply(opts); err != nil {
+		return nil, fmt.Errorf("open redis key store: %w", err)
+	}
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		return nil, fmt.Errorf("open redis key store: %w", err)
 	}
-	return &Store{kv: kv}, nil
+	return s, nil
 }
 
 type redisKV struct {
@@ -44,7 +52,9 @@ func (r *redisKV) get(id string) (Key, bool, error) {
 	}
 	var k Key
 	if err := json.Unmarshal(b, &k); err != nil {
-		return Key{}, false, fmt.Errorf("redis key store: key %s: %w", id, err)
+		// Not a record a server wrote: the same as a record with a bad MAC,
+		// and no reason to fail the other keys.
+		return Key{ID: id}, true, nil
 	}
 	return k, true, nil
 }
@@ -60,7 +70,9 @@ func (r *redisKV) all() ([]Key, error) {
 	for id, v := range m {
 		var k Key
 		if err := json.Unmarshal([]byte(v), &k); err != nil {
-			return nil, fmt.Errorf("redis key store: key %s: %w", id, err)
+			// Undecodable: kept as an empty record, which fails its MAC
+			// check (refused, logged), rather than failing every key.
+			k = Key{ID: id}
 		}
 		out = append(out, k)
 	}

@@ -39,11 +39,11 @@ func TestRedisKeysAreShared(t *testing.T) {
 	rand.Read(b)
 	prefix := "twtest:" + hex.EncodeToString(b) + ":"
 	t.Cleanup(func() { rdb.Del(context.Background(), prefix+"keys") })
-	a, err := OpenRedis(context.Background(), rdb, prefix)
+	a, err := OpenRedis(context.Background(), rdb, prefix, WithSecretsKey(testMaster))
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := OpenRedis(context.Background(), rdb, prefix)
+	other, err := OpenRedis(context.Background(), rdb, prefix, WithSecretsKey(testMaster))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/toolwarden/toolwarden/internal/egress"
 	"github.com/toolwarden/toolwarden/isolation"
 	"github.com/toolwarden/toolwarden/mcp/gateway"
+	"github.com/toolwarden/toolwarden/secrets"
 	"github.com/toolwarden/toolwarden/workspace"
 )
 
@@ -37,6 +38,9 @@ type Config struct {
 	RedisURL string `koanf:"redis_url"`
 	// RedisPrefix namespaces every Redis key of this deployment.
 	RedisPrefix string `koanf:"redis_prefix"`
+	// RedisTLSCAFile is a PEM CA bundle trusted for rediss:// URLs besides
+	// the system roots.
+	RedisTLSCAFile string `koanf:"redis_tls_ca_file"`
 	// EmbeddedExecutor runs an executor inside `serve` (default true).
 	EmbeddedExecutor bool `koanf:"embedded_executor"`
 	// Concurrency is the number of runs one executor runs at once.
@@ -71,6 +75,12 @@ type Security struct {
 	Network egress.Config `koanf:"network"`
 	// Workspace is security.workspace: per-conversation workspaces.
 	Workspace Workspace `koanf:"workspace"`
+	// SecretsKey is the master key (32 bytes, hex or base64; generate with
+	// `openssl rand -hex 32`): env values in Redis are sealed and API key
+	// records signed with keys derived from it. Required with Redis, the
+	// same on every server and executor; embedded, a key is generated once
+	// into <data_dir>/secrets.key when unset.
+	SecretsKey string `koanf:"secrets_key"`
 }
 
 // Workspace configures the per-conversation workspaces (package
@@ -147,7 +157,8 @@ func Default() Config {
 
 // Load reads path (skipped when empty) over the defaults, then the
 // environment: TOOLWARDEN_LISTEN, TOOLWARDEN_DATA_DIR, TOOLWARDEN_POLICY,
-// TOOLWARDEN_REDIS_URL, TOOLWARDEN_REDIS_PREFIX, TOOLWARDEN_ISOLATION_MODE.
+// TOOLWARDEN_REDIS_URL, TOOLWARDEN_REDIS_PREFIX, TOOLWARDEN_REDIS_TLS_CA_FILE,
+// TOOLWARDEN_SECRETS_KEY, TOOLWARDEN_ISOLATION_MODE.
 // Errors name the file and the key.
 func Load(path string) (Config, error) {
 	c := Default()
@@ -169,11 +180,13 @@ func Load(path string) (Config, error) {
 		c.Isolation = iso
 	}
 	env := map[string]*string{
-		"TOOLWARDEN_LISTEN":       &c.Listen,
-		"TOOLWARDEN_DATA_DIR":     &c.DataDir,
-		"TOOLWARDEN_POLICY":       &c.Policy,
-		"TOOLWARDEN_REDIS_URL":    &c.RedisURL,
-		"TOOLWARDEN_REDIS_PREFIX": &c.RedisPrefix,
+		"TOOLWARDEN_LISTEN":            &c.Listen,
+		"TOOLWARDEN_DATA_DIR":          &c.DataDir,
+		"TOOLWARDEN_POLICY":            &c.Policy,
+		"TOOLWARDEN_REDIS_URL":         &c.RedisURL,
+		"TOOLWARDEN_REDIS_PREFIX":      &c.RedisPrefix,
+		"TOOLWARDEN_REDIS_TLS_CA_FILE": &c.RedisTLSCAFile,
+		"TOOLWARDEN_SECRETS_KEY":       &c.Security.SecretsKey,
 	}
 	for name, dst := range env {
 		if v, ok := os.LookupEnv(name); ok {
@@ -229,6 +242,11 @@ func (c Config) Validate() error {
 	}
 	if c.Security.Workspace.TTL == 0 {
 		bad("security.workspace.ttl", "must not be 0 (negative keeps workspaces until their conversation is cancelled)")
+	}
+	if c.Security.SecretsKey != "" {
+		if _, err := secrets.ParseKey(c.Security.SecretsKey); err != nil {
+			bad("security.secrets_key", "want 32 bytes as 64 hex digits or base64 (openssl rand -hex 32)")
+		}
 	}
 	switch c.Isolation.Mode {
 	case "", isolation.ModeAuto, isolation.ModeRequired, isolation.ModeProcessGroup:

@@ -305,7 +305,7 @@ func launchServer(t testing.TB, o serverOpts, cleanup func(func())) (*server, er
 		return nil, fmt.Errorf("write serve config: %w", err)
 	}
 	args := []string{"serve", "--listen", fmt.Sprintf("127.0.0.1:%d", o.Port), "--data-dir", o.DataDir, "--config", cfgPath}
-	env := []string{"TOOLWARDEN_ADMIN_KEY=" + o.Key}
+	env := []string{"TOOLWARDEN_ADMIN_KEY=" + o.Key, "TOOLWARDEN_SECRETS_KEY=" + e2eSecretsKey}
 	if o.RedisURL != "" {
 		args = append(args, "--redis", o.RedisURL)
 		env = append(env, "TOOLWARDEN_REDIS_PREFIX="+o.RedisPrefix)
@@ -337,6 +337,10 @@ func needExecutorCommand(t testing.TB) {
 	}
 }
 
+// e2eSecretsKey is the master key (security.secrets_key) every server and
+// executor of a test deployment shares.
+const e2eSecretsKey = "5e2e5e2e5e2e5e2e5e2e5e2e5e2e5e2e5e2e5e2e5e2e5e2e5e2e5e2e5e2e5e2e"
+
 // startExecutor starts `toolwarden executor` on a Redis backend with its
 // own cgroup root, workspace and data dir, plus args (for example
 // --concurrency, --lease); it is stopped when the test ends.
@@ -357,7 +361,7 @@ func startExecutor(t testing.TB, redisURL, prefix string, args ...string) *proc 
 	}
 	all := append([]string{"executor", "--redis", redisURL, "--config", cfgPath,
 		"--data-dir", filepath.Join(dir, "data"), "--workspace", ws}, args...)
-	p := startProc(t, "executor", []string{"TOOLWARDEN_REDIS_PREFIX=" + prefix}, binPath, all...)
+	p := startProc(t, "executor", []string{"TOOLWARDEN_REDIS_PREFIX=" + prefix, "TOOLWARDEN_SECRETS_KEY=" + e2eSecretsKey}, binPath, all...)
 	t.Cleanup(func() {
 		p.stop()
 		if t.Failed() {

@@ -78,9 +78,11 @@ type Record struct {
 	// values are never stored because they may be secrets.
 	EnvNames []string `json:"env_names,omitempty"`
 	// Env holds the values of the requested environment for the workload.
-	// They may be secrets, so they are kept in the store only while the
-	// record can still run (cleared when it becomes terminal) and never
-	// returned by the API or the MCP tools (see Public).
+	// They may be secrets: backends never store them in plain text (the
+	// embedded store keeps them in memory, Redis seals them with AES-GCM)
+	// and hand them over only with the record Claim returns; they are
+	// dropped when the record is claimed or ends, and never returned by the
+	// API or the MCP tools (see Public).
 	Env       map[string]string `json:"env,omitempty"`
 	TimeoutMS int64             `json:"timeout_ms,omitempty"`
 	// NetworkUse records that the scan found network use in the content;

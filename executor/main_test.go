@@ -153,9 +153,12 @@ func redisPrefix(t *testing.T) string {
 	return p
 }
 
+// testSecretsKey is the master key shared by the test's stores and executors.
+var testSecretsKey = bytes.Repeat([]byte{5}, 32)
+
 func openRedis(t testing.TB, prefix string, lease time.Duration) *redisq.Backend {
 	t.Helper()
-	b, err := redisq.Open(context.Background(), redisq.Options{URL: redisURL(), Prefix: prefix, LeaseTTL: lease})
+	b, err := redisq.Open(context.Background(), redisq.Options{URL: redisURL(), Prefix: prefix, LeaseTTL: lease, SecretsKey: testSecretsKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +360,7 @@ func runChildExecutor() int {
 		return fail(err)
 	}
 	ctx := context.Background()
-	b, err := redisq.Open(ctx, redisq.Options{URL: os.Getenv("TW_CHILD_REDIS"), Prefix: os.Getenv("TW_CHILD_PREFIX"), LeaseTTL: lease})
+	b, err := redisq.Open(ctx, redisq.Options{URL: os.Getenv("TW_CHILD_REDIS"), Prefix: os.Getenv("TW_CHILD_PREFIX"), LeaseTTL: lease, SecretsKey: testSecretsKey})
 	if err != nil {
 		return fail(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolwarden/toolwarden/config"
+	"github.com/toolwarden/toolwarden/datadir"
 	"github.com/toolwarden/toolwarden/execution"
 	"github.com/toolwarden/toolwarden/execution/redisq"
 	"github.com/toolwarden/toolwarden/executor"
@@ -151,7 +152,16 @@ func runExecutor(ctx context.Context, f executorFlags, stderr io.Writer) error {
 	if err != nil {
 		return usageErr(fmt.Errorf("executor: %w", err))
 	}
-	store, err := redisq.Open(ctx, redisq.Options{URL: cfg.RedisURL, Prefix: cfg.RedisPrefix, Pool: f.pool, LeaseTTL: ecfg.Lease})
+	master, err := masterKey(cfg)
+	if err != nil {
+		return usageErr(fmt.Errorf("executor: %w", err))
+	}
+	if err := datadir.Secure(cfg.DataDir, logger); err != nil {
+		return usageErr(fmt.Errorf("executor: %w", err))
+	}
+	ro := redisOptions(cfg, master)
+	ro.Pool, ro.LeaseTTL = f.pool, ecfg.Lease
+	store, err := redisq.Open(ctx, ro)
 	if err != nil {
 		return usageErr(fmt.Errorf("executor: %w", err))
 	}

@@ -149,7 +149,13 @@ func gatewayWorkerID() string {
 // get/wait/cancel tools find.
 func openGatewayStore(ctx context.Context, cfg config.Config, workerID string) (execution.Backend, error) {
 	if cfg.RedisURL != "" {
-		b, err := redisq.Open(ctx, redisq.Options{URL: cfg.RedisURL, Prefix: cfg.RedisPrefix, Pool: workerID})
+		master, err := masterKey(cfg)
+		if err != nil {
+			return nil, err
+		}
+		o := redisOptions(cfg, master)
+		o.Pool = workerID
+		b, err := redisq.Open(ctx, o)
 		if err != nil {
 			return nil, fmt.Errorf("open redis store for the mcp gateway: %w", err)
 		}

@@ -7,10 +7,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
 
 	"github.com/toolwarden/toolwarden/auth"
@@ -86,7 +84,11 @@ func openPolicy(name string) (*sdk.Policy, error) {
 // embedded store in the data directory.
 func openBackend(ctx context.Context, cfg config.Config) (execution.Backend, error) {
 	if cfg.RedisURL != "" {
-		b, err := redisq.Open(ctx, redisq.Options{URL: cfg.RedisURL, Prefix: cfg.RedisPrefix})
+		master, err := masterKey(cfg)
+		if err != nil {
+			return nil, err
+		}
+		b, err := redisq.Open(ctx, redisOptions(cfg, master))
 		if err != nil {
 			return nil, fmt.Errorf("open redis backend: %w", err)
 		}
@@ -201,18 +203,4 @@ func storeName(cfg config.Config) string {
 		return "redis"
 	}
 	return "embedded (" + cfg.DataDir + ")"
-}
-
-// openKeys opens the API key store: in Redis when the deployment shares one
-// (every server then accepts the same keys), else keys.json in the data
-// directory.
-func openKeys(ctx context.Context, cfg config.Config) (*auth.Store, error) {
-	if cfg.RedisURL == "" {
-		return auth.Open(filepath.Join(cfg.DataDir, "keys.json"))
-	}
-	opt, err := redis.ParseURL(cfg.RedisURL)
-	if err != nil {
-		return nil, fmt.Errorf("redis url: %w", err)
-	}
-	return auth.OpenRedis(ctx, redis.NewClient(opt), cfg.RedisPrefix+":")
 }

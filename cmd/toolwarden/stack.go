@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 
 	"github.com/spf13/pflag"
 
 	"github.com/toolwarden/toolwarden/config"
+	"github.com/toolwarden/toolwarden/datadir"
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/execution"
 	"github.com/toolwarden/toolwarden/executor"
@@ -44,8 +44,10 @@ func openStack(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *sta
 			s.close()
 		}
 	}()
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("create data dir: %w", err)
+	// 0700 / 0600 whatever the umask; a directory left readable by others
+	// is fixed here and the log says so.
+	if err := datadir.Secure(cfg.DataDir, log); err != nil {
+		return nil, err
 	}
 	if s.pol, err = openPolicy(cfg.Policy); err != nil {
 		return nil, err

@@ -15,6 +15,7 @@
 #   TOOLWARDEN_REDIS_URL     Redis (default redis://127.0.0.1:6379/0)
 #   TOOLWARDEN_REDIS_PREFIX  key prefix of this cluster (default toolwarden:cluster:)
 #   TOOLWARDEN_ADMIN_KEY     admin key of every server (default: a new random one)
+#   TOOLWARDEN_SECRETS_KEY   master key shared by servers and executors (default: a new random one)
 #   BASE_PORT                first server port (default 8080)
 #   CLUSTER_DIR              data dirs, configs and logs (default .cluster)
 #
@@ -33,6 +34,11 @@ if [[ -z "${TOOLWARDEN_ADMIN_KEY:-}" ]]; then
 	TOOLWARDEN_ADMIN_KEY="tw_cluster_$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')"
 fi
 export TOOLWARDEN_ADMIN_KEY
+# Env values in Redis are sealed, and key records signed, under this key.
+if [[ -z "${TOOLWARDEN_SECRETS_KEY:-}" ]]; then
+	TOOLWARDEN_SECRETS_KEY="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
+fi
+export TOOLWARDEN_SECRETS_KEY
 
 die() { echo "cluster: $*" >&2; exit 1; }
 [[ "$N" =~ ^[0-9]+$ && "$M" =~ ^[0-9]+$ ]] || die "N and M must be numbers (got N=$N M=$M)"

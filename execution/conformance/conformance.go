@@ -44,6 +44,8 @@ func Run(t *testing.T, open func(t *testing.T) execution.Backend) {
 		{"Reconcile", testReconcile},
 		{"RestartDurability", testDurability},
 		{"ThousandRecordsEightProducersFourWorkers", testMany},
+		{"EnvHeldUntilClaim", testEnvHeldUntilClaim},
+		{"EnvMissingFailsClaim", testEnvMissingFailsClaim},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
@@ -59,7 +61,7 @@ func ctxT(t *testing.T) context.Context {
 func newRecord(conv, tool string) *execution.Record {
 	return &execution.Record{
 		Status: execution.StatusQueued, ToolName: tool, ConversationID: conv,
-		Language: "bash", Content: "echo hi", Cwd: "/tmp", EnvNames: []string{"PATH"},
+		Language: "bash", Content: "echo hi", Cwd: "/tmp",
 		TimeoutMS: 60000, OwnerKeyID: "key-1",
 	}
 }

@@ -7,6 +7,13 @@
 // process at a time (an exclusive lock file), which is what lets Open mark
 // every record still running from the previous process as orphaned: its
 // worker cannot be alive.
+//
+// Environment values (they may be secrets) never reach the database: they
+// are held in this process's memory from Create until the executor claims
+// the record (or it is cancelled or otherwise ends), and handed over with
+// the claimed record only. A restart loses them, so a record that needed an
+// environment and lost it is failed at claim ("env lost at restart;
+// resubmit"), never run without it.
 package embedded
 
 import (
@@ -50,6 +57,9 @@ type Backend struct {
 	queued   chan struct{} // closed and replaced when a record is enqueued
 	watchers map[string]map[chan struct{}]struct{}
 	done     chan struct{}
+	// env holds the environment values of records that may still run,
+	// by execution id; never written to disk. Guarded by mu.
+	env map[string]map[string]string
 }
 
 var _ execution.Backend = (*Backend)(nil)
@@ -76,12 +86,21 @@ func Open(dataDir string, opts Options) (*Backend, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("open executions store: create %s: %w", dataDir, err)
 	}
+	if err := os.Chmod(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("open executions store: %s: %w", dataDir, err)
+	}
 	lock, err := lockDir(filepath.Join(dataDir, DBFile+".lock"))
 	if err != nil {
 		return nil, fmt.Errorf("open executions store %s: %w", dataDir, err)
 	}
 	path := filepath.Join(dataDir, DBFile)
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)"
+	if err := privateFiles(path); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("open executions store %s: %w", path, err)
+	}
+	// secure_delete: deleted and overwritten content is zeroed, not left in
+	// free pages of the file.
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=secure_delete(ON)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		lock.Close()
@@ -96,6 +115,7 @@ func Open(dataDir string, opts Options) (*Backend, error) {
 	b := &Backend{
 		db: db, lock: lock, lease: opts.LeaseTTL, now: opts.Now,
 		queued: make(chan struct{}), watchers: map[string]map[chan struct{}]struct{}{}, done: make(chan struct{}),
+		env: map[string]map[string]string{},
 	}
 	if b.lease <= 0 {
 		b.lease = execution.DefaultLeaseTTL
@@ -129,6 +149,33 @@ func (b *Backend) orphanPrevious() error {
 		}
 	}
 	return nil
+}
+
+// privateFiles creates the database file 0600 (whatever the umask) before
+// SQLite opens it, and fixes the modes of existing ones: SQLite gives the
+// -wal and -shm files the mode of the database file, so they follow.
+func privateFiles(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal", path + ".lock"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// SecureDelete reports SQLite's secure_delete setting (1 when on), so
+// tests and check tools can see the store zeroes what it deletes.
+func (b *Backend) SecureDelete() int {
+	var v int
+	if err := b.db.QueryRow(`PRAGMA secure_delete`).Scan(&v); err != nil {
+		return -1
+	}
+	return v
 }
 
 // Close releases the database and the directory lock; watchers end.
@@ -202,7 +249,10 @@ func (b *Backend) load(ctx context.Context, id string) (*execution.Record, error
 // write stores r (caller holds mu) and, when enqueue, gives it the next queue
 // position; a record that is not queued leaves the queue.
 func (b *Backend) write(ctx context.Context, r *execution.Record, enqueue bool) error {
-	doc, err := r.Marshal()
+	if !mayRun(r.Status) {
+		delete(b.env, r.ExecutionID)
+	}
+	doc, err := marshalWithoutEnv(r)
 	if err != nil {
 		return fmt.Errorf("encode execution %s: %w", r.ExecutionID, err)
 	}
@@ -245,7 +295,7 @@ func (b *Backend) Create(ctx context.Context, r *execution.Record) error {
 	if err := execution.PrepareNew(r, b.now()); err != nil {
 		return err
 	}
-	doc, err := r.Marshal()
+	doc, err := marshalWithoutEnv(r)
 	if err != nil {
 		return fmt.Errorf("encode execution %s: %w", r.ExecutionID, err)
 	}
@@ -271,9 +321,33 @@ func (b *Backend) Create(ctx context.Context, r *execution.Record) error {
 	if _, err := b.db.ExecContext(ctx, q, args...); err != nil {
 		return dbErr("create execution "+r.ExecutionID, err)
 	}
+	if len(r.Env) > 0 && mayRun(r.Status) {
+		env := make(map[string]string, len(r.Env))
+		for k, v := range r.Env {
+			env[k] = v
+		}
+		b.env[r.ExecutionID] = env
+	}
 	b.notify(r.ExecutionID, enqueue)
 	return nil
 }
+
+// mayRun reports whether a record in status s can still be run, so its
+// environment must be kept until the claim.
+func mayRun(s execution.Status) bool {
+	return s == execution.StatusQueued || s == execution.StatusPendingReview
+}
+
+// marshalWithoutEnv encodes r as stored: without environment values.
+func marshalWithoutEnv(r *execution.Record) ([]byte, error) {
+	c := *r
+	c.Env = nil
+	return c.Marshal()
+}
+
+// EnvLostReason is the status reason of a record that needed environment
+// values this process no longer holds (they are kept in memory only).
+const EnvLostReason = "env lost at restart; resubmit"
 
 // Get implements execution.Backend.
 func (b *Backend) Get(ctx context.Context, id string) (*execution.Record, error) {
@@ -371,6 +445,11 @@ func (b *Backend) tryClaim(ctx context.Context, workerID string) (*execution.Rec
 	if err := b.checkOpen(); err != nil {
 		return nil, nil, err
 	}
+	return b.tryClaimLocked(ctx, workerID)
+}
+
+// tryClaimLocked claims the first queued record; caller holds mu.
+func (b *Backend) tryClaimLocked(ctx context.Context, workerID string) (*execution.Record, <-chan struct{}, error) {
 	recs, err := b.queryDocs(ctx, `SELECT doc FROM executions WHERE queue_seq IS NOT NULL ORDER BY queue_seq LIMIT 1`)
 	if err != nil {
 		return nil, nil, fmt.Errorf("claim: %w", err)
@@ -379,13 +458,28 @@ func (b *Backend) tryClaim(ctx context.Context, workerID string) (*execution.Rec
 		return nil, b.queued, nil
 	}
 	r := recs[0]
-	if err := execution.ApplyClaim(r, workerID, b.now(), b.lease); err != nil {
+	env, held := b.env[r.ExecutionID]
+	now := b.now()
+	if err := execution.ApplyClaim(r, workerID, now, b.lease); err != nil {
 		return nil, nil, err
+	}
+	if len(r.EnvNames) > 0 && !held {
+		// The values were in the memory of a previous process: running
+		// without them would silently run something else than was asked.
+		if err := execution.ApplyFinish(r, workerID, execution.EnvLostOutcome(EnvLostReason), now); err != nil {
+			return nil, nil, err
+		}
+		if err := b.write(ctx, r, false); err != nil {
+			return nil, nil, err
+		}
+		return b.tryClaimLocked(ctx, workerID)
 	}
 	if err := b.write(ctx, r, false); err != nil {
 		return nil, nil, err
 	}
-	return r.Clone(), nil, nil
+	out := r.Clone()
+	out.Env = env // handed to the executor only; the store forgets them
+	return out, nil, nil
 }
 
 // modify is the read-modify-write skeleton of every other write.

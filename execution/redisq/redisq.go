@@ -19,10 +19,17 @@
 // lease expiry), queue:<pool> (the stream; its consumer group is the pool
 // name) and the pub/sub channel ev:<id>. For Redis Cluster put a hash tag in
 // the prefix (for example "{toolwarden}:") so the transactions stay in one slot.
+//
+// Environment values (they may be secrets) are never part of the record:
+// they are sealed with AES-256-GCM under a key derived from
+// Options.SecretsKey (random nonce, the execution id as associated data) in
+// env:<id>, and that key is deleted in the transaction that claims the
+// record (the executor keeps the values in memory) or ends it otherwise.
 package redisq
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -32,6 +39,8 @@ import (
 
 	"github.com/toolwarden/toolwarden/execution"
 	"github.com/toolwarden/toolwarden/execution/internal/watch"
+	"github.com/toolwarden/toolwarden/redisconn"
+	"github.com/toolwarden/toolwarden/secrets"
 )
 
 // Defaults for Options.
@@ -70,6 +79,14 @@ type Options struct {
 	// Now is the clock used for leases (default time.Now). Executors on
 	// different hosts compare lease times, so their clocks must be synced.
 	Now func() time.Time
+	// SecretsKey is the deployment's master key (security.secrets_key),
+	// the same on every server and executor. Without it a record carrying
+	// environment values is refused at Create, and one found at claim is
+	// failed: values are never stored in plain text.
+	SecretsKey []byte
+	// TLSCAFile is a PEM bundle trusted for rediss:// URLs, in addition to
+	// the system roots (see redisconn).
+	TLSCAFile string
 }
 
 // Backend is the Redis execution.Backend.
@@ -85,6 +102,8 @@ type Backend struct {
 	now         func() time.Time
 	done        chan struct{}
 	closeOnce   chan struct{}
+	// envBox seals environment values; nil without Options.SecretsKey.
+	envBox *secrets.Box
 }
 
 var _ execution.Backend = (*Backend)(nil)
@@ -95,16 +114,23 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 	b := &Backend{rdb: o.Client, prefix: o.Prefix, pool: o.Pool, lease: o.LeaseTTL, claimIdle: o.ClaimIdle,
 		finishedTTL: o.FinishedTTL, now: o.Now, done: make(chan struct{}), closeOnce: make(chan struct{}, 1)}
 	b.closeOnce <- struct{}{}
+	if o.SecretsKey != nil {
+		box, err := secrets.NewEnvBox(o.SecretsKey)
+		if err != nil {
+			return nil, fmt.Errorf("open redis execution store: %w", err)
+		}
+		b.envBox = box
+	}
 	if b.rdb == nil {
 		u := o.URL
 		if u == "" {
 			u = "redis://127.0.0.1:6379/0"
 		}
-		ro, err := redis.ParseURL(u)
+		c, err := redisconn.NewClient(redisconn.Options{URL: u, TLSCAFile: o.TLSCAFile})
 		if err != nil {
-			return nil, fmt.Errorf("open redis execution store: parse url: %w", err)
+			return nil, fmt.Errorf("open redis execution store: %w", err)
 		}
-		b.rdb, b.ownsClient = redis.NewClient(ro), true
+		b.rdb, b.ownsClient = c, true
 	}
 	if b.prefix == "" {
 		b.prefix = DefaultPrefix
@@ -196,6 +222,7 @@ func (b *Backend) convKey(c string) string   { return b.prefix + "conv:" + c }
 func (b *Backend) evChan(id string) string   { return b.prefix + "ev:" + id }
 func (b *Backend) idxKey() string            { return b.prefix + "idx" }
 func (b *Backend) runningKey() string        { return b.prefix + "running" }
+func (b *Backend) envKey(id string) string   { return b.prefix + "env:" + id }
 func score(r *execution.Record) float64      { us, _ := execution.SortKey(r); return float64(us) }
 func leaseScore(r *execution.Record) float64 { return float64(r.LeaseExpiresAt.UnixMilli()) }
 
@@ -231,6 +258,9 @@ func (b *Backend) queueWrite(ctx context.Context, pipe redis.Pipeliner, r *execu
 	}
 	if enqueue {
 		pipe.XAdd(ctx, &redis.XAddArgs{Stream: b.stream, Values: map[string]any{"id": r.ExecutionID}})
+	}
+	if !mayRun(r.Status) {
+		pipe.Del(ctx, b.envKey(r.ExecutionID))
 	}
 	pipe.Publish(ctx, b.evChan(r.ExecutionID), strconv.FormatInt(r.Revision, 10))
 }
@@ -290,7 +320,7 @@ func (b *Backend) modify(ctx context.Context, op, id string,
 		if !changed {
 			return nil
 		}
-		doc, err := r.Marshal()
+		doc, err := marshalWithoutEnv(r)
 		if err != nil {
 			return fmt.Errorf("%s: encode: %w", op, err)
 		}
@@ -311,9 +341,15 @@ func (b *Backend) Create(ctx context.Context, r *execution.Record) error {
 		return err
 	}
 	op := "create execution " + r.ExecutionID
-	doc, err := r.Marshal()
+	doc, err := marshalWithoutEnv(r)
 	if err != nil {
 		return fmt.Errorf("%s: encode: %w", op, err)
+	}
+	var sealed []byte
+	if len(r.Env) > 0 && mayRun(r.Status) {
+		if sealed, err = b.sealEnv(r); err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
 	}
 	key := b.recKey(r.ExecutionID)
 	return b.txn(ctx, op, key, func(tx *redis.Tx) error {
@@ -328,6 +364,9 @@ func (b *Backend) Create(ctx context.Context, r *execution.Record) error {
 			z := redis.Z{Score: score(r), Member: r.ExecutionID}
 			pipe.ZAdd(ctx, b.idxKey(), z)
 			pipe.ZAdd(ctx, b.convKey(r.ConversationID), z)
+			if sealed != nil {
+				pipe.Set(ctx, b.envKey(r.ExecutionID), sealed, 0)
+			}
 			b.queueWrite(ctx, pipe, r, doc, r.Status == execution.StatusQueued)
 		})
 	})
@@ -559,19 +598,34 @@ func (b *Backend) claimEntry(ctx context.Context, workerID, entryID, id string) 
 		if r.Status != execution.StatusQueued {
 			return nil
 		}
-		if err := execution.ApplyClaim(r, workerID, b.now(), b.lease); err != nil {
+		now := b.now()
+		if err := execution.ApplyClaim(r, workerID, now, b.lease); err != nil {
 			return err
 		}
-		doc, err := r.Marshal()
+		var env map[string]string
+		lost := ""
+		if len(r.EnvNames) > 0 {
+			if env, lost, err = b.openEnv(ctx, tx, r); err != nil {
+				return err
+			}
+			if lost != "" {
+				// Never run without the values that were asked for.
+				if err := execution.ApplyFinish(r, workerID, execution.EnvLostOutcome(lost), now); err != nil {
+					return err
+				}
+			}
+		}
+		doc, err := marshalWithoutEnv(r)
 		if err != nil {
 			return fmt.Errorf("%s: encode: %w", op, err)
 		}
 		err = b.commit(ctx, tx, op, func(pipe redis.Pipeliner) {
-			b.queueWrite(ctx, pipe, r, doc, false)
+			b.queueWrite(ctx, pipe, r, doc, false) // deletes the sealed env
 			pipe.XAck(ctx, b.stream, b.pool, entryID)
 			pipe.XDel(ctx, b.stream, entryID)
 		})
-		if err == nil {
+		if err == nil && lost == "" {
+			r.Env = env // in the executor's memory only
 			claimed = r
 		}
 		return err
@@ -744,4 +798,57 @@ func (b *Backend) pruneConsumers(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// mayRun reports whether a record in status s can still be run, so its
+// sealed environment must be kept until the claim.
+func mayRun(s execution.Status) bool {
+	return s == execution.StatusQueued || s == execution.StatusPendingReview
+}
+
+// marshalWithoutEnv encodes r as stored: without environment values, which
+// live sealed in env:<id>.
+func marshalWithoutEnv(r *execution.Record) ([]byte, error) {
+	c := *r
+	c.Env = nil
+	return c.Marshal()
+}
+
+// sealEnv encrypts r's environment bound to its execution id.
+func (b *Backend) sealEnv(r *execution.Record) ([]byte, error) {
+	if b.envBox == nil {
+		return nil, fmt.Errorf("environment values need %s to be stored sealed; refusing to store them in plain text",
+			secrets.ConfigKeyName)
+	}
+	plain, err := json.Marshal(r.Env)
+	if err != nil {
+		return nil, fmt.Errorf("encode env: %w", err)
+	}
+	return b.envBox.Seal(plain, []byte(r.ExecutionID))
+}
+
+// openEnv reads and decrypts r's sealed environment inside the claim
+// transaction. A value that is missing or does not open is not an error of
+// the claim: it returns why, and the record is failed instead of run.
+func (b *Backend) openEnv(ctx context.Context, tx *redis.Tx, r *execution.Record) (map[string]string, string, error) {
+	sealed, err := tx.Get(ctx, b.envKey(r.ExecutionID)).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, "environment values missing from the store; resubmit", nil
+	}
+	if err != nil {
+		return nil, "", b.wrap("claim "+r.ExecutionID+": read env", err)
+	}
+	if b.envBox == nil {
+		return nil, "this executor has no " + secrets.ConfigKeyName + " to open the environment values", nil
+	}
+	plain, err := b.envBox.Open(sealed, []byte(r.ExecutionID))
+	if err != nil {
+		return nil, "environment values do not open with this executor's " + secrets.ConfigKeyName +
+			" (servers and executors must share one key)", nil
+	}
+	env := map[string]string{}
+	if err := json.Unmarshal(plain, &env); err != nil {
+		return nil, "environment values are corrupt; resubmit", nil
+	}
+	return env, "", nil
 }

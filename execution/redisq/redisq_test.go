@@ -1,6 +1,7 @@
 package redisq_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -109,8 +110,11 @@ func opener(opts redisq.Options) func(t *testing.T) execution.Backend {
 }
 
 func TestConformance(t *testing.T) {
-	conformance.Run(t, opener(redisq.Options{}))
+	conformance.Run(t, opener(redisq.Options{SecretsKey: testSecretsKey}))
 }
+
+// testSecretsKey is the master key of the test deployment.
+var testSecretsKey = bytes.Repeat([]byte{7}, 32)
 
 func openT(t testing.TB, o redisq.Options) (*redisq.Backend, *redis.Client, string) {
 	c := needRedis(t)
