@@ -81,6 +81,16 @@ type Config struct {
 	// private, empty network namespace (config network_by_scan, on by
 	// default in serve and executor).
 	NetworkByScan bool
+	// Scanner scans, right before exec, the content of a record and the
+	// workspace files it runs when the service could not (its StagedScan is
+	// empty: Redis mode with the service on another host). nil: such a
+	// record is refused when a workspace file its content runs or imports
+	// exists. The command wires the executor's own engine here.
+	Scanner StagedScanner
+	// Workspace returns the workspace root of a record's run (default:
+	// WorkspaceRoot when the run's directory lies under it, else the run's
+	// directory).
+	Workspace func(rec *execution.Record) string
 	// PartialInterval throttles partial-output writes to the store
 	// (default runner.DefaultPartialInterval).
 	PartialInterval time.Duration

@@ -147,6 +147,11 @@ func (d *Daemon) execute(r *run) {
 		d.finish(r, startFailed(err))
 		return
 	}
+	if reason := d.checkStaged(r.rec, opts.Dir); reason != "" {
+		log.Warn("run refused: staged workspace files", "reason", reason)
+		d.finish(r, stagedRefused(reason))
+		return
+	}
 	h, err := runner.Start(context.Background(), d.iso, opts)
 	if err != nil {
 		if d.isolationRefused(err) {

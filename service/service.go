@@ -9,12 +9,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"time"
 
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/engine/analyze"
 	"github.com/toolwarden/toolwarden/engine/report"
+	"github.com/toolwarden/toolwarden/engine/staged"
 	"github.com/toolwarden/toolwarden/execution"
 	"github.com/toolwarden/toolwarden/sdk"
 )
@@ -23,6 +25,20 @@ import (
 type Service struct {
 	Engine  *engine.Engine
 	Backend execution.Backend
+	// Workspaces locates the workspace of a run on this host, so that the
+	// scan can read the workspace files the content runs (`python3 x.py`,
+	// `./x`, `source f`, `make`, imports) and judge them too. nil when the
+	// service cannot read the executors' workspaces (another host): the
+	// executor then scans those files itself before exec.
+	Workspaces WorkspaceLocator
+	// StagedLimits bound the staged-file scan (zero: engine defaults).
+	StagedLimits engine.StagedLimits
+}
+
+// WorkspaceLocator maps a run to its workspace directory on this host;
+// workspace.Manager is one.
+type WorkspaceLocator interface {
+	Path(conversationID, executionID string) string
 }
 
 // TooLargeError reports content over the scan size bound, naming the field.
@@ -39,29 +55,56 @@ func (e *TooLargeError) Unwrap() error { return e.Err }
 
 // Scan scans every piece of req and merges the reports into one: the
 // decision over several code blocks is that of all their findings together.
+//
+// With Workspaces set and a conversation id, the workspace files the content
+// runs are scanned too (a conversation's runs share its workspace).
 func (s *Service) Scan(ctx context.Context, req *ToolRequest, pieces []Piece) (*sdk.SafetyReport, error) {
-	rep, _, err := s.scan(ctx, req, pieces)
+	var src staged.Source
+	if req.ConversationID != "" {
+		src = s.stagedSource(req, "")
+	}
+	rep, _, _, err := s.scan(ctx, req, pieces, src)
 	return rep, err
 }
 
-// scan is Scan that also reports whether any piece uses the network.
-func (s *Service) scan(ctx context.Context, req *ToolRequest, pieces []Piece) (*sdk.SafetyReport, bool, error) {
+// stagedSource is the workspace of the run executionID of req, as a
+// staged-file source, or nil when the service cannot read workspaces.
+func (s *Service) stagedSource(req *ToolRequest, executionID string) staged.Source {
+	if s.Workspaces == nil {
+		return nil
+	}
+	ws := filepath.Clean(s.Workspaces.Path(req.ConversationID, executionID))
+	cwd := req.Cwd
+	switch {
+	case cwd == "":
+		cwd = ws
+	case !filepath.IsAbs(cwd):
+		cwd = filepath.Join(ws, cwd)
+	}
+	return staged.Dir{Root: ws, Cwd: filepath.Clean(cwd)}
+}
+
+// scan is Scan that also reports whether any piece (or a file it runs)
+// uses the network, and the workspace files it read from src.
+func (s *Service) scan(ctx context.Context, req *ToolRequest, pieces []Piece, src staged.Source) (*sdk.SafetyReport, bool, []staged.File, error) {
 	var reps []*sdk.SafetyReport
+	var files []staged.File
 	network := false
 	for _, p := range pieces {
-		rep, facts, err := s.Engine.ScanWithFacts(ctx, req.EngineRequest(p))
+		res, err := s.Engine.ScanStaged(ctx, req.EngineRequest(p), src, s.StagedLimits)
 		if err != nil {
 			var tl *analyze.TooLargeError
 			if errors.As(err, &tl) {
-				return nil, false, &TooLargeError{Field: p.Field, Err: err}
+				return nil, false, nil, &TooLargeError{Field: p.Field, Err: err}
 			}
-			return nil, false, &FieldError{p.Field, err.Error()}
+			return nil, false, nil, &FieldError{p.Field, err.Error()}
 		}
-		network = network || engine.UsesNetwork(facts)
-		reps = append(reps, rep)
+		network = network || res.Network
+		files = append(files, res.Files...)
+		reps = append(reps, res.Report)
 	}
 	if len(reps) == 1 {
-		return reps[0], network, nil
+		return reps[0], network, files, nil
 	}
 	var all []sdk.Finding
 	var elapsed time.Duration
@@ -72,7 +115,7 @@ func (s *Service) scan(ctx context.Context, req *ToolRequest, pieces []Piece) (*
 	first := reps[0]
 	start, _ := time.Parse(time.RFC3339Nano, first.Timestamp)
 	return report.Build(report.Meta{ScanID: first.ScanID, ToolName: first.ToolName, Language: first.Language,
-		Start: start, Elapsed: elapsed}, all, s.Engine.Policy()), network, nil
+		Start: start, Elapsed: elapsed}, all, s.Engine.Policy()), network, files, nil
 }
 
 // Submit scans req and stores the decision: denied → a blocked record,
@@ -90,13 +133,15 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 	if req.TimeoutSeconds < 0 {
 		return nil, false, &FieldError{"timeout_seconds", "must be >= 0"}
 	}
-	rep, network, err := s.scan(ctx, req, pieces)
+	id := execution.NewID()
+	src := s.stagedSource(req, id)
+	rep, network, files, err := s.scan(ctx, req, pieces, src)
 	if err != nil {
 		return nil, false, err
 	}
 	rec = &execution.Record{
 		NetworkUse:     network,
-		ExecutionID:    execution.NewID(),
+		ExecutionID:    id,
 		ToolName:       req.ToolName,
 		ConversationID: req.ConversationID,
 		Language:       rep.Language,
@@ -107,6 +152,12 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 		TimeoutMS:      int64(req.TimeoutSeconds * 1000),
 		OwnerKeyID:     owner,
 		SafetyReport:   rep,
+	}
+	if src != nil {
+		rec.StagedScan = execution.StagedScanService
+		for _, f := range files {
+			rec.StagedFiles = append(rec.StagedFiles, execution.StagedFile{Path: f.Path, State: f.State, SHA256: f.SHA256, Size: f.Size})
+		}
 	}
 	switch {
 	case rep.Decision == sdk.Deny:
