@@ -200,7 +200,20 @@ func TestStagedBounds(t *testing.T) {
 }
 
 func TestEnvInterpreterHook(t *testing.T) {
-	e := newEngine(t, policies.Default(), engine.NativePacks())
+	t.Run("native", func(t *testing.T) { testEnvHook(t, nil) })
+	t.Run("wasm", func(t *testing.T) { testEnvHook(t, []engine.Pack{}) })
+}
+
+// testEnvHook runs the checks on the native packs (packs nil) or the
+// built-in Wasm packs (packs empty).
+func testEnvHook(t *testing.T, packs []engine.Pack) {
+	mk := func(pol *sdk.Policy) *engine.Engine {
+		if packs == nil {
+			return newEngine(t, pol, engine.NativePacks())
+		}
+		return newEngine(t, pol, nil)
+	}
+	e := mk(policies.Default())
 	for _, env := range []string{"BASH_ENV", "LD_PRELOAD", "PYTHONPATH", "NODE_OPTIONS", "GIT_SSH_COMMAND", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "PROMPT_COMMAND"} {
 		rep := scan(t, e, engine.Request{Language: "bash", Content: "true", Env: map[string]string{env: "x.sh", "HOME": "/w"}})
 		if rep.Decision != sdk.Deny || rep.Findings[0].RuleID != "ENV_INTERPRETER_HOOK" {
@@ -224,7 +237,7 @@ func TestEnvInterpreterHook(t *testing.T) {
 	}
 	pol := *policies.Default()
 	pol.AllowedEnvNames = []string{"PYTHONPATH"}
-	allowed := newEngine(t, &pol, engine.NativePacks())
+	allowed := mk(&pol)
 	rep = scan(t, allowed, engine.Request{Content: "python3 -c 'print(1)'", Env: map[string]string{"PYTHONPATH": "src"}})
 	for _, f := range rep.Findings {
 		if f.RuleID == "ENV_INTERPRETER_HOOK" {
