@@ -84,9 +84,7 @@ func (e *Engine) ScanStaged(ctx context.Context, req Request, src staged.Source,
 	w := stagedWalk{e: e, ctx: ctx, req: req, src: src, lim: lim.withDefaults(), pol: e.policy.Load(),
 		recorded: map[string]bool{}, scanned: map[string]bool{}, sanitized: rep.Sanitized}
 	base, _ := src.Rel(".")
-	for _, r := range refsOf(facts, facts.Language, req.Content, base, false) {
-		w.queue = append(w.queue, stagedItem{ref: r, depth: 1, line: r.Line})
-	}
+	w.enqueue(refsOf(facts, facts.Language, req.Content, base, false), facts, stagedItem{})
 	for len(w.queue) > 0 && !w.stopped {
 		it := w.queue[0]
 		w.queue = w.queue[1:]
@@ -235,9 +233,37 @@ func (w *stagedWalk) judge(it stagedItem, rel string, r staged.Read) {
 		}
 		return
 	}
-	for _, r2 := range refs {
-		w.queue = append(w.queue, stagedItem{ref: r2, depth: it.depth + 1, line: it.line, from: rel})
+	parent := it
+	parent.from = rel
+	w.enqueue(refs, facts, parent)
+}
+
+// enqueue queues the refs found in the content of parent (the top-level
+// content when parent.depth is 0), resolved against the directories the
+// content may cd to as well. A cd the scan cannot follow before a file
+// named relative to the cwd fails closed.
+func (w *stagedWalk) enqueue(refs []staged.Ref, facts *sdk.Facts, parent stagedItem) {
+	bases, unknown := staged.CdBases(facts)
+	if unknown && staged.Relative(refs) {
+		for _, r := range refs {
+			if !r.Rooted {
+				w.unscanned(stagedItem{ref: r, depth: parent.depth + 1, line: lineOf(parent, r), from: parent.from},
+					r.Candidates[0], "the content changes to a directory the scan cannot name, so the file it runs cannot be located")
+				break
+			}
+		}
 	}
+	for _, r := range staged.WithBases(refs, bases) {
+		w.queue = append(w.queue, stagedItem{ref: r, depth: parent.depth + 1, line: lineOf(parent, r), from: parent.from})
+	}
+}
+
+// lineOf is the top-level line a ref of parent's content leads from.
+func lineOf(parent stagedItem, r staged.Ref) int {
+	if parent.depth == 0 {
+		return r.Line
+	}
+	return parent.line
 }
 
 // fileFinding places a finding of a referenced file in the report: at the

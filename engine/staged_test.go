@@ -78,6 +78,8 @@ func TestStagedFilesAreScanned(t *testing.T) {
 		{"sh x", "sh -e x", "x", map[string]string{"x": "rm -rf ~\n"}},
 		{"./x python shebang", "./x", "x", map[string]string{"x": "#!/usr/bin/env python3\nimport shutil\nshutil.rmtree('/')\n"}},
 		{"./x no shebang", "cd . && ./run", "run", map[string]string{"run": "rm -rf /\n"}},
+		{"cd then run", "cd sub && python3 x.py", "sub/x.py", map[string]string{"sub/x.py": rmRoot}},
+		{"cd chain", "cd a; cd b; bash x.sh", "a/b/x.sh", map[string]string{"a/b/x.sh": "rm -rf /\n"}},
 		{"source", "source env.sh; echo ok", "env.sh", map[string]string{"env.sh": "cat ~/.ssh/id_rsa\n"}},
 		{"dot", ". ./env.sh", "env.sh", map[string]string{"env.sh": "rm -rf /\n"}},
 		{"make", "make clean", "Makefile", map[string]string{"Makefile": "RM = rm -rf\nclean:\n\t@$(RM) /\n"}},
@@ -165,6 +167,17 @@ func TestStagedSymlinkNotFollowed(t *testing.T) {
 				t.Fatalf("%s: state %+v", link, res.Files)
 			}
 		}
+	}
+}
+
+// TestStagedUnknownCd: a cd the scan cannot follow before a relative file
+// is run fails closed.
+func TestStagedUnknownCd(t *testing.T) {
+	e := newEngine(t, policies.Default(), engine.NativePacks())
+	ws := workspace(t, map[string]string{"d/x.py": rmRoot})
+	res := scanStaged(t, e, ws, `cd "$D" && python3 x.py`, engine.StagedLimits{})
+	if res.Report.Decision == sdk.Allow || findingIn(res.Report, engine.StagedFileUnscanned, "x.py") == nil {
+		t.Fatalf("dynamic cd: %s %+v", res.Report.Decision, res.Report.Findings)
 	}
 }
 

@@ -18,6 +18,8 @@ func Present(language, content string, src Source) (string, bool) {
 		base, _ := src.Rel(".")
 		refs = append(refs, ImportRefs(content, base, false)...)
 	}
+	bases, _ := CdBases(facts)
+	refs = WithBases(refs, bases)
 	for _, r := range refs {
 		for _, c := range r.Candidates {
 			rel := c

@@ -272,3 +272,82 @@ func ImportRefs(src, base string, isFile bool) []Ref {
 	}
 	return out
 }
+
+// CdBases returns the directories the content may change to before it runs
+// a file (`cd sub && python3 x.py`), relative to the cwd or absolute, in
+// order, each alone and joined to the ones before it. unknown is set when a
+// cd goes somewhere the scan cannot name (`cd "$D"`, `cd ~`): relative
+// files run after it cannot be located.
+func CdBases(f *sdk.Facts) (bases []string, unknown bool) {
+	if f == nil {
+		return nil, false
+	}
+	cur := ""
+	seen := map[string]bool{}
+	add := func(p string) {
+		if p != "" && p != "." && !seen[p] {
+			seen[p] = true
+			bases = append(bases, p)
+		}
+	}
+	for _, fa := range f.Files {
+		if fa.Op != "cwd" {
+			continue
+		}
+		p := fa.Path
+		if fa.Dynamic || fa.Glob || p == "" || strings.HasPrefix(p, "~") || p == "-" {
+			unknown = true
+			continue
+		}
+		add(p)
+		if path.IsAbs(p) {
+			cur = p
+		} else {
+			cur = path.Join(cur, p)
+		}
+		add(cur)
+	}
+	return bases, unknown
+}
+
+// WithBases adds, for every ref named relative to the cwd, a copy of it
+// resolved against each base (see CdBases).
+func WithBases(refs []Ref, bases []string) []Ref {
+	if len(bases) == 0 {
+		return refs
+	}
+	out := refs
+	for _, r := range refs {
+		if r.Rooted {
+			continue
+		}
+		for _, b := range bases {
+			c := r
+			c.Candidates = nil
+			for _, cand := range r.Candidates {
+				if !path.IsAbs(cand) {
+					c.Candidates = append(c.Candidates, path.Join(b, cand))
+				}
+			}
+			if len(c.Candidates) > 0 {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// Relative reports whether some ref names a file relative to the cwd.
+func Relative(refs []Ref) bool {
+	for _, r := range refs {
+		if r.Rooted {
+			continue
+		}
+		for _, c := range r.Candidates {
+			if !path.IsAbs(c) {
+				return true
+			}
+		}
+	}
+	return false
+}
