@@ -27,9 +27,10 @@ const stagedScanTimeout = 30 * time.Second
 // checkStaged is the last check before exec: the workspace files the
 // content runs must be the ones that were scanned. For a record the
 // service scanned, every recorded path is read again and compared (hash,
-// size, presence). Otherwise the executor scans the content and its files
-// itself and refuses a deny (or a review under block_on_review). It returns
-// the refusal reason, or "" to run.
+// size, presence). Otherwise, when the content runs a workspace file that
+// exists, the executor scans the content and its files itself and refuses
+// a deny (or a review under block_on_review). It returns the refusal
+// reason, or "" to run.
 func (d *Daemon) checkStaged(rec *execution.Record, dir string) string {
 	root := d.workspaceOf(rec, dir)
 	src := staged.Dir{Root: root, Cwd: dir}
@@ -44,12 +45,15 @@ func (d *Daemon) checkStaged(rec *execution.Record, dir string) string {
 		}
 		return ""
 	}
-	if d.cfg.Scanner == nil {
-		if p, ok := staged.Present(rec.Language, rec.Content, src); ok {
-			return "TOOL_SAFETY_BLOCKED: the content runs workspace file " + p +
-				", which the service did not scan, and this executor has no scanner configured"
-		}
+	// Content that runs no existing workspace file (the common case) needs
+	// no second scan: one native analysis tells.
+	p, present := staged.Present(rec.Language, rec.Content, src)
+	if !present {
 		return ""
+	}
+	if d.cfg.Scanner == nil {
+		return "TOOL_SAFETY_BLOCKED: the content runs workspace file " + p +
+			", which the service did not scan, and this executor has no scanner configured"
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), stagedScanTimeout)
 	defer cancel()

@@ -64,7 +64,11 @@ func submit(t *testing.T, b execution.Backend, ws, content string) *execution.Re
 // TestStagedFileEditedBetweenScanAndRun: the run is refused, naming the
 // file, and the edited code never runs.
 func TestStagedFileEditedBetweenScanAndRun(t *testing.T) {
-	b := openEmbedded(t, 3*time.Second)
+	t.Run("embedded", func(t *testing.T) { testStagedEdited(t, openEmbedded(t, 3*time.Second)) })
+	t.Run("redis", func(t *testing.T) { testStagedEdited(t, openRedis(t, redisPrefix(t), 3*time.Second)) })
+}
+
+func testStagedEdited(t *testing.T, b execution.Backend) {
 	ws := workspace(t)
 	writeFile(t, ws, "x.sh", "echo scanned\n")
 	writeFile(t, ws, "same.sh", "echo unchanged\n")
@@ -106,7 +110,11 @@ func TestStagedFileEditedBetweenScanAndRun(t *testing.T) {
 // service scanned (Redis mode, another host) is scanned by the executor
 // before exec; a deny refuses the run.
 func TestExecutorScansWhenServiceCouldNot(t *testing.T) {
-	b := openEmbedded(t, 3*time.Second)
+	t.Run("embedded", func(t *testing.T) { testExecutorScans(t, openEmbedded(t, 3*time.Second)) })
+	t.Run("redis", func(t *testing.T) { testExecutorScans(t, openRedis(t, redisPrefix(t), 3*time.Second)) })
+}
+
+func testExecutorScans(t *testing.T, b execution.Backend) {
 	ws := workspace(t)
 	writeFile(t, ws, "bad.sh", "touch pwned\nrm -rf /\n")
 	writeFile(t, ws, "good.sh", "echo fine\n")
