@@ -236,6 +236,12 @@ func UsesNetwork(f *sdk.Facts) bool { return f != nil && len(f.Network) > 0 }
 // ScanWithFacts is Scan that also returns the facts the rules judged, for
 // callers that act on them (the run's network isolation).
 func (e *Engine) ScanWithFacts(ctx context.Context, req Request) (*sdk.SafetyReport, *sdk.Facts, error) {
+	return e.scanWithFacts(ctx, req, true)
+}
+
+// scanWithFacts is ScanWithFacts; observe says whether the report is
+// observed and audited here (ScanStaged observes the merged report once).
+func (e *Engine) scanWithFacts(ctx context.Context, req Request, observe bool) (*sdk.SafetyReport, *sdk.Facts, error) {
 	start := time.Now()
 	pol := e.policy.Load()
 	facts, err := analyze.Analyze(req.Language, req.Content, analyze.Options{MaxBytes: e.opts.MaxContentBytes})
@@ -263,7 +269,7 @@ func (e *Engine) ScanWithFacts(ctx context.Context, req Request) (*sdk.SafetyRep
 		putInputBuf(buf, input)
 		return nil, nil, fmt.Errorf("scan: encode input: %w", err)
 	}
-	findings := e.runPacks(ctx, input, pol)
+	findings := dropAllowedEnvHooks(e.runPacks(ctx, input, pol), pol)
 	// Every pack has returned and none keeps the input (see Pack.Scan), so
 	// the buffer is free for the next scan.
 	putInputBuf(buf, input)
@@ -286,6 +292,14 @@ func (e *Engine) ScanWithFacts(ctx context.Context, req Request) (*sdk.SafetyRep
 		rep.Sanitized = true
 		rep.TelemetryAttributes["tool.safety.sanitized"] = true
 	}
+	if observe {
+		e.observe(ctx, rep)
+	}
+	return rep, facts, nil
+}
+
+// observe records a finished report in telemetry and the audit log.
+func (e *Engine) observe(ctx context.Context, rep *sdk.SafetyReport) {
 	telemetry.Observe(ctx, rep)
 	if e.audit != nil {
 		if err := e.audit.Write(rep); err != nil {
@@ -293,7 +307,6 @@ func (e *Engine) ScanWithFacts(ctx context.Context, req Request) (*sdk.SafetyRep
 			fmt.Fprintf(os.Stderr, "toolwarden: audit log write failed for scan %s: %v\n", rep.ScanID, err)
 		}
 	}
-	return rep, facts, nil
 }
 
 // inputBufs holds the buffers scan inputs are encoded into, as *[]byte. A

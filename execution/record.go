@@ -101,6 +101,18 @@ type Record struct {
 	NetworkConnections        []NetworkConnection `json:"network_connections,omitempty"`
 	NetworkConnectionsOmitted int                 `json:"network_connections_omitted,omitempty"`
 	OwnerKeyID                string              `json:"owner_key_id,omitempty"`
+	// StagedFiles are the workspace files the scan read because the content
+	// runs or loads them (`python3 x.py`, `./x`, `source f`, `make`,
+	// imports), and the paths it looked for and found absent. The executor
+	// checks each again right before exec and refuses the run if one
+	// changed, appeared or disappeared.
+	StagedFiles []StagedFile `json:"staged_files,omitempty"`
+	// StagedScan is StagedScanService when the service read the run's
+	// workspace and scanned those files; empty when it could not (another
+	// host, no workspace wiring), in which case the executor scans them
+	// itself before exec, with the same engine and policy, and refuses the
+	// run on a deny (or a review under block_on_review).
+	StagedScan string `json:"staged_scan,omitempty"`
 	// SpillPath is where the full output went when it exceeded the result limit.
 	SpillPath string `json:"spill_path,omitempty"`
 
@@ -148,6 +160,20 @@ type NetworkConnection struct {
 	StartedAt time.Time `json:"started_at"`
 }
 
+// StagedScanService marks a record whose staged files the service scanned.
+const StagedScanService = "service"
+
+// StagedFile is one workspace path the scan looked at: its path relative to
+// the workspace root, what it was ("file", "absent", "outside" for a
+// symlink out of the workspace, "unreadable"), and for a file its SHA-256
+// and size.
+type StagedFile struct {
+	Path   string `json:"path"`
+	State  string `json:"state"`
+	SHA256 string `json:"sha256,omitempty"`
+	Size   int64  `json:"size,omitempty"`
+}
+
 // Clone returns a deep copy, so that a backend never hands out a pointer into
 // its own state and a caller's later edits never leak into the store.
 func (r *Record) Clone() *Record {
@@ -172,6 +198,9 @@ func (r *Record) Clone() *Record {
 	}
 	if r.NetworkConnections != nil {
 		c.NetworkConnections = append([]NetworkConnection(nil), r.NetworkConnections...)
+	}
+	if r.StagedFiles != nil {
+		c.StagedFiles = append([]StagedFile(nil), r.StagedFiles...)
 	}
 	if r.Env != nil {
 		c.Env = make(map[string]string, len(r.Env))

@@ -98,6 +98,16 @@ type Config struct {
 	// EgressResolver resolves destination names for the egress proxies
 	// (nil: the system resolver). Tests set it to control DNS answers.
 	EgressResolver egress.Resolver
+	// Scanner scans, right before exec, the content of a record and the
+	// workspace files it runs when the service could not (its StagedScan is
+	// empty: Redis mode with the service on another host). nil: such a
+	// record is refused when a workspace file its content runs or imports
+	// exists. The command wires the executor's own engine here.
+	Scanner StagedScanner
+	// Workspace returns the workspace root of a record's run (default:
+	// WorkspaceRoot when the run's directory lies under it, else the run's
+	// directory).
+	Workspace func(rec *execution.Record) string
 	// PartialInterval throttles partial-output writes to the store
 	// (default runner.DefaultPartialInterval).
 	PartialInterval time.Duration

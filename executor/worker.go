@@ -171,6 +171,11 @@ func (d *Daemon) execute(r *run) {
 		opts.EgressProxy = proxy.Start
 		defer proxy.Close()
 	}
+	if reason := d.checkStaged(r.rec, opts.Workspace, opts.Dir); reason != "" {
+		log.Warn("run refused: staged workspace files", "reason", reason)
+		d.finish(r, stagedRefused(reason))
+		return
+	}
 	h, err := runner.Start(context.Background(), d.iso, opts)
 	if err != nil {
 		if d.isolationRefused(err) {

@@ -106,7 +106,8 @@ func (s *Server) registerTools() {
 
 // scan scans without running or recording an execution.
 func (s *Server) scan(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-	if _, err := s.opts.Identify(ctx); err != nil {
+	caller, err := s.opts.Identify(ctx)
+	if err != nil {
 		return errorResult(err), nil
 	}
 	tr, err := toolRequest(req)
@@ -120,7 +121,7 @@ func (s *Server) scan(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Ca
 	if err != nil {
 		return errorResult(err), nil
 	}
-	rep, err := s.opts.Service.Scan(ctx, tr, pieces)
+	rep, err := s.opts.Service.ScanFor(ctx, tr, pieces, caller.ID)
 	if err != nil {
 		return errorResult(err), nil
 	}

@@ -246,6 +246,9 @@ func normalize(p *sdk.Policy) {
 	if p.DeniedPaths == nil {
 		p.DeniedPaths = []string{}
 	}
+	if p.AllowedEnvNames == nil {
+		p.AllowedEnvNames = []string{}
+	}
 	for i, d := range p.AllowedDomains {
 		p.AllowedDomains[i] = normalizeDomain(d)
 	}

@@ -50,6 +50,7 @@ var fields = map[string]kind{
 	"allowed_domains":           kindStringList,
 	"allowed_commands":          kindStringList,
 	"denied_paths":              kindStringList,
+	"allowed_env_names":         kindStringList,
 	"max_timeout_seconds":       kindNumber,
 	"max_output_bytes":          kindInteger,
 	"deny_dependency_install":   kindBool,

@@ -65,8 +65,9 @@ func (p problems) err(source string) error {
 }
 
 var (
-	ruleIDPattern = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
-	labelPattern  = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+	ruleIDPattern  = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+	envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	labelPattern   = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
 )
 
 // Validate checks the values of a decoded policy: non-negative limits,
@@ -112,6 +113,12 @@ func validateInto(p *sdk.Policy, errs *problems) {
 		case strings.ContainsAny(c, "/ \t\n\r\x00"):
 			errs.add(fmt.Sprintf("allowed_commands[%d]", i),
 				fmt.Sprintf("must be a command name without path or spaces, got %q", c))
+		}
+	}
+	for i, n := range p.AllowedEnvNames {
+		if !envNamePattern.MatchString(n) {
+			errs.add(fmt.Sprintf("allowed_env_names[%d]", i),
+				fmt.Sprintf("must be an environment variable name (letters, digits, _; not starting with a digit), got %q", n))
 		}
 	}
 	for i, d := range p.DeniedPaths {

@@ -13,6 +13,11 @@ type Policy struct {
 	// AllowedCommands, when non-empty, is an allowlist applied to every
 	// command name; commands outside it are reviewed. Empty means no list.
 	AllowedCommands []string `json:"allowed_commands" koanf:"allowed_commands"`
+	// AllowedEnvNames lists interpreter-hook environment variables
+	// (BASH_ENV, LD_PRELOAD, PYTHONPATH, ...) that requests and content may
+	// set; every other hook name is denied by ENV_INTERPRETER_HOOK. Names
+	// match exactly.
+	AllowedEnvNames []string `json:"allowed_env_names,omitempty" koanf:"allowed_env_names"`
 	// DeniedPaths are path patterns no content may read, write or copy:
 	// "~/.ssh", ".env", "*/.env", "*.pem", "id_rsa*", "/etc/shadow".
 	DeniedPaths []string `json:"denied_paths" koanf:"denied_paths"`

@@ -62,7 +62,7 @@ func (s *Server) scan(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rep, err := s.svc.Scan(c.Request().Context(), &req, pieces)
+	rep, err := s.svc.ScanFor(c.Request().Context(), &req, pieces, keyOf(c).ID)
 	if err != nil {
 		return err
 	}

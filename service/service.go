@@ -9,13 +9,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"time"
 
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/engine/analyze"
 	"github.com/toolwarden/toolwarden/engine/report"
+	"github.com/toolwarden/toolwarden/engine/staged"
 	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/workspace"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -27,14 +30,23 @@ type Service struct {
 	// a relative cwd is joined to the workspace, an absolute one must lie
 	// under it (symlinks resolved when the workspace is on this host).
 	// When nil, only relative cwds (and none) are accepted for executions.
-	Workspaces interface {
-		Path(conversationID, executionID string) string
-	}
+	Workspaces WorkspaceLocator
 	// MaxTimeout is the configured hard timeout (agent.tool_timeout_minutes):
 	// the run's timeout when none is requested and the cap of a requested
 	// one, with the policy's max_timeout_seconds. Zero: not known here (the
 	// executor still clamps).
 	MaxTimeout time.Duration
+	// StagedLimits bound the staged-file scan (zero: engine defaults).
+	StagedLimits engine.StagedLimits
+}
+
+// WorkspaceLocator maps a run to its workspace directory on this host;
+// workspace.Manager is one. The service uses it to judge a run's cwd and to
+// read the workspace files the content runs (`python3 x.py`, `./x`,
+// `source f`, `make`, imports), so that they are judged too. When nil, only
+// relative cwds are accepted and the executor scans those files itself.
+type WorkspaceLocator interface {
+	Path(conversationID, executionID string) string
 }
 
 // TooLargeError reports content over the scan size bound, naming the field.
@@ -51,29 +63,63 @@ func (e *TooLargeError) Unwrap() error { return e.Err }
 
 // Scan scans every piece of req and merges the reports into one: the
 // decision over several code blocks is that of all their findings together.
+//
+// With Workspaces set and a conversation id, the workspace files the content
+// runs are scanned too (a conversation's runs share its workspace).
 func (s *Service) Scan(ctx context.Context, req *ToolRequest, pieces []Piece) (*sdk.SafetyReport, error) {
-	rep, _, err := s.scan(ctx, req, pieces)
+	return s.ScanFor(ctx, req, pieces, "")
+}
+
+// ScanFor is Scan on behalf of the API key owner: a conversation's
+// workspace belongs to the key that created it (workspace.Key), so the
+// staged files judged are those the owner's runs would see.
+func (s *Service) ScanFor(ctx context.Context, req *ToolRequest, pieces []Piece, owner string) (*sdk.SafetyReport, error) {
+	var src staged.Source
+	if req.ConversationID != "" {
+		src = s.stagedSource(req, owner, "")
+	}
+	rep, _, _, err := s.scan(ctx, req, pieces, src)
 	return rep, err
 }
 
-// scan is Scan that also reports whether any piece uses the network.
-func (s *Service) scan(ctx context.Context, req *ToolRequest, pieces []Piece) (*sdk.SafetyReport, bool, error) {
+// stagedSource is the workspace of the run executionID of req, as a
+// staged-file source, or nil when the service cannot read workspaces.
+func (s *Service) stagedSource(req *ToolRequest, owner, executionID string) staged.Source {
+	if s.Workspaces == nil {
+		return nil
+	}
+	ws := filepath.Clean(s.Workspaces.Path(workspace.Key(owner, req.ConversationID), executionID))
+	cwd := req.Cwd
+	switch {
+	case cwd == "":
+		cwd = ws
+	case !filepath.IsAbs(cwd):
+		cwd = filepath.Join(ws, cwd)
+	}
+	return staged.Dir{Root: ws, Cwd: filepath.Clean(cwd)}
+}
+
+// scan is Scan that also reports whether any piece (or a file it runs)
+// uses the network, and the workspace files it read from src.
+func (s *Service) scan(ctx context.Context, req *ToolRequest, pieces []Piece, src staged.Source) (*sdk.SafetyReport, bool, []staged.File, error) {
 	var reps []*sdk.SafetyReport
+	var files []staged.File
 	network := false
 	for _, p := range pieces {
-		rep, facts, err := s.Engine.ScanWithFacts(ctx, req.EngineRequest(p))
+		res, err := s.Engine.ScanStaged(ctx, req.EngineRequest(p), src, s.StagedLimits)
 		if err != nil {
 			var tl *analyze.TooLargeError
 			if errors.As(err, &tl) {
-				return nil, false, &TooLargeError{Field: p.Field, Err: err}
+				return nil, false, nil, &TooLargeError{Field: p.Field, Err: err}
 			}
-			return nil, false, &FieldError{p.Field, err.Error()}
+			return nil, false, nil, &FieldError{p.Field, err.Error()}
 		}
-		network = network || engine.UsesNetwork(facts)
-		reps = append(reps, rep)
+		network = network || res.Network
+		files = append(files, res.Files...)
+		reps = append(reps, res.Report)
 	}
 	if len(reps) == 1 {
-		return reps[0], network, nil
+		return reps[0], network, files, nil
 	}
 	var all []sdk.Finding
 	var elapsed time.Duration
@@ -84,7 +130,7 @@ func (s *Service) scan(ctx context.Context, req *ToolRequest, pieces []Piece) (*
 	first := reps[0]
 	start, _ := time.Parse(time.RFC3339Nano, first.Timestamp)
 	return report.Build(report.Meta{ScanID: first.ScanID, ToolName: first.ToolName, Language: first.Language,
-		Start: start, Elapsed: elapsed}, all, s.Engine.Policy()), network, nil
+		Start: start, Elapsed: elapsed}, all, s.Engine.Policy()), network, files, nil
 }
 
 // Submit scans req and stores the decision: denied → a blocked record,
@@ -106,7 +152,8 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 	if err := s.checkCwd(req, owner, id); err != nil {
 		return nil, false, err
 	}
-	rep, network, err := s.scan(ctx, req, pieces)
+	src := s.stagedSource(req, owner, id)
+	rep, network, files, err := s.scan(ctx, req, pieces, src)
 	if err != nil {
 		return nil, false, err
 	}
@@ -127,6 +174,12 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 		EffectiveTimeoutMS: effectiveMS,
 		OwnerKeyID:         owner,
 		SafetyReport:       rep,
+	}
+	if src != nil {
+		rec.StagedScan = execution.StagedScanService
+		for _, f := range files {
+			rec.StagedFiles = append(rec.StagedFiles, execution.StagedFile{Path: f.Path, State: f.State, SHA256: f.SHA256, Size: f.Size})
+		}
 	}
 	switch {
 	case rep.Decision == sdk.Deny:

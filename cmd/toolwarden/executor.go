@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/config"
 	"github.com/toolwarden/toolwarden/datadir"
+	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/execution"
 	"github.com/toolwarden/toolwarden/execution/redisq"
 	"github.com/toolwarden/toolwarden/executor"
@@ -180,6 +181,18 @@ func runExecutor(ctx context.Context, f executorFlags, stderr io.Writer) error {
 			logger.Warn("isolation downgraded", "backend", iso.Name(), "reason", why)
 		}
 	}
+	// The executor scans the workspace files a record's content runs when
+	// the service (on another host) could not, with the same policy.
+	pol, err := openPolicy(cfg.Policy)
+	if err != nil {
+		return usageErr(fmt.Errorf("executor: %w", err))
+	}
+	eng, err := engine.New(ctx, engine.Options{Policy: pol})
+	if err != nil {
+		return fmt.Errorf("executor: start scan engine: %w", err)
+	}
+	defer eng.Close(context.Background())
+	ecfg.Scanner = eng
 	d, err := executor.New(store, iso, ecfg)
 	if err != nil {
 		return usageErr(fmt.Errorf("executor: %w", err))

@@ -76,6 +76,7 @@ func openStack(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *sta
 	s.workspaces = ecfg.Workspaces
 	ecfg.Exclusive = cfg.RedisURL == ""
 	ecfg.Logger = log
+	ecfg.Scanner = s.eng // scans the workspace files of records the service did not
 	d, err := executor.New(s.backend, iso, ecfg)
 	if err != nil {
 		return nil, err

@@ -21,6 +21,7 @@
 //     SENSITIVE_ENV_READ_REVIEW, SENSITIVE_OUTPUT,
 //     SENSITIVE_PRIVATE_KEY_LITERAL, SENSITIVE_CREDENTIAL_LITERAL_REVIEW,
 //     BASH_PARSE_ERROR_REVIEW, PY_PARSE_ERROR_REVIEW
+//   - envhook: ENV_INTERPRETER_HOOK
 //
 // Every pack judges facts at any nesting depth alike, honours the policy
 // switches (a switched-off deny becomes a review, never silence), fails
@@ -31,6 +32,7 @@ package packs
 import (
 	"fmt"
 
+	"github.com/toolwarden/toolwarden/rules-wasm/packs/envhook"
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/filesystem"
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/catalog"
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/network"
@@ -54,6 +56,7 @@ func All() []Pack {
 		{Info: network.Info, Scan: network.Scan},
 		{Info: process.Info, Scan: process.Scan},
 		{Info: resources.Info, Scan: resources.Scan},
+		{Info: envhook.Info, Scan: envhook.Scan},
 	}
 }
 
