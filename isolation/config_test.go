@@ -44,6 +44,9 @@ func TestParseConfigRejects(t *testing.T) {
 		"wrong type":   "security:\n  process_isolation:\n    memory_max_bytes: lots\n",
 		"bad mode":     "security:\n  process_isolation:\n    mode: sometimes\n",
 		"host netns":   "security:\n  process_isolation:\n    hardening:\n      no_network: false\n",
+		"host pidns":   "security:\n  process_isolation:\n    hardening:\n      pid_namespace: false\n",
+		"host root":    "security:\n  process_isolation:\n    hardening:\n      private_tmp: false\n",
+		"tmpfs -2":     "security:\n  process_isolation:\n    tmpfs_max_bytes: -2\n",
 		"bool as str":  "security:\n  process_isolation:\n    hardening:\n      landlock: \"no\"\n",
 		"fractional":   "security:\n  process_isolation:\n    cpu_quota_micros: 1.5\n",
 	}

@@ -48,8 +48,13 @@ func TestRunSeesOnlyItsRoot(t *testing.T) {
 	for name, b := range map[string]Backend{strong.Name(): strong, pg.Name(): pg} {
 		t.Run(name, func(t *testing.T) {
 			ws := workspace(t)
+			// Another run's workspace next to this one.
+			other := workspace(t)
+			if err := os.WriteFile(filepath.Join(other, "script.py"), []byte("print(1)"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			script := fmt.Sprintf(`
-for d in /run /var/run /home /root /srv /var/lib /var/tmp /var /sys %[1]s; do [ -e "$d" ] && echo "VISIBLE $d"; done
+for d in /run /var/run /home /root /srv /var/lib /var/tmp /var /sys %[1]s %[5]s %[5]s/script.py; do [ -e "$d" ] && echo "VISIBLE $d"; done
 python3 -c '
 import socket
 u = socket.socket(socket.AF_UNIX)
@@ -70,7 +75,7 @@ python3 -c 'print("PYTHON_OK")'
 [ -c /dev/null ] && [ -c /dev/urandom ] && [ -L /dev/fd ] && echo DEV_OK
 ls /dev | tr '\n' ' '; echo
 [ "$(cat /proc/1/cmdline | tr '\0' ' ')" != "" ] && ls /proc | grep -E '^[0-9]+$' | wc -l | sed 's/^/PROCS /'
-`, sockDir, sock, hostMarker, ws)
+`, sockDir, sock, hostMarker, ws, other)
 			out, ex := runOutput(t, b, Spec{Path: "/bin/sh", Args: []string{"sh", "-c", script}, Workspace: ws, Dir: ws, Hardening: DefaultHardening(),
 				Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + ws}})
 			t.Logf("exit %+v\n%s", ex, out)
