@@ -16,11 +16,13 @@ const TracerName = "github.com/toolwarden/toolwarden/executor"
 // root of a run's spans (the claim happens outside any request); it carries
 // the execution id to join it with the server's spans.
 const (
-	SpanRun         = "toolwarden.execution.run"
-	SpanQueued      = "toolwarden.queue.wait"
-	SpanRunnerStart = "toolwarden.runner.start"
-	SpanRunnerWait  = "toolwarden.runner.wait"
-	SpanFinish      = "toolwarden.store.finish"
+	SpanRun          = "toolwarden.execution.run"
+	SpanQueued       = "toolwarden.queue.wait"
+	SpanRunnerStart  = "toolwarden.runner.start"
+	SpanRunnerWait   = "toolwarden.runner.wait"
+	SpanPartialClose = "toolwarden.partial.close"
+	SpanResult       = "toolwarden.runner.result"
+	SpanFinish       = "toolwarden.store.finish"
 )
 
 // startSpan starts a span of the executor's tracer; a no-op until the

@@ -184,7 +184,9 @@ func (d *Daemon) execute(r *run) {
 	waitSp.End()
 	// No partial-output write may land after Finish: stop the writer and
 	// wait for an in-flight Update first.
+	_, closeSp := startSpan(tctx, SpanPartialClose)
 	pw.close()
+	closeSp.End()
 
 	kind, reason := r.stopped()
 	if kind == stopLeaseLost {
@@ -192,7 +194,10 @@ func (d *Daemon) execute(r *run) {
 			"reason", reason, "run_status", res.Status, "cleanup", res.Cleanup)
 		return
 	}
-	d.finish(r, finalRecord(res, kind, reason, opts))
+	_, resSp := startSpan(tctx, SpanResult)
+	final := finalRecord(res, kind, reason, opts)
+	resSp.End()
+	d.finish(r, final)
 }
 
 // isolationRefused reports whether a start error came from the isolation
