@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -120,6 +121,63 @@ func bareExecP50(b *testing.B) time.Duration {
 	return bareP50
 }
 
+// bwrapArgs is the reference sandbox of the scan-and-run bar: bubblewrap
+// with every namespace unshared, the host read-only, a private /dev,
+// /proc and /tmp, running `echo hi`.
+var bwrapArgs = []string{"--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev",
+	"--proc", "/proc", "--tmpfs", "/tmp", "/bin/echo", "hi"}
+
+// bwrapPath is where the reference sandbox is looked for.
+const bwrapPath = "/usr/bin/bwrap"
+
+var (
+	bwrapOnce sync.Once
+	bwrapP50  time.Duration
+	bwrapErr  error
+)
+
+// bwrapEchoP50 measures the p50 of bwrap running `echo hi` once (200 runs),
+// so every scan-and-run sub-benchmark compares against the same figure
+// taken in the same benchmark run. Zero with an error when bwrap is absent
+// or cannot create namespaces here.
+func bwrapEchoP50(b *testing.B) (time.Duration, error) {
+	bwrapOnce.Do(func() {
+		if _, err := os.Stat(bwrapPath); err != nil {
+			bwrapErr = err
+			return
+		}
+		var l latencies
+		for i := 0; i < 200; i++ {
+			start := time.Now()
+			out, err := exec.Command(bwrapPath, bwrapArgs...).Output()
+			if err != nil || string(out) != "hi\n" {
+				bwrapErr = fmt.Errorf("bwrap echo hi: %q %v", out, err)
+				return
+			}
+			l.add(time.Since(start))
+		}
+		bwrapP50 = l.quantile(0.5)
+	})
+	return bwrapP50, bwrapErr
+}
+
+// BenchmarkBwrapEcho is the reference sandbox alone: bubblewrap running
+// `echo hi` with the arguments of the scan-and-run bar.
+func BenchmarkBwrapEcho(b *testing.B) {
+	if _, err := os.Stat(bwrapPath); err != nil {
+		b.Skipf("no %s: %v", bwrapPath, err)
+	}
+	var l latencies
+	for b.Loop() {
+		start := time.Now()
+		if out, err := exec.Command(bwrapPath, bwrapArgs...).Output(); err != nil || string(out) != "hi\n" {
+			b.Fatalf("bwrap echo hi: %q %v", out, err)
+		}
+		l.add(time.Since(start))
+	}
+	l.report(b)
+}
+
 // BenchmarkBareExecEcho is the floor: os/exec of `echo hi` without toolwarden.
 func BenchmarkBareExecEcho(b *testing.B) {
 	var l latencies
@@ -141,6 +199,10 @@ func BenchmarkScanAndRunEcho(b *testing.B) {
 		b.Run(kind, func(b *testing.B) {
 			s := benchServer(b, kind)
 			bare := bareExecP50(b)
+			bwrap, bwrapErr := bwrapEchoP50(b)
+			if bwrapErr != nil {
+				b.Logf("no bwrap reference: %v", bwrapErr)
+			}
 			var l, scan, run latencies
 			for b.Loop() {
 				start := time.Now()
@@ -158,6 +220,11 @@ func BenchmarkScanAndRunEcho(b *testing.B) {
 			}
 			l.report(b)
 			b.ReportMetric(float64(l.quantile(0.5))/float64(bare), "x-bare-p50")
+			if bwrap > 0 {
+				// The bar: scan-and-run p50 ≤ 2× bwrap's, side by side.
+				b.ReportMetric(ms(bwrap), "bwrap-p50-ms")
+				b.ReportMetric(float64(l.quantile(0.5))/float64(bwrap), "x-bwrap-p50")
+			}
 			// Where the time goes: the scan as the report measures it, and
 			// the run from start to end as the executor records it.
 			b.ReportMetric(ms(scan.quantile(0.5)), "scan-p50-ms")

@@ -9,6 +9,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/toolwarden/toolwarden/execution"
 	"github.com/toolwarden/toolwarden/reduction"
 	"github.com/toolwarden/toolwarden/runner"
@@ -52,6 +56,11 @@ type run struct {
 	// nanoseconds.
 	lastBeat atomic.Int64
 
+	// tctx carries the run's span, the parent of its stage spans.
+	tctx context.Context
+	// claimedAt is when the claim returned the record.
+	claimedAt time.Time
+
 	mu     sync.Mutex
 	kind   stopKind
 	reason string
@@ -59,7 +68,7 @@ type run struct {
 }
 
 func newRun(rec *execution.Record) *run {
-	r := &run{id: rec.ExecutionID, rec: rec}
+	r := &run{id: rec.ExecutionID, rec: rec, claimedAt: time.Now()}
 	// The claim's lease started at the store's HeartbeatAt; take it when it
 	// is earlier than now, so the worker never believes in a longer lease
 	// than the store granted.
@@ -145,6 +154,13 @@ func (d *Daemon) execute(r *run) {
 		return
 	}
 
+	tctx, runSpan := startSpan(context.Background(), SpanRun, attribute.String("toolwarden.execution.id", r.id))
+	defer runSpan.End()
+	r.tctx = tctx
+	// The time the record waited in the queue, from its creation to this
+	// worker's claim (wake-up of the claim loop included).
+	_, queued := otel.Tracer(TracerName).Start(tctx, SpanQueued, trace.WithTimestamp(r.rec.CreatedAt))
+	queued.End(trace.WithTimestamp(r.claimedAt))
 	pw := newPartialWriter(d, r)
 	opts, err := d.options(r.rec, pw.offer)
 	if err != nil {
@@ -176,7 +192,9 @@ func (d *Daemon) execute(r *run) {
 		d.finish(r, stagedRefused(reason))
 		return
 	}
+	_, startSp := startSpan(tctx, SpanRunnerStart)
 	h, err := runner.Start(context.Background(), d.iso, opts)
+	startSp.End()
 	if err != nil {
 		if d.isolationRefused(err) {
 			d.isoFailures.Add(1)
@@ -196,10 +214,14 @@ func (d *Daemon) execute(r *run) {
 	}
 	log.Info("run started", "pid", h.Pid(), "isolation", d.iso.Name())
 
+	_, waitSp := startSpan(tctx, SpanRunnerWait)
 	res := h.Wait()
+	waitSp.End()
 	// No partial-output write may land after Finish: stop the writer and
 	// wait for an in-flight Update first.
+	_, closeSp := startSpan(tctx, SpanPartialClose)
 	pw.close()
+	closeSp.End()
 
 	kind, reason := r.stopped()
 	if kind == stopLeaseLost {
@@ -207,7 +229,9 @@ func (d *Daemon) execute(r *run) {
 			"reason", reason, "run_status", res.Status, "cleanup", res.Cleanup)
 		return
 	}
+	_, resSp := startSpan(tctx, SpanResult)
 	final := finalRecord(res, kind, reason, opts)
+	resSp.End()
 	ws.stamp(final)
 	closeEgress(proxy, final)
 	d.finish(r, final)
@@ -264,6 +288,12 @@ func (d *Daemon) options(rec *execution.Record, onPartial func(reduction.Partial
 func (d *Daemon) finish(r *run, final *execution.Record) {
 	log := d.log.With("execution_id", r.id, "status", final.Status)
 	r.finishing.Store(true)
+	tctx := r.tctx
+	if tctx == nil {
+		tctx = context.Background()
+	}
+	_, span := startSpan(tctx, SpanFinish)
+	defer span.End()
 	backoff := 100 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		ctx, cancel := context.WithTimeout(context.Background(), d.cfg.Lease)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,10 +32,10 @@ func bindStrict(c echo.Context, v any) error {
 		}
 		return apiError(http.StatusBadRequest, "invalid_request", "read body: "+err.Error())
 	}
-	if len(strings.TrimSpace(string(body))) == 0 {
+	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
@@ -49,6 +50,12 @@ func bindStrict(c echo.Context, v any) error {
 			return service.BadField(f, "unknown field")
 		}
 		return apiError(http.StatusBadRequest, "invalid_json", err.Error())
+	}
+	// One JSON value per body: anything after it (a second object, stray
+	// bytes) is refused rather than ignored, so what was judged is all
+	// that was sent.
+	if rest := bytes.TrimSpace(body[dec.InputOffset():]); len(rest) > 0 {
+		return apiError(http.StatusBadRequest, "invalid_json", fmt.Sprintf("trailing data after the JSON body at byte %d", dec.InputOffset()))
 	}
 	return nil
 }

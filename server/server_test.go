@@ -399,3 +399,25 @@ func TestEnvValuesNeverReturned(t *testing.T) {
 		t.Fatalf("GET shows env values: %v", got)
 	}
 }
+
+// TestTrailingJSONRejected: a body with anything after its JSON value (a
+// second object, stray bytes) is a 400, not silently cut to its first
+// value — what is judged must be all that was sent.
+func TestTrailingJSONRejected(t *testing.T) {
+	f := newFixture(t, policies.Default(), server.Config{})
+	for _, body := range []string{
+		`{"tool_name":"exec","command":"ls"}{"command":"rm -rf /"}`,
+		`{"tool_name":"exec","command":"ls"} x`,
+		`{"tool_name":"exec","command":"ls"}]`,
+	} {
+		code, out := f.do("POST", "/v1/scan", f.agent, body)
+		msg, _ := out["error"].(map[string]any)["message"].(string)
+		if code != 400 || !strings.Contains(msg, "trailing data") {
+			t.Errorf("body %q: HTTP %d %v, want 400 naming the trailing data", body, code, out)
+		}
+	}
+	// Whitespace after the value is not data.
+	if code, out := f.do("POST", "/v1/scan", f.agent, "{\"tool_name\":\"exec\",\"command\":\"ls\"} \n\t"); code != 200 {
+		t.Errorf("trailing whitespace: HTTP %d %v, want 200", code, out)
+	}
+}

@@ -13,13 +13,17 @@ import (
 	"sort"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/engine/analyze"
 	"github.com/toolwarden/toolwarden/engine/report"
 	"github.com/toolwarden/toolwarden/engine/staged"
 	"github.com/toolwarden/toolwarden/execution"
-	"github.com/toolwarden/toolwarden/workspace"
 	"github.com/toolwarden/toolwarden/sdk"
+	"github.com/toolwarden/toolwarden/workspace"
 )
 
 // Service submits tool calls. It holds no state beyond its dependencies.
@@ -148,6 +152,8 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 	if req.TimeoutSeconds < 0 {
 		return nil, false, &FieldError{"timeout_seconds", "must be >= 0"}
 	}
+	ctx, span := otel.Tracer(TracerName).Start(ctx, SpanSubmit)
+	defer span.End()
 	id := execution.NewID()
 	if err := s.checkCwd(req, owner, id); err != nil {
 		return nil, false, err
@@ -194,13 +200,20 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 	default:
 		rec.Status = execution.StatusQueued
 	}
-	if err := s.Backend.Create(ctx, rec); err != nil {
+	_, create := otel.Tracer(TracerName).Start(ctx, SpanStoreCreate,
+		trace.WithAttributes(attribute.String("toolwarden.execution.id", rec.ExecutionID)))
+	err = s.Backend.Create(ctx, rec)
+	create.End()
+	if err != nil {
 		return nil, false, fmt.Errorf("store execution: %w", err)
 	}
+	span.SetAttributes(attribute.String("toolwarden.execution.id", rec.ExecutionID))
 	if rec.Status != execution.StatusQueued {
 		return rec, rec.Status.Terminal(), nil
 	}
+	_, waitSpan := otel.Tracer(TracerName).Start(ctx, SpanWait)
 	got, done, err := execution.Wait(ctx, s.Backend, rec.ExecutionID, wait)
+	waitSpan.End()
 	if err != nil {
 		return rec, false, err
 	}

@@ -2,13 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -102,83 +103,108 @@ and agreement figures when cases carry "expect". A readable summary goes to stan
 }
 
 // runEval scans each case of r with eng, writes the per-case lines and the
-// summary line to w, and returns the summary.
+// summary line to w, and returns the summary. Cases are scanned in parallel
+// by evalWorkers() workers (the engine is safe for concurrent scans), and
+// the lines are written in corpus order: a bounded window of cases in
+// flight keeps memory flat however long the corpus is.
 func runEval(ctx context.Context, eng *engine.Engine, r io.Reader, w io.Writer) (*EvalSummary, error) {
+	return runEvalWorkers(ctx, eng, r, w, evalWorkers())
+}
+
+// evalWorkers is the number of concurrent scans of eval: one per core Go
+// may use.
+func evalWorkers() int { return max(1, runtime.GOMAXPROCS(0)) }
+
+// evalJob is one corpus line on its way through the workers; done is
+// closed once res (or err, for a line that is not a case) is set.
+type evalJob struct {
+	c       evalCase
+	res     evalResult
+	elapsed float64
+	err     error
+	done    chan struct{}
+}
+
+// runEvalWorkers is runEval with a given number of workers.
+func runEvalWorkers(ctx context.Context, eng *engine.Engine, r io.Reader, w io.Writer, workers int) (*EvalSummary, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers = max(1, workers)
+	// ordered carries every job in corpus order to the writer below; its
+	// capacity (with the workers' own) bounds the cases in flight.
+	ordered := make(chan *evalJob, 4*workers)
+	jobs := make(chan *evalJob)
+	var readErr error
+	go func() {
+		defer close(ordered)
+		defer close(jobs)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		lineNo := 0
+		for sc.Scan() {
+			lineNo++
+			line := bytes.TrimSpace(sc.Bytes())
+			if len(line) == 0 {
+				continue
+			}
+			j := &evalJob{done: make(chan struct{})}
+			if err := json.Unmarshal(line, &j.c); err != nil {
+				j.err = fmt.Errorf("corpus line %d: %w", lineNo, err)
+				close(j.done)
+				select {
+				case ordered <- j:
+				case <-ctx.Done():
+				}
+				return
+			}
+			select {
+			case ordered <- j:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobs <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+		readErr = sc.Err()
+	}()
+	for i := 0; i < workers; i++ {
+		go func() {
+			for j := range jobs {
+				scanCase(ctx, eng, j)
+				close(j.done)
+			}
+		}()
+	}
+
 	sum := &EvalSummary{Confusion: map[string]map[string]int{}}
 	enc := json.NewEncoder(w)
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	var times []float64
-	var denyTotal, denyHit, evTotal, evHit, allowTotal, allowDenied, agree int
-	lineNo := 0
-	for sc.Scan() {
-		lineNo++
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		var c evalCase
-		if err := json.Unmarshal([]byte(line), &c); err != nil {
-			return nil, fmt.Errorf("corpus line %d: %w", lineNo, err)
+	var sc evalScore
+	for j := range ordered {
+		<-j.done
+		if j.err != nil {
+			return nil, j.err
 		}
 		sum.Cases++
-		res := evalResult{ID: c.ID, Expect: c.Expect, RuleIDs: []string{}}
-		start := time.Now()
-		rep, err := eng.Scan(ctx, engine.Request{ScanID: c.ID, ToolName: c.ID, Language: c.Language, Content: c.Content})
-		elapsed := float64(time.Since(start).Microseconds()) / 1000
-		if err != nil {
+		res := j.res
+		if res.Error != "" {
 			sum.Errors++
-			res.Error = err.Error()
-			res.Decision = "error"
 		} else {
-			res.Decision = string(rep.Decision)
-			res.RiskLevel = string(rep.RiskLevel)
-			res.RuleIDs = append(res.RuleIDs, rep.RuleIDs()...)
-			res.ElapsedMS = rep.ElapsedMS
-			times = append(times, elapsed)
+			times = append(times, j.elapsed)
 		}
 		if err := enc.Encode(res); err != nil {
 			return nil, err
 		}
-		if c.Expect == "" {
-			continue
-		}
-		sum.Labelled++
-		if sum.Confusion[c.Expect] == nil {
-			sum.Confusion[c.Expect] = map[string]int{}
-		}
-		sum.Confusion[c.Expect][res.Decision]++
-		if res.Decision == c.Expect {
-			agree++
-		} else {
-			sum.Mismatches = append(sum.Mismatches, fmt.Sprintf("%s: want %s, got %s %v", c.ID, c.Expect, res.Decision, res.RuleIDs))
-		}
-		switch sdk.Decision(c.Expect) {
-		case sdk.Deny:
-			denyTotal++
-			if res.Decision == string(sdk.Deny) {
-				denyHit++
-			}
-			if c.Evasion {
-				evTotal++
-				if res.Decision == string(sdk.Deny) {
-					evHit++
-				}
-			}
-		case sdk.Allow:
-			allowTotal++
-			if res.Decision == string(sdk.Deny) {
-				allowDenied++
-			}
-		}
+		sc.add(sum, j.c, res)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read corpus: %w", err)
+	// ordered is closed only after the reader stopped, so readErr is set.
+	if readErr != nil {
+		return nil, fmt.Errorf("read corpus: %w", readErr)
 	}
-	sum.ExactAgreement = ratio(agree, sum.Labelled)
-	sum.DenyRecall = ratio(denyHit, denyTotal)
-	sum.EvasionDenyRecall = ratio(evHit, evTotal)
-	sum.FalseDenyRate = ratio(allowDenied, allowTotal)
+	sc.finish(sum)
 	sort.Float64s(times)
 	sum.P50MS = percentile(times, 0.50)
 	sum.P99MS = percentile(times, 0.99)
@@ -186,6 +212,72 @@ func runEval(ctx context.Context, eng *engine.Engine, r io.Reader, w io.Writer) 
 		return nil, err
 	}
 	return sum, nil
+}
+
+// scanCase scans one case into j.res.
+func scanCase(ctx context.Context, eng *engine.Engine, j *evalJob) {
+	c := j.c
+	j.res = evalResult{ID: c.ID, Expect: c.Expect, RuleIDs: []string{}}
+	start := time.Now()
+	rep, err := eng.Scan(ctx, engine.Request{ScanID: c.ID, ToolName: c.ID, Language: c.Language, Content: c.Content})
+	j.elapsed = float64(time.Since(start).Microseconds()) / 1000
+	if err != nil {
+		j.res.Error = err.Error()
+		j.res.Decision = "error"
+		return
+	}
+	j.res.Decision = string(rep.Decision)
+	j.res.RiskLevel = string(rep.RiskLevel)
+	j.res.RuleIDs = append(j.res.RuleIDs, rep.RuleIDs()...)
+	j.res.ElapsedMS = rep.ElapsedMS
+}
+
+// evalScore counts what the summary's rates are made of.
+type evalScore struct {
+	denyTotal, denyHit, evTotal, evHit, allowTotal, allowDenied, agree int
+}
+
+// add scores one labelled case (unlabelled ones count only as cases).
+func (s *evalScore) add(sum *EvalSummary, c evalCase, res evalResult) {
+	if c.Expect == "" {
+		return
+	}
+	sum.Labelled++
+	if sum.Confusion[c.Expect] == nil {
+		sum.Confusion[c.Expect] = map[string]int{}
+	}
+	sum.Confusion[c.Expect][res.Decision]++
+	if res.Decision == c.Expect {
+		s.agree++
+	} else {
+		sum.Mismatches = append(sum.Mismatches, fmt.Sprintf("%s: want %s, got %s %v", c.ID, c.Expect, res.Decision, res.RuleIDs))
+	}
+	switch sdk.Decision(c.Expect) {
+	case sdk.Deny:
+		s.denyTotal++
+		if res.Decision == string(sdk.Deny) {
+			s.denyHit++
+		}
+		if c.Evasion {
+			s.evTotal++
+			if res.Decision == string(sdk.Deny) {
+				s.evHit++
+			}
+		}
+	case sdk.Allow:
+		s.allowTotal++
+		if res.Decision == string(sdk.Deny) {
+			s.allowDenied++
+		}
+	}
+}
+
+// finish fills the summary's rates.
+func (s *evalScore) finish(sum *EvalSummary) {
+	sum.ExactAgreement = ratio(s.agree, sum.Labelled)
+	sum.DenyRecall = ratio(s.denyHit, s.denyTotal)
+	sum.EvasionDenyRecall = ratio(s.evHit, s.evTotal)
+	sum.FalseDenyRate = ratio(s.allowDenied, s.allowTotal)
 }
 
 func ratio(a, b int) float64 {

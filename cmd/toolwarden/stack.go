@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -52,15 +53,50 @@ func openStack(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *sta
 	if s.pol, err = openPolicy(cfg.Policy); err != nil {
 		return nil, err
 	}
-	if s.eng, err = engine.New(ctx, engine.Options{Policy: s.pol}); err != nil {
-		return nil, err
+	// The engine (compiling or loading the rule packs from the compilation
+	// cache, pre-warming their pools) is most of start-up; it needs nothing
+	// else opened here, so it starts while the store and the isolation
+	// backend open. Nothing is served before openStack returns.
+	started := time.Now()
+	type engineResult struct {
+		eng     *engine.Engine
+		err     error
+		elapsed time.Duration
 	}
-	s.closers = append(s.closers, func() { s.eng.Close(context.Background()) })
+	engc := make(chan engineResult, 1)
+	go func() {
+		eng, err := engine.New(ctx, engine.Options{Policy: s.pol})
+		engc <- engineResult{eng, err, time.Since(started)}
+	}()
+	engineWaited := false
+	awaitEngine := func() error {
+		engineWaited = true
+		r := <-engc
+		if r.err != nil {
+			return r.err
+		}
+		s.eng = r.eng
+		s.closers = append(s.closers, func() { s.eng.Close(context.Background()) })
+		log.Debug("engine ready", "elapsed_ms", r.elapsed.Milliseconds())
+		return nil
+	}
+	defer func() {
+		if !engineWaited {
+			// An earlier part failed: the engine must still be closed.
+			if r := <-engc; r.err == nil {
+				r.eng.Close(context.Background())
+			}
+		}
+	}()
 	if s.backend, err = openBackend(ctx, cfg); err != nil {
 		return nil, err
 	}
 	s.closers = append(s.closers, func() { s.backend.Close() })
+	log.Debug("execution store open", "elapsed_ms", time.Since(started).Milliseconds())
 	if !cfg.EmbeddedExecutor {
+		if err := awaitEngine(); err != nil {
+			return nil, err
+		}
 		close(s.execDone)
 		return s, nil
 	}
@@ -79,6 +115,9 @@ func openStack(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *sta
 	ecfg.Scanner = s.eng // scans the workspace files of records the service did not
 	d, err := executor.New(s.backend, iso, ecfg)
 	if err != nil {
+		return nil, err
+	}
+	if err := awaitEngine(); err != nil {
 		return nil, err
 	}
 	log.Info("embedded executor", "worker", d.WorkerID(), "isolation", iso.Name(), "concurrency", cfg.Concurrency)

@@ -214,3 +214,91 @@ func ExampleWriter_Write() {
 	// Output:
 	// {"scan_id":"scan-1","timestamp":"1970-01-01T00:00:00+00:00","tool_name":"bash","language":"bash","decision":"allow","risk_level":"none","rule_ids":[],"elapsed_ms":0,"sanitized":false,"blocked":false}
 }
+
+// TestBurstNeverLosesEvents writes a burst several times the queue's size
+// from many goroutines: every event acknowledged by Write must be on disk
+// after Sync (before Close) and counted by Stats, none dropped.
+func TestBurstNeverLosesEvents(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	w, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const goroutines = 16
+	perG := QueueSize * 3 / goroutines
+	var wg sync.WaitGroup
+	var failed sync.Once
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perG {
+				if err := w.Write(sampleReport(fmt.Sprintf("b%d-%d", g, i))); err != nil {
+					failed.Do(func() { t.Error(err) })
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	want := goroutines * perG
+	if err := w.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	// Sync flushed the queue: the file holds every acknowledged event
+	// while the writer is still open.
+	if got := len(readLines(t, path)); got != want {
+		t.Fatalf("after Sync: %d lines, want %d", got, want)
+	}
+	// Events queued after the Sync reach the file on Close.
+	for i := range 10 {
+		if err := w.Write(sampleReport(fmt.Sprint("late-", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := w.Stats(); st.Written != int64(want+10) || st.Failed != 0 {
+		t.Fatalf("Stats = %+v, want %d written, 0 failed", st, want+10)
+	}
+	lines := readLines(t, path)
+	if len(lines) != want+10 {
+		t.Fatalf("after Close: %d lines, want %d", len(lines), want+10)
+	}
+	seen := map[string]bool{}
+	for _, l := range lines {
+		id, _ := l["scan_id"].(string)
+		if seen[id] {
+			t.Fatalf("duplicate line %v", l)
+		}
+		seen[id] = true
+	}
+	if err := w.Sync(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Sync after Close = %v, want ErrClosed", err)
+	}
+}
+
+// TestWriteFailuresAreCounted makes the file unwritable under the writer
+// (a descriptor closed behind its back): the events are counted as failed
+// and Close says so rather than reporting success.
+func TestWriteFailuresAreCounted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	w, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	_ = w.f.Close()
+	if err := w.Write(sampleReport("lost")); err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Sync() // waits for the write attempt; the sync itself fails too
+	if st := w.Stats(); st.Failed != 1 || st.Written != 0 {
+		t.Fatalf("Stats = %+v, want 1 failed", st)
+	}
+	if err := w.Close(); err == nil {
+		t.Fatal("Close after a failed write = nil, want an error naming the lost events")
+	}
+}

@@ -86,8 +86,13 @@ func Observe(ctx context.Context, r *sdk.SafetyReport) {
 	}
 	_, span := otel.Tracer(TracerName).Start(ctx, SpanName,
 		trace.WithTimestamp(start),
-		trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(Attributes(r)...))
+		trace.WithSpanKind(trace.SpanKindInternal))
+	// The attributes (a sorted copy of the report's map) are built only for
+	// a span that records: with no tracer provider installed, or a sampler
+	// that drops the trace, a scan pays nothing for them.
+	if span.IsRecording() {
+		span.SetAttributes(Attributes(r)...)
+	}
 	span.End(trace.WithTimestamp(start.Add(elapsed)))
 
 	blocked := "false"
