@@ -356,8 +356,12 @@ func checkDestinations(e *catalog.Env, uses []sdk.NetworkUse) {
 			continue // urlopen of a request object built elsewhere
 		}
 		host := match.NormalizeHost(n.Host)
+		if n.Listen {
+			checkListen(e, n, host)
+			continue
+		}
 		if host == "" {
-			if n.Listen || !n.Dynamic || !e.Policy.ReviewUnknownNetwork {
+			if !n.Dynamic || !e.Policy.ReviewUnknownNetwork {
 				continue
 			}
 			dest := n.URL
@@ -369,10 +373,7 @@ func checkDestinations(e *catalog.Env, uses []sdk.NetworkUse) {
 				Metadata: map[string]any{"via": n.Via, "url": n.URL}})
 			continue
 		}
-		if n.Listen && (n.Host == "0.0.0.0" || n.Host == "::" || match.IsLoopback(host)) {
-			continue
-		}
-		if e.M.Domains.Allowed(host) {
+		if e.M.Domains.Allowed(host) && !match.IsMetadataHost(host) {
 			continue
 		}
 		meta := map[string]any{"domain": host, "via": n.Via}
@@ -383,10 +384,14 @@ func checkDestinations(e *catalog.Env, uses []sdk.NetworkUse) {
 			Metadata: meta, Message: fmt.Sprintf("Network request targets non-whitelisted domain %s.", host),
 			Recommendation: fmt.Sprintf("Add %s to allowed_domains only if this destination is trusted.", host)}
 		switch {
-		case match.IsLoopback(host):
-			f.Decision, f.Risk = sdk.NeedsHumanReview, sdk.RiskMedium
-			f.Message = fmt.Sprintf("Network request targets local host %s; local services are reviewed.", host)
-			f.Recommendation = "Confirm the local service is the intended target of this tool call."
+		case match.IsMetadataHost(host):
+			f.Message = fmt.Sprintf("Network request targets cloud metadata address %s, which is never allowed.", host)
+			f.Recommendation = "Do not read instance metadata (credentials) from a tool call."
+		case match.IsLocalHost(host):
+			// Local and private services (Redis, the API itself, other
+			// machines of the network) are hosts like any other.
+			f.Message = fmt.Sprintf("Network request targets local or private host %s, which is not in allowed_domains.", host)
+			f.Recommendation = "A tool call must not reach local services; list the host in allowed_domains only if it is meant to."
 		case match.IsIPLiteral(host):
 			f.Message = fmt.Sprintf("Network request targets IP address %s; IP literals are never allowed.", host)
 			f.Recommendation = "Use a host name listed in allowed_domains instead of an IP address."
@@ -780,11 +785,6 @@ func checkSockets(e *catalog.Env, uses []sdk.NetworkUse) {
 		f := catalog.Finding{Rule: "PY_SOCKET_NETWORK_ACCESS", Evidence: n.Evidence, Pos: n.Pos, Key: host,
 			Message:  fmt.Sprintf("Raw socket connects to %s, which is not in allowed_domains.", what),
 			Metadata: map[string]any{"domain": host, "via": n.Via}}
-		if host != "" && match.IsLoopback(host) {
-			// Local services are reviewed like loopback HTTP requests.
-			f.Decision, f.Risk = sdk.NeedsHumanReview, sdk.RiskMedium
-			f.Message = fmt.Sprintf("Raw socket connects to local host %s; local services are reviewed.", host)
-		}
 		e.Add(f)
 	}
 	if reported || okHost {
@@ -799,4 +799,20 @@ func checkSockets(e *catalog.Env, uses []sdk.NetworkUse) {
 			return
 		}
 	}
+}
+
+// checkListen reports a listening socket on any address other than
+// loopback: a workload must not open a port to the network.
+func checkListen(e *catalog.Env, n sdk.NetworkUse, host string) {
+	if host != "" && match.IsLoopback(host) {
+		return
+	}
+	what := host
+	if what == "" || what == "0.0.0.0" || what == "::" {
+		what = "every interface"
+	}
+	e.Add(catalog.Finding{Rule: "PY_SOCKET_NETWORK_ACCESS", Evidence: n.Evidence, Pos: n.Pos, Key: "listen:" + host,
+		Message:        fmt.Sprintf("Listening socket on %s opens a port to the network.", what),
+		Recommendation: "Bind servers to 127.0.0.1 only, or do not listen from a tool call.",
+		Metadata:       map[string]any{"domain": host, "via": n.Via, "listen": true}})
 }
