@@ -91,12 +91,22 @@ func readInput(name string, stdin io.Reader) ([]byte, error) {
 
 // loadPolicy loads the policy file, or the built-in default when path is
 // empty; "default" and "strict" name the built-in documents.
+//
+// TOOLWARDEN_* overrides apply to the built-in documents too, as they do to
+// a file: an operator who sets TOOLWARDEN_BLOCK_ON_REVIEW=true must get a
+// blocking scan whichever policy the command line names.
 func loadPolicy(path string) (*sdk.Policy, error) {
 	switch path {
-	case "":
-		return policies.Builtin("default")
-	case "default", "strict":
-		return policies.Builtin(path)
+	case "", "default", "strict":
+		name := path
+		if name == "" {
+			name = "default"
+		}
+		p, err := policies.Builtin(name)
+		if err != nil {
+			return nil, err
+		}
+		return policies.ApplyEnv(p)
 	}
 	return policies.Load(path)
 }

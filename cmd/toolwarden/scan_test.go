@@ -374,3 +374,31 @@ func TestScanUnknownLanguageIsUsageError(t *testing.T) {
 		t.Errorf("a scan in an unknown language printed a report: %s", r.stdout)
 	}
 }
+
+// TestScanEnvOverridesBuiltinPolicy checks TOOLWARDEN_* overrides apply to
+// the built-in policy as they do to a file: with
+// TOOLWARDEN_BLOCK_ON_REVIEW=true a review finding is blocked.
+func TestScanEnvOverridesBuiltinPolicy(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "count.sh", "ls | wc -l\n")
+	for _, args := range [][]string{{"scan", file}, {"scan", "--policy", "default", file}} {
+		r := invocation{env: []string{"TOOLWARDEN_BLOCK_ON_REVIEW=true"}}.run(t, args...)
+		wantCode(t, r, 1)
+		rep := checkReport(t, "scan report", r.stdout)
+		if rep.Decision != sdk.NeedsHumanReview || !rep.Blocked {
+			t.Errorf("%v: decision %s blocked %v, want a blocked review", args, rep.Decision, rep.Blocked)
+		}
+	}
+}
+
+// TestScanUnknownRuleOverride checks a policy whose rules override names an
+// unknown rule id is a load error that suggests the closest id.
+func TestScanUnknownRuleOverride(t *testing.T) {
+	dir := t.TempDir()
+	pol := writeFile(t, dir, "p.yaml", "rules:\n  BASH_LONG_SLEPE:\n    decision: deny\n")
+	file := writeFile(t, dir, "s.sh", "ls\n")
+	r := tw(t, "scan", "--policy", pol, file)
+	wantCode(t, r, 3)
+	if !strings.Contains(r.stderr, "BASH_LONG_SLEPE") || !strings.Contains(r.stderr, "did you mean BASH_LONG_SLEEP") {
+		t.Errorf("stderr %q, want the unknown id and a suggestion", r.stderr)
+	}
+}
