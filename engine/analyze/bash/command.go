@@ -20,6 +20,7 @@ func (a *analyzer) walkCall(s *syntax.Stmt, call *syntax.CallExpr, c *ctx) {
 		a.stmtRedirects(s, "", c)
 		return
 	}
+	a.cmdEnv = nil
 	for _, as := range call.Assigns {
 		// Prefix assignments only reach the command's environment.
 		if as.Name == nil {
@@ -32,6 +33,10 @@ func (a *analyzer) walkCall(s *syntax.Stmt, call *syntax.CallExpr, c *ctx) {
 				fact.Dynamic = true
 			} else {
 				fact.Value = f.s
+				if a.cmdEnv == nil {
+					a.cmdEnv = map[string]string{}
+				}
+				a.cmdEnv[as.Name.Value] = f.s
 			}
 		}
 		a.b.Facts.Assignments = append(a.b.Facts.Assignments, fact)

@@ -122,3 +122,15 @@ func TestReadArray(t *testing.T) {
 	hasNested2("IFS=' ' read -r -a w <<EOF\nhalt -f\nEOF\n\"${w[@]}\"", "halt", "-f")
 	hasNested2("n=DB_PASS\necho \"${!n}\"", "echo", "$DB_PASS")
 }
+
+// TestRoutingOptions checks curl's routing options and proxy variables make
+// the host the connection really goes to a destination.
+func TestRoutingOptions(t *testing.T) {
+	hasHost(t, "curl --resolve pypi.org:443:198.51.100.7 https://pypi.org/", "198.51.100.7")
+	hasHost(t, "curl --connect-to ::evil.example:443 https://github.com/", "evil.example")
+	hasHost(t, "curl --connect-to github.com:443:[2001:db8::5]:443 https://github.com/", "2001:db8::5")
+	hasHost(t, "curl -x http://proxy.example:3128 https://github.com/", "proxy.example")
+	hasHost(t, "curl --socks5-hostname 198.51.100.9:1080 https://github.com/", "198.51.100.9")
+	hasHost(t, "HTTPS_PROXY=http://198.51.100.3:8080 curl https://github.com/", "198.51.100.3")
+	hasHost(t, "export all_proxy=socks5://198.51.100.4:1080\nwget https://pypi.org/", "198.51.100.4")
+}
