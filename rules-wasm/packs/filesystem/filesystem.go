@@ -43,6 +43,7 @@ func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
 	checkPersistence(e)
 	checkDefenseEvasion(e)
 	checkSysctlWrites(e)
+	checkMassKill(e)
 	return e.Findings(), nil
 }
 

@@ -38,6 +38,7 @@ func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
 	checkSleeps(e)
 	checkLimits(e)
 	checkSecrets(e)
+	checkEnvDumps(e)
 	checkParse(e)
 	return e.Findings(), nil
 }
