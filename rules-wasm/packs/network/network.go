@@ -32,7 +32,7 @@ func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
 	}
 	e := &env
 	uses := collect(e)
-	checkDestinations(e, uses)
+	checkDestinations(e, append(uses, proxyUses(e)...))
 	checkRemoteCode(e)
 	checkReverseShell(e, uses)
 	checkExfiltration(e, uses)
@@ -473,9 +473,33 @@ func checkRemoteCode(e *catalog.Env) {
 			}
 		}
 	}
+	// Python: a file saved by urlretrieve, then run by a command the
+	// content starts (os.system, subprocess).
+	var pyFetched map[string]bool
 	for i := range e.Facts.Calls {
 		c := &e.Facts.Calls[i]
-		if c.Name != "exec" && c.Name != "eval" && c.Name != "compile" {
+		if c.Name == "urllib.request.urlretrieve" || c.Name == "urllib.urlretrieve" || c.Name == "wget.download" {
+			if p, ok := catalog.ArgStr(c, 1); ok && p != "" {
+				if pyFetched == nil {
+					pyFetched = map[string]bool{}
+				}
+				pyFetched[match.CleanPath(p)] = true
+			}
+		}
+	}
+	if pyFetched != nil {
+		for _, i := range e.Commands(kindRunner) {
+			c := &e.Facts.Commands[i]
+			if p := catalog.ExecutedFile(c); p != "" && pyFetched[match.CleanPath(p)] {
+				e.Add(catalog.Finding{Rule: "BASH_REMOTE_CODE_EXEC", Evidence: c.Evidence, Pos: c.Pos, Key: "dl",
+					Message:  fmt.Sprintf("File %s downloaded by urlretrieve is executed.", p),
+					Metadata: map[string]any{"downloader": "urlretrieve", "file": p}})
+			}
+		}
+	}
+	for i := range e.Facts.Calls {
+		c := &e.Facts.Calls[i]
+		if !runsCode[c.Name] {
 			continue
 		}
 		for _, a := range c.Args {
@@ -488,6 +512,12 @@ func checkRemoteCode(e *catalog.Env) {
 		}
 	}
 }
+
+// runsCode are the Python calls that run (or deserialize into running)
+// the content they are given: downloaded bytes given to them are remote code.
+var runsCode = map[string]bool{"exec": true, "eval": true, "compile": true, "pickle.loads": true, "pickle.load": true,
+	"_pickle.loads": true, "cPickle.loads": true, "marshal.loads": true, "marshal.load": true, "dill.loads": true,
+	"dill.load": true, "cloudpickle.loads": true, "cloudpickle.load": true, "joblib.load": true, "shelve.open": true}
 
 func orKind(a, b string) string {
 	if a != "" {
