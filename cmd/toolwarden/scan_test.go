@@ -402,3 +402,32 @@ func TestScanUnknownRuleOverride(t *testing.T) {
 		t.Errorf("stderr %q, want the unknown id and a suggestion", r.stderr)
 	}
 }
+
+// TestScanJudgesWhatTheAPIJudges checks the request-context flags and
+// --request: the CLI decides as POST /v1/scan would.
+func TestScanJudgesWhatTheAPIJudges(t *testing.T) {
+	dir := t.TempDir()
+	run := writeFile(t, dir, "run.sh", "\"$@\"\n")
+	r := tw(t, "scan", "--language", "bash", "--command-args", "rm,-rf,/", run)
+	wantCode(t, r, 2)
+	ls := writeFile(t, dir, "ls.sh", "ls\n")
+	r = tw(t, "scan", "--cwd", "/root/.ssh", ls)
+	wantCode(t, r, 2)
+	if rep := checkReport(t, "cwd", r.stdout); !hasRule(rep, "EXECUTION_DENIED_CWD") {
+		t.Errorf("--cwd in a denied path: %v, want EXECUTION_DENIED_CWD", rep.RuleIDs())
+	}
+	r = tw(t, "scan", "--timeout", "100000", "--max-output-bytes", "99999999999", ls)
+	wantCode(t, r, 1)
+	rep := checkReport(t, "limits", r.stdout)
+	if !hasRule(rep, "RESOURCE_TIMEOUT_LIMIT_EXCEEDED") || !hasRule(rep, "RESOURCE_OUTPUT_LIMIT_EXCEEDED") {
+		t.Errorf("limits: %v, want both limit findings", rep.RuleIDs())
+	}
+	req := writeFile(t, dir, "req.json", `{"tool_name": "t", "script": "echo hi", "command": "rm -rf ~"}`)
+	r = tw(t, "scan", "--request", req)
+	wantCode(t, r, 2)
+	if rep := checkReport(t, "request", r.stdout); rep.ToolName != "t" || !hasRule(rep, "BASH_RECURSIVE_DELETE") {
+		t.Errorf("--request: tool %q rules %v, want t and BASH_RECURSIVE_DELETE", rep.ToolName, rep.RuleIDs())
+	}
+	bad := writeFile(t, dir, "bad.json", `{"comand": "ls"}`)
+	wantCode(t, tw(t, "scan", "--request", bad), 3)
+}
