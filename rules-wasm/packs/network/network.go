@@ -715,6 +715,10 @@ func checkExfiltration(e *catalog.Env, uses []sdk.NetworkUse) {
 			continue
 		}
 		for s := range catalog.Feeders(e.Facts, c) {
+			if isEnvDump(s) {
+				add(c.Evidence, c.Pos, s.Name, fmt.Sprintf("The whole environment (%s) is sent out by %s.", s.Name, c.Name),
+					map[string]any{"dump": s.Name, "command": c.Name})
+			}
 			ops, _ := catalog.Operands(s)
 			for _, o := range ops {
 				if pat, ok := e.M.Paths.Match(o, match.HasGlob(o)); ok {
@@ -732,6 +736,7 @@ func checkExfiltration(e *catalog.Env, uses []sdk.NetworkUse) {
 			}
 		}
 	}
+	checkPyEnvSent(e, add)
 	// Whether content reads a denied path matters only for uploads to hosts
 	// not allowed: it is found out on the first such use.
 	deniedRead, known := false, false
