@@ -75,3 +75,28 @@ func checkEnvDumps(e *catalog.Env) {
 		}
 	}
 }
+
+// checkEnvFilterOutputs reports output of the environment filtered by a
+// secret-looking name (`print({k: v for k, v in os.environ.items() if
+// 'TOKEN' in k})`): the analyzer records the whole environment ("*") as the
+// output's source; the filter in the same expression selects secrets.
+func checkEnvFilterOutputs(e *catalog.Env) {
+	for _, o := range e.Facts.Outputs {
+		whole := false
+		for _, v := range o.Vars {
+			whole = whole || v == "*"
+		}
+		ev := strings.ToLower(o.Evidence)
+		if !whole || !strings.Contains(ev, "environ") || !strings.Contains(ev, " if ") {
+			continue
+		}
+		for _, w := range secretWords {
+			if strings.Contains(ev, "'"+w) || strings.Contains(ev, "\""+w) || strings.Contains(ev, "_"+w) {
+				e.Add(catalog.Finding{Rule: "SENSITIVE_OUTPUT", Evidence: o.Evidence, Pos: o.Pos, Key: "envfilter",
+					Message:  fmt.Sprintf("Content writes environment values selected by a secret-looking name (%s) to %s.", w, o.Sink),
+					Metadata: map[string]any{"filter": w, "sink": o.Sink}})
+				break
+			}
+		}
+	}
+}

@@ -39,6 +39,7 @@ func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
 	checkLimits(e)
 	checkSecrets(e)
 	checkEnvDumps(e)
+	checkEnvFilterOutputs(e)
 	checkParse(e)
 	return e.Findings(), nil
 }
