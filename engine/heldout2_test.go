@@ -18,7 +18,11 @@ import (
 // hooks, shell indirection, path and address resolution, Python value flow,
 // the rules added to the contract) and is kept out of the tuning loop: the
 // floor is the figure measured once, at the end, and is never tuned towards.
-var heldout2Floor = corpusFigures{recall: 0, evasionRecall: 0, falseDeny: 1, agreement: 0}
+//
+// Measured at the end of the work on it (BENCHMARKS.md): deny recall 0.917
+// (232/253), on evasions 0.907 (205/226), false denies 0/54, agreement 0.927
+// (331/357). Before: 0.530, 0.544, 5/54, 0.641.
+var heldout2Floor = corpusFigures{recall: 0.916, evasionRecall: 0.906, falseDeny: 0, agreement: 0.927}
 
 // scoreQuiet scores cases like scoreCorpus but without naming the cases it
 // misses, so a held-out set's failures stay out of sight while developing.
