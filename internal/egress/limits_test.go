@@ -57,16 +57,15 @@ func TestMaxConnections(t *testing.T) {
 	}
 	defer held.Close()
 	io.WriteString(held, "CONNECT exa") // an unfinished request holds the slot
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		got := tp.raw(t, "CONNECT example.com:443 HTTP/1.1\r\n\r\n")
-		if strings.Contains(got, "503") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("second connection: %q", got)
-		}
-		time.Sleep(10 * time.Millisecond) // the held connection is not accepted yet
+	for len(tp.sem) == 0 {
+		time.Sleep(5 * time.Millisecond) // until the held connection has its slot
+	}
+	if got := tp.raw(t, "CONNECT example.com:443 HTTP/1.1\r\n\r\n"); !strings.Contains(got, "503") {
+		t.Fatalf("second connection: %q", got)
+	}
+	es, _ := tp.entries(t)
+	if len(es) != 2 || es[0].Allowed || !strings.Contains(es[0].Reason, "concurrent connections") {
+		t.Fatalf("log %+v", es)
 	}
 }
 
