@@ -2,7 +2,6 @@ package egress
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -29,7 +28,7 @@ func (p *Proxy) connect(c net.Conn, br *bufio.Reader, req *http.Request, entry *
 		p.refuse(c, e, http.StatusForbidden, class, reason)
 		return
 	}
-	addrs, class, reason := p.resolve(context.Background(), h)
+	addrs, class, reason := p.resolve(p.ctx, h)
 	if reason != "" {
 		status := http.StatusForbidden
 		if class == classUpstream {
@@ -59,7 +58,7 @@ func (p *Proxy) connect(c net.Conn, br *bufio.Reader, req *http.Request, entry *
 		p.refuse(c, e, 0, classSNI, fmt.Sprintf("TLS SNI %q differs from the CONNECT host %s", hi.serverName, h))
 		return
 	}
-	up, err := p.dialChecked(context.Background(), addrs, n)
+	up, err := p.dialChecked(p.ctx, addrs, n)
 	if err != nil {
 		p.refuse(c, e, 0, classUpstream, err.Error())
 		return

@@ -2,7 +2,6 @@ package egress
 
 import (
 	"bufio"
-	"context"
 	"net"
 	"net/http"
 	"strings"
@@ -66,7 +65,7 @@ func (p *Proxy) forward(c net.Conn, req *http.Request, hosts []string, entry *Co
 		p.refuse(c, e, http.StatusForbidden, classProtocol, "protocol upgrades are not forwarded")
 		return
 	}
-	addrs, class, reason := p.resolve(context.Background(), h)
+	addrs, class, reason := p.resolve(p.ctx, h)
 	if reason != "" {
 		status := http.StatusForbidden
 		if class == classUpstream {
@@ -75,7 +74,7 @@ func (p *Proxy) forward(c net.Conn, req *http.Request, hosts []string, entry *Co
 		p.refuse(c, e, status, class, reason)
 		return
 	}
-	up, err := p.dialChecked(context.Background(), addrs, n)
+	up, err := p.dialChecked(p.ctx, addrs, n)
 	if err != nil {
 		p.refuse(c, e, http.StatusBadGateway, classUpstream, err.Error())
 		return

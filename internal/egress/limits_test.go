@@ -2,6 +2,7 @@ package egress
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -220,5 +221,49 @@ func TestMetricsCount(t *testing.T) {
 	tp.Close()
 	if after := testutil.ToFloat64(connectionsTotal.WithLabelValues("refused", classDomain)); after != before+1 {
 		t.Fatalf("refused/domain %v → %v", before, after)
+	}
+}
+
+// blockingResolver never answers until its context ends.
+type blockingResolver struct{ started chan struct{} }
+
+func (r blockingResolver) LookupNetIP(ctx context.Context, _, _ string) ([]netip.Addr, error) {
+	close(r.started)
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestCloseCancelsResolution: Close does not wait for a DNS server that
+// never answers (the run has ended; its record must not wait).
+func TestCloseCancelsResolution(t *testing.T) {
+	res := blockingResolver{started: make(chan struct{})}
+	p, err := New(Config{ConnectTimeout: time.Hour}, []string{"example.com"}, Options{Resolver: res})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Start(ln); err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "CONNECT example.com:443 HTTP/1.1\r\n\r\n")
+	<-res.started
+	closed := make(chan struct{})
+	go func() { p.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(time.Minute):
+		t.Fatal("Close waits for the resolver")
+	}
+	es, _ := p.Connections()
+	if len(es) != 1 || es[0].Allowed {
+		t.Fatalf("log %+v", es)
 	}
 }

@@ -42,6 +42,10 @@ type Proxy struct {
 	dial     func(ctx context.Context, network, address string) (net.Conn, error)
 	sem      chan struct{}
 	log      connLog
+	// ctx bounds every resolution and dial; Close cancels it, so a run's
+	// end never waits on a slow DNS server.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	mu     sync.Mutex
 	closed bool
@@ -67,6 +71,7 @@ func New(cfg Config, allowedDomains []string, o Options) (*Proxy, error) {
 		log:      connLog{max: cfg.MaxLogEntries},
 		conns:    map[net.Conn]struct{}{},
 	}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
 	if p.resolver == nil {
 		p.resolver = net.DefaultResolver
 	}
@@ -143,6 +148,7 @@ func (p *Proxy) untrack(c net.Conn) {
 func (p *Proxy) Close() {
 	p.mu.Lock()
 	p.closed = true
+	p.cancel()
 	for _, ln := range p.lns {
 		ln.Close()
 	}
