@@ -121,7 +121,7 @@ ls @A@ >/dev/null 2>&1 && echo LEAK-list-abs
 (echo evil > @A@/a.txt) 2>/dev/null && echo LEAK-write-abs
 (echo evil > @A@/.toolwarden-script-x.sh) 2>/dev/null && echo LEAK-script
 cat ../@NAME@/a.txt 2>/dev/null && echo LEAK-read-dotdot
-ls ../ >/dev/null 2>&1 && echo LEAK-list-root
+ls -a ../ 2>/dev/null | grep -qx @NAME@ && echo LEAK-list-root
 ln -s @A@ l 2>/dev/null; cat l/a.txt 2>/dev/null && echo LEAK-read-symlink
 cd @A@ 2>/dev/null && echo LEAK-cd
 id -u`)

@@ -9,17 +9,9 @@ import (
 
 	"github.com/toolwarden/toolwarden/execution"
 	"github.com/toolwarden/toolwarden/service"
+	"github.com/toolwarden/toolwarden/workspace"
 )
 
-// locator maps conversations to directories under one root.
-type locator string
-
-func (l locator) Path(conv, exec string) string {
-	if conv == "" {
-		return filepath.Join(string(l), "e-"+exec)
-	}
-	return filepath.Join(string(l), "c-"+conv)
-}
 
 // TestStagedFileDeniedAtScanTime: a file staged by an earlier run of the
 // conversation and run by this one is judged at submit time; the blocked
@@ -27,8 +19,9 @@ func (l locator) Path(conv, exec string) string {
 func TestStagedFileDeniedAtScanTime(t *testing.T) {
 	s := newService(t)
 	root := t.TempDir()
-	s.Workspaces = locator(root)
-	ws := filepath.Join(root, "c-a")
+	loc := workspace.Locator{Root: root}
+	s.Workspaces = loc
+	ws := loc.Path(workspace.Key("agent", "a"), "")
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -46,8 +39,8 @@ func TestStagedFileDeniedAtScanTime(t *testing.T) {
 	if !found || rec.StagedScan != execution.StagedScanService || len(rec.StagedFiles) == 0 || rec.StagedFiles[0].State != "file" {
 		t.Fatalf("findings %+v staged %q %+v", rec.SafetyReport.Findings, rec.StagedScan, rec.StagedFiles)
 	}
-	rep, err := s.Scan(context.Background(), &service.ToolRequest{Command: "python3 x.py", ConversationID: "a"},
-		[]service.Piece{{Field: "command", Language: "bash", Content: "python3 x.py"}})
+	rep, err := s.ScanFor(context.Background(), &service.ToolRequest{Command: "python3 x.py", ConversationID: "a"},
+		[]service.Piece{{Field: "command", Language: "bash", Content: "python3 x.py"}}, "agent")
 	if err != nil || rep.Decision != "deny" {
 		t.Fatalf("/v1/scan with the conversation: %v %v", rep, err)
 	}
