@@ -47,13 +47,24 @@ func benchScript(b *testing.B, size int) string {
 	return ""
 }
 
+// shortCommand is a typical agent command (≤ 100 bytes).
+const shortCommand = "cd /srv/app && git status --short && go test ./... 2>&1 | tail -n 20"
+
 func benchScan(b *testing.B, packs []engine.Pack, size int) {
-	e, err := engine.New(context.Background(), engine.Options{Policy: policies.Default(), Packs: packs})
+	benchScanReq(b, packs, false, benchScript(b, size))
+}
+
+// benchScanReq times full scans of content ("" = the 1 KB script).
+func benchScanReq(b *testing.B, packs []engine.Pack, checked bool, content string) {
+	if content == "" {
+		content = benchScript(b, 1024)
+	}
+	e, err := engine.New(context.Background(), engine.Options{Policy: policies.Default(), Packs: packs, CheckedBuiltins: checked})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer e.Close(context.Background())
-	req := engine.Request{Language: "bash", Content: benchScript(b, size)}
+	req := engine.Request{Language: "bash", Content: content}
 	if _, err := e.Scan(context.Background(), req); err != nil {
 		b.Fatal(err)
 	}
@@ -106,7 +117,18 @@ func reportLatency(b *testing.B, lat []time.Duration, cpu time.Duration) {
 
 // BenchmarkScanWasm1KB is a full scan — analyzers plus every built-in pack
 // in Wasm with deadlines on — of 1 KB of bash.
-func BenchmarkScanWasm1KB(b *testing.B)    { benchScan(b, nil, 1024) }
+func BenchmarkScanWasm1KB(b *testing.B)   { benchScan(b, nil, 1024) }
+func BenchmarkScanWasmShort(b *testing.B) { benchScanReq(b, nil, false, shortCommand) }
+func BenchmarkScanNativeShort(b *testing.B) {
+	benchScanReq(b, engine.NativePacks(), false, shortCommand)
+}
+
+// BenchmarkScanWasmChecked1KB is BenchmarkScanWasm1KB with the built-in
+// packs under the interrupt check (Options.CheckedBuiltins), what every
+// scan cost before they ran bounded.
+func BenchmarkScanWasmChecked1KB(b *testing.B) {
+	benchScanReq(b, nil, true, "")
+}
 func BenchmarkScanWasm20KB(b *testing.B)   { benchScan(b, nil, 20*1024) }
 func BenchmarkScanNative1KB(b *testing.B)  { benchScan(b, engine.NativePacks(), 1024) }
 func BenchmarkScanNative20KB(b *testing.B) { benchScan(b, engine.NativePacks(), 20*1024) }

@@ -13,7 +13,8 @@ func (s *Server) healthz(c echo.Context) error {
 }
 
 // readyz answers 200 only when the store and queue answer, the rule plugins
-// are loaded, and any extra condition (the embedded executor) holds.
+// are loaded and healthy (no built-in pack instance stuck past its
+// deadline), and any extra condition (the embedded executor) holds.
 func (s *Server) readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 3*time.Second)
 	defer cancel()
@@ -30,6 +31,12 @@ func (s *Server) readyz(c echo.Context) error {
 		ok = false
 	} else {
 		checks["plugins"] = "ok"
+	}
+	if err := s.eng.Health(); err != nil {
+		checks["rules"] = "degraded: " + err.Error()
+		ok = false
+	} else {
+		checks["rules"] = "ok"
 	}
 	if s.Ready != nil {
 		if err := s.Ready(ctx); err != nil {

@@ -144,6 +144,11 @@ func TestAuthRequired(t *testing.T) {
 			t.Errorf("%s: %d", p, code)
 		}
 	}
+	// Readiness includes the rule packs' health (no instance stuck past
+	// its deadline).
+	if _, body := f.do("GET", "/readyz", "", nil); body["checks"].(map[string]any)["rules"] != "ok" {
+		t.Errorf("/readyz checks = %v, want rules ok", body["checks"])
+	}
 }
 
 func TestScanEndpoint(t *testing.T) {

@@ -12,7 +12,6 @@ import (
 	"github.com/toolwarden/toolwarden/workspace"
 )
 
-
 // TestStagedFileDeniedAtScanTime: a file staged by an earlier run of the
 // conversation and run by this one is judged at submit time; the blocked
 // record's evidence names it. Another conversation's workspace is not read.

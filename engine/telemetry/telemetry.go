@@ -54,10 +54,15 @@ var (
 		Name: "toolwarden_scans_sanitized_total",
 		Help: "Scans whose report had secrets redacted from evidence.",
 	})
+
+	quarantined = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "toolwarden_rule_instances_quarantined_total",
+		Help: "Instances of built-in rule packs abandoned at a call deadline while still running (the scan failed closed).",
+	}, []string{"plugin"})
 )
 
 func init() {
-	registry.MustRegister(scans, scanSeconds, findings, sanitized,
+	registry.MustRegister(scans, scanSeconds, findings, sanitized, quarantined,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 }
@@ -66,6 +71,11 @@ func init() {
 // server's /metrics handler. Other components register their own metrics
 // in it so one endpoint serves them all.
 func Registry() *prometheus.Registry { return registry }
+
+// RuleInstanceQuarantined counts one quarantined rule-pack instance of
+// plugin: a built-in pack, which runs without the interrupt check, overran
+// its deadline; see wasmhost.Host.LoadBounded.
+func RuleInstanceQuarantined(plugin string) { quarantined.WithLabelValues(plugin).Inc() }
 
 // Observe records one scan: a span named SpanName under the span in ctx
 // (if any), timed from the report's timestamp over its elapsed_ms and

@@ -15,8 +15,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -32,6 +34,13 @@ const (
 	DefaultCallTimeout       = 100 * time.Millisecond
 	DefaultRecycleAfterCalls = 10000
 	DefaultRecycleAboveBytes = 32 << 20
+	// DefaultMaxBoundedInputBytes caps the input a bounded (built-in)
+	// plugin is given. Its worst-case work is linear in the input, so the
+	// cap bounds the time of one call: at the guest's measured worst case
+	// (TestBoundedWorkPerInputByte) 16 MiB stays far inside the deadline.
+	// The facts of the largest content a scan accepts (1 MiB) encode to
+	// about 10 MiB.
+	DefaultMaxBoundedInputBytes = 16 << 20
 )
 
 const (
@@ -78,6 +87,24 @@ type Options struct {
 	// RecycleAboveBytes replaces an instance whose memory has grown past
 	// this size, default 32 MiB: wasm memory never shrinks.
 	RecycleAboveBytes uint64
+	// MaxBoundedInputBytes caps the input of a plugin loaded with
+	// LoadBounded, default DefaultMaxBoundedInputBytes; a larger input is
+	// refused (the caller fails closed) instead of being judged without
+	// the interrupt check.
+	MaxBoundedInputBytes int
+	// MaxStuckInstances caps the quarantined instances of bounded plugins
+	// still running, over the whole host; at the cap bounded plugins refuse
+	// scans (the engine fails closed) until one returns. Each stuck
+	// instance holds one of the Go scheduler's processors (code compiled
+	// without the check cannot be preempted), so the default,
+	// max(1, GOMAXPROCS/2), keeps half the cores for the rest of the
+	// service.
+	MaxStuckInstances int
+	// OnQuarantine, when set, is called with the plugin's name each time
+	// an instance of a bounded plugin overruns its deadline and is
+	// quarantined (the engine counts them in a Prometheus metric). It
+	// must not block.
+	OnQuarantine func(plugin string)
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -96,6 +123,12 @@ func (o Options) withDefaults() (Options, error) {
 	if o.RecycleAboveBytes == 0 {
 		o.RecycleAboveBytes = DefaultRecycleAboveBytes
 	}
+	if o.MaxStuckInstances == 0 {
+		o.MaxStuckInstances = max(1, runtime.GOMAXPROCS(0)/2)
+	}
+	if o.MaxBoundedInputBytes == 0 {
+		o.MaxBoundedInputBytes = DefaultMaxBoundedInputBytes
+	}
 	switch {
 	case o.MemoryLimitBytes < pageSize:
 		return o, fmt.Errorf("memory limit %d bytes is below one 64 KiB page", o.MemoryLimitBytes)
@@ -107,20 +140,35 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("pool size %d is negative", o.PoolSize)
 	case o.RecycleAfterCalls < 0:
 		return o, fmt.Errorf("recycle-after-calls %d is negative", o.RecycleAfterCalls)
+	case o.MaxStuckInstances < 0:
+		return o, fmt.Errorf("max stuck instances %d is negative", o.MaxStuckInstances)
+	case o.MaxBoundedInputBytes < 0:
+		return o, fmt.Errorf("max bounded input %d bytes is negative", o.MaxBoundedInputBytes)
 	}
 	return o, nil
 }
 
-// Host owns one wazero runtime (and its compilation cache) shared by every
-// plugin it loads. It is safe for concurrent use.
+// Host owns the wazero runtimes (and their compilation caches) shared by
+// every plugin it loads: one with the interrupt check, for every plugin
+// loaded with Load, and one without it, for the first-party plugins loaded
+// with LoadBounded. It is safe for concurrent use.
 type Host struct {
-	opts    Options
-	rt      wazero.Runtime
-	cache   wazero.CompilationCache
-	modCfg  wazero.ModuleConfig
+	opts   Options
+	rt     wazero.Runtime
+	cache  wazero.CompilationCache
+	modCfg wazero.ModuleConfig
+	// brt runs bounded plugins without the interrupt check. It has its own
+	// compilation cache (in memory and on disk): wazero keys compiled code
+	// by the module's hash only, not by whether the checks were compiled
+	// in, so sharing a cache could hand checked code to brt or — the
+	// dangerous way — unchecked code to rt.
+	brt     wazero.Runtime
+	bcache  wazero.CompilationCache
 	mu      sync.Mutex
 	plugins map[*Plugin]struct{}
 	closed  bool
+	// stuck counts the quarantined instances still running, host-wide.
+	stuck atomic.Int64
 }
 
 // New creates a Host. It instantiates wasi_snapshot_preview1 (Go guests
@@ -131,14 +179,53 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wasm host options: %w", err)
 	}
+	// The interrupt check is the only way to stop a guest loop, so every
+	// plugin that is not first-party runs with it.
+	rt, cache, err := newRuntime(ctx, opts, opts.CacheDir, true)
+	if err != nil {
+		return nil, err
+	}
+	bdir := ""
+	if opts.CacheDir != "" {
+		bdir = filepath.Join(opts.CacheDir, boundedCacheSubdir)
+	}
+	brt, bcache, err := newRuntime(ctx, opts, bdir, false)
+	if err != nil {
+		_ = rt.Close(ctx)
+		_ = cache.Close(ctx)
+		return nil, err
+	}
+	return &Host{
+		opts:   opts,
+		rt:     rt,
+		cache:  cache,
+		brt:    brt,
+		bcache: bcache,
+		// The zero ModuleConfig already discards stdout/stderr and gives
+		// no FS, env, args, or real clocks; only the reactor entry point
+		// and the anonymous name (so instances can coexist) are set.
+		modCfg:  wazero.NewModuleConfig().WithStartFunctions("_initialize").WithName(""),
+		plugins: map[*Plugin]struct{}{},
+	}, nil
+}
+
+// boundedCacheSubdir is the folder under Options.CacheDir that holds the
+// code compiled without the interrupt check, apart from the checked code.
+const boundedCacheSubdir = "bounded"
+
+// newRuntime creates a runtime with the memory cap, the interrupt check on
+// or off, a compilation cache of its own in dir ("" = in memory only) and
+// wasi_snapshot_preview1 instantiated.
+func newRuntime(ctx context.Context, opts Options, dir string, checked bool) (wazero.Runtime, wazero.CompilationCache, error) {
 	cfg := wazero.NewRuntimeConfig().
-		WithCloseOnContextDone(true). // the only way to stop a guest loop
+		WithCloseOnContextDone(checked).
 		WithMemoryLimitPages(uint32(opts.MemoryLimitBytes / pageSize))
 	var cache wazero.CompilationCache
-	if opts.CacheDir != "" {
-		cache, err = wazero.NewCompilationCacheWithDir(opts.CacheDir)
+	if dir != "" {
+		var err error
+		cache, err = wazero.NewCompilationCacheWithDir(dir)
 		if err != nil {
-			return nil, fmt.Errorf("wasm compilation cache %s: %w", opts.CacheDir, err)
+			return nil, nil, fmt.Errorf("wasm compilation cache %s: %w", dir, err)
 		}
 	} else {
 		cache = wazero.NewCompilationCache()
@@ -148,18 +235,9 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = rt.Close(ctx)
 		_ = cache.Close(ctx)
-		return nil, fmt.Errorf("instantiate wasi_snapshot_preview1: %w", err)
+		return nil, nil, fmt.Errorf("instantiate wasi_snapshot_preview1: %w", err)
 	}
-	return &Host{
-		opts:  opts,
-		rt:    rt,
-		cache: cache,
-		// The zero ModuleConfig already discards stdout/stderr and gives
-		// no FS, env, args, or real clocks; only the reactor entry point
-		// and the anonymous name (so instances can coexist) are set.
-		modCfg:  wazero.NewModuleConfig().WithStartFunctions("_initialize").WithName(""),
-		plugins: map[*Plugin]struct{}{},
-	}, nil
+	return rt, cache, nil
 }
 
 // Options returns the effective options, defaults applied.
@@ -182,8 +260,10 @@ func (h *Host) Close(ctx context.Context) error {
 	h.mu.Unlock()
 
 	var errs []error
-	// Close the runtime first: it interrupts calls in flight, so the plugin
-	// Close below never waits on a stuck scan.
+	// Close the checked runtime first: it interrupts calls in flight, so
+	// the plugin Close below never waits on a stuck scan. (A bounded
+	// plugin's slot never waits on its calls past their deadline either:
+	// see Plugin.boundedCall.)
 	if err := h.rt.Close(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("close wasm runtime: %w", err))
 	}
@@ -192,8 +272,17 @@ func (h *Host) Close(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	if err := h.cache.Close(ctx); err != nil {
-		errs = append(errs, fmt.Errorf("close wasm compilation cache: %w", err))
+	// Instances still running past their deadline in the unchecked
+	// runtime are not pulled from under their goroutines (those close
+	// their instance when they return); the runtime's other modules are
+	// closed.
+	if err := h.brt.Close(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("close bounded wasm runtime: %w", err))
+	}
+	for _, c := range []wazero.CompilationCache{h.cache, h.bcache} {
+		if err := c.Close(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("close wasm compilation cache: %w", err))
+		}
 	}
 	return errors.Join(errs...)
 }
