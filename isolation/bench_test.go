@@ -103,20 +103,30 @@ func BenchmarkEchoVsBwrap(b *testing.B) {
 	l := needCgroups(b)
 	cfg := testConfig(b, l)
 	cfg.Limits = Limits{}
-	be := openTest(b, cfg)
-	b.Run("toolwarden-"+be.Name(), func(b *testing.B) {
-		ws := b.TempDir()
-		for b.Loop() {
-			var out bytes.Buffer
-			p, err := be.Start(context.Background(), Spec{Path: "/bin/echo", Args: []string{"echo", "hi"}, Workspace: ws, Dir: ws, Hardening: DefaultHardening(), Stdout: &out})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if ex, err := p.Wait(); err != nil || ex.Code != 0 || out.String() != "hi\n" {
-				b.Fatalf("exit %+v err %v out %q", ex, err, out.String())
+	echo := func(be Backend) func(b *testing.B) {
+		return func(b *testing.B) {
+			ws := b.TempDir()
+			for b.Loop() {
+				var out bytes.Buffer
+				p, err := be.Start(context.Background(), Spec{Path: "/bin/echo", Args: []string{"echo", "hi"}, Workspace: ws, Dir: ws, Hardening: DefaultHardening(), Stdout: &out})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if ex, err := p.Wait(); err != nil || ex.Code != 0 || out.String() != "hi\n" {
+					b.Fatalf("exit %+v err %v out %q", ex, err, out.String())
+				}
 			}
 		}
-	})
+	}
+	be := openTest(b, cfg)
+	// The shim is the test binary here: it pays this package's test
+	// dependencies' init, less than the whole toolwarden binary does.
+	b.Run("toolwarden-"+be.Name()+"-self-shim", echo(be))
+	// The small shim of package shimbin, as `toolwarden serve` runs it.
+	useShimForTest(b, buildShim(b))
+	small := testConfig(b, l)
+	small.Limits = Limits{}
+	b.Run("toolwarden-"+be.Name()+"-small-shim", echo(openTest(b, small)))
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
 		b.Log("bwrap not installed: no comparison")

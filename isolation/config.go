@@ -121,6 +121,7 @@ func configFrom(k *koanf.Koanf) (Config, error) {
 	str("mode", &cfg.Mode)
 	str("cgroup_root", &cfg.CgroupRoot)
 	str("watchdog_path", &cfg.WatchdogPath)
+	str("shim_path", &cfg.ShimPath)
 	num("max_processes", &maxProcs)
 	num("memory_max_bytes", &cfg.Limits.MemoryMaxBytes)
 	num("cpu_quota_micros", &cfg.Limits.CPUQuotaMicros)

@@ -236,6 +236,11 @@ type Config struct {
 	// WatchdogPath is the binary executed as the watchdog and the shim;
 	// default os.Executable().
 	WatchdogPath string `json:"watchdog_path,omitempty"`
+	// ShimPath is the binary executed once per run as the workload shim
+	// and the process-group supervisor; default: the binary given to
+	// UseShimBinary, else WatchdogPath. It must dispatch IsShim/ShimMain
+	// like the host binary.
+	ShimPath string `json:"shim_path,omitempty"`
 }
 
 // DefaultHardening is what runs get when neither Config nor Spec set any

@@ -87,7 +87,7 @@ func normalize(cfg Config) (Config, error) {
 }
 
 func openPG(ctx context.Context, cfg Config, reasons []string) (Backend, error) {
-	b := &pgBackend{cfg: cfg, shim: cfg.WatchdogPath, live: map[*pgProcess]struct{}{}, reasons: reasons}
+	b := &pgBackend{cfg: cfg, shim: shimPath(cfg), live: map[*pgProcess]struct{}{}, reasons: reasons}
 	if err := selfTest(ctx, b); err != nil {
 		return nil, fmt.Errorf("isolation: process_group self-test: %w", err)
 	}
@@ -134,7 +134,7 @@ func openCgroup(ctx context.Context, cfg Config) (_ *cgroupBackend, err error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &cgroupBackend{cfg: cfg, shim: cfg.WatchdogPath, root: root, live: map[string]*cgProcess{},
+	b := &cgroupBackend{cfg: cfg, shim: shimPath(cfg), root: root, live: map[string]*cgProcess{},
 		pending: map[string]pendingRun{}, stop: make(chan struct{}), lockFD: -1}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("create cgroup root %s: %w", root, err)

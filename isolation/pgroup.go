@@ -269,12 +269,9 @@ func runSupervisor() error {
 		reportStatus(statusMsg{Error: err.Error()})
 		return err
 	}
-	self, err := os.Executable()
-	if err != nil {
-		reportStatus(statusMsg{Error: err.Error()})
-		return fmt.Errorf("supervisor: %w", err)
-	}
-	cmd := exec.Command(self, shimArg)
+	// /proc/self/exe, not os.Executable(): the supervisor may itself run
+	// from the sealed memfd of UseShimBinary, which has no path to re-open.
+	cmd := exec.Command("/proc/self/exe", shimArg)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: sc.Cloneflags}
 	spec := Spec{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
 	layers, err := startShim(context.Background(), context.Background(), cmd, spec, sc, nil)

@@ -35,7 +35,7 @@ func newCheckIsolationCmd() *cobra.Command {
 			if mode != "" {
 				cfg.Mode = mode
 			}
-			rep, err := isolation.Check(context.Background(), cfg)
+			rep, err := checkIsolationWithShim(context.Background(), cfg)
 			if err != nil {
 				return usageErr(err)
 			}

@@ -20,7 +20,6 @@ import (
 	"github.com/toolwarden/toolwarden/execution"
 	"github.com/toolwarden/toolwarden/execution/redisq"
 	"github.com/toolwarden/toolwarden/executor"
-	"github.com/toolwarden/toolwarden/isolation"
 )
 
 func init() {
@@ -167,7 +166,7 @@ func runExecutor(ctx context.Context, f executorFlags, stderr io.Writer) error {
 		return usageErr(fmt.Errorf("executor: %w", err))
 	}
 	defer store.Close()
-	iso, err := isolation.Open(ctx, cfg.Isolation)
+	iso, err := openIsolation(ctx, cfg.Isolation)
 	if err != nil {
 		return usageErr(fmt.Errorf("executor: open isolation (%s): %w", cfg.Isolation.Mode, err))
 	}

@@ -154,7 +154,7 @@ func runRun(ctx context.Context, f runFlags, args []string, stdout, stderr io.Wr
 	defer stop()
 	// A root of its own, so that several `toolwarden run` and a daemon can
 	// work side by side on one host.
-	backend, err := isolation.Open(ctx, isolation.Config{Mode: f.isolationMode, CgroupRoot: fmt.Sprintf("auto:run-%d", os.Getpid())})
+	backend, err := openIsolation(ctx, isolation.Config{Mode: f.isolationMode, CgroupRoot: fmt.Sprintf("auto:run-%d", os.Getpid())})
 	if err != nil {
 		return &exitError{code: exitBlocked, err: fmt.Errorf("open isolation (%s): %w", f.isolationMode, err)}
 	}

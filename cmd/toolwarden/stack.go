@@ -14,7 +14,6 @@ import (
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/execution"
 	"github.com/toolwarden/toolwarden/executor"
-	"github.com/toolwarden/toolwarden/isolation"
 	"github.com/toolwarden/toolwarden/sdk"
 	wsp "github.com/toolwarden/toolwarden/workspace"
 )
@@ -100,7 +99,7 @@ func openStack(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *sta
 		close(s.execDone)
 		return s, nil
 	}
-	iso, err := isolation.Open(ctx, cfg.Isolation)
+	iso, err := openIsolation(ctx, cfg.Isolation)
 	if err != nil {
 		return nil, fmt.Errorf("isolation: %w", err)
 	}
