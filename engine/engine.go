@@ -27,6 +27,7 @@ import (
 	"github.com/toolwarden/toolwarden/engine/report"
 	"github.com/toolwarden/toolwarden/engine/telemetry"
 	"github.com/toolwarden/toolwarden/engine/wasmhost"
+	"github.com/toolwarden/toolwarden/policies"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -145,6 +146,10 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 			return nil, err
 		}
 	}
+	if err := policies.CheckRuleIDs(opts.Policy, e.ruleIDs()); err != nil {
+		e.Close(ctx)
+		return nil, fmt.Errorf("engine: %w", err)
+	}
 	path := opts.AuditLogPath
 	if path == "" {
 		path = opts.Policy.AuditLogPath
@@ -184,6 +189,18 @@ func (e *Engine) AddPlugin(ctx context.Context, name string, wasm []byte) error 
 	}
 	e.packs = append(e.packs, pl)
 	return nil
+}
+
+// ruleIDs lists the rule ids of the loaded packs and plugins and those the
+// host emits itself: what a policy's rules overrides may name.
+func (e *Engine) ruleIDs() []string {
+	ids := []string{RulePluginError}
+	for _, info := range e.Plugins() {
+		for _, r := range info.Rules {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids
 }
 
 // Plugins describes the loaded packs and plugins.

@@ -3,6 +3,7 @@ package service
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/toolwarden/toolwarden/engine"
@@ -11,7 +12,8 @@ import (
 
 // ToolRequest is the body of /v1/scan and /v1/executions: the fields the
 // Safety Guard's filter extracts from a tool call, plus what an execution
-// needs. Exactly one content field must be set.
+// needs. Every content field that is set is scanned, field by field, and
+// the findings are aggregated (deny wins): whatever could run is judged.
 type ToolRequest struct {
 	ToolName string `json:"tool_name"`
 	// Language is bash, python or auto; it applies to command, cmd,
@@ -83,31 +85,41 @@ func (r *ToolRequest) Pieces() ([]Piece, error) {
 	}
 	add("command", cmdLang, withArgs(r.Command, r.CommandArgs))
 	add("cmd", cmdLang, withArgs(r.Cmd, r.CommandArgs))
-	add("script", lang, r.Script)
-	add("code", lang, r.Code)
+	add("script", lang, withPositional(r.Script, lang, r.CommandArgs))
+	add("code", lang, withPositional(r.Code, lang, r.CommandArgs))
 	add("python_code", "python", r.PythonCode)
-	add("bash_code", "bash", r.BashCode)
+	add("bash_code", "bash", withPositional(r.BashCode, "bash", r.CommandArgs))
 	if len(r.CodeBlocks) > 0 && string(r.CodeBlocks) != "null" {
 		blocks, err := parseCodeBlocks(r.CodeBlocks, lang)
 		if err != nil {
 			return nil, err
 		}
-		if len(got) == 0 && len(blocks) > 0 {
-			return blocks, nil
-		}
 		got = append(got, blocks...)
 	}
-	switch {
-	case len(got) == 0:
-		return nil, &FieldError{"command", "no content: set exactly one of command, cmd, script, code, code_blocks, python_code, bash_code"}
-	case len(got) > 1 && got[0].Field != "code_blocks":
-		fields := make([]string, len(got))
-		for i, p := range got {
-			fields[i] = p.Field
-		}
-		return nil, &FieldError{got[1].Field, "more than one content field set (" + strings.Join(fields, ", ") + "); set exactly one"}
+	if len(got) == 0 && len(r.CommandArgs) > 0 {
+		// No content but arguments: they are the command line.
+		add("command_args", "bash", withArgs(shellWord(r.CommandArgs[0]), r.CommandArgs[1:]))
+	}
+	if len(got) == 0 {
+		return nil, &FieldError{"command", "no content: set one of command, cmd, script, code, code_blocks, python_code, bash_code (or command_args)"}
 	}
 	return got, nil
+}
+
+// shellWord quotes s as one shell word.
+func shellWord(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// withPositional gives a shell script its command_args as positional
+// parameters ("$1", "$@"), as running it with those arguments would, so
+// that the scan judges `"$@"` with the values it will have. Other languages
+// receive arguments as data (sys.argv) and are left as they are.
+func withPositional(content, lang string, args []string) string {
+	if content == "" || len(args) == 0 || lang != "bash" {
+		return content
+	}
+	return withArgs("set --", args) + "\n" + content
 }
 
 // withArgs appends command_args to a command line, shell-quoted, so that
@@ -158,15 +170,18 @@ func parseCodeBlocks(raw json.RawMessage, lang string) ([]Piece, error) {
 	return out, nil
 }
 
-// EngineRequest builds the engine request for one piece.
+// EngineRequest builds the engine request for one piece. The requested
+// budget is the larger of the top-level fields and tool_metadata's
+// `timeout` / `timeout_seconds` / `max_output_bytes` (where the Safety
+// Guard's filter reads them): a limit is judged by what is asked anywhere.
 func (r *ToolRequest) EngineRequest(p Piece) engine.Request {
 	return engine.Request{
 		ToolName:       r.ToolName,
 		Language:       p.Language,
 		Content:        p.Content,
 		Cwd:            r.Cwd,
-		TimeoutSeconds: r.TimeoutSeconds,
-		MaxOutputBytes: r.MaxOutputBytes,
+		TimeoutSeconds: max(r.TimeoutSeconds, metaNumber(r.ToolMetadata, "timeout"), metaNumber(r.ToolMetadata, "timeout_seconds")),
+		MaxOutputBytes: max(r.MaxOutputBytes, int64(metaNumber(r.ToolMetadata, "max_output_bytes"))),
 		CommandArgs:    r.CommandArgs,
 		Env:            r.Env,
 		Metadata:       r.ToolMetadata,
@@ -177,3 +192,25 @@ func (r *ToolRequest) EngineRequest(p Piece) engine.Request {
 // BadField returns a FieldError: the request's field is wrong, and msg says
 // how.
 func BadField(field, msg string) error { return &FieldError{Field: field, Msg: msg} }
+
+// metaNumber reads a numeric tool_metadata entry (a JSON number or a numeric
+// string); 0 when absent or not a number.
+func metaNumber(m map[string]any, key string) float64 {
+	switch v := m[key].(type) {
+	case float64:
+		return v
+	case int:
+		return float64(v)
+	case int64:
+		return float64(v)
+	case json.Number:
+		f, _ := v.Float64()
+		return f
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err == nil {
+			return f
+		}
+	}
+	return 0
+}

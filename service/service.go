@@ -127,8 +127,22 @@ func (s *Service) scan(ctx context.Context, req *ToolRequest, pieces []Piece, sr
 	}
 	var all []sdk.Finding
 	var elapsed time.Duration
+	type key struct {
+		rule, evidence string
+		line           int
+	}
+	seen := map[key]bool{}
 	for _, r := range reps {
-		all = append(all, r.Findings...)
+		for _, f := range r.Findings {
+			// A finding repeated by several fields (the same command
+			// in command and script) is reported once.
+			k := key{f.RuleID, f.Evidence, f.Line}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			all = append(all, f)
+		}
 		elapsed += time.Duration(r.ElapsedMS * float64(time.Millisecond))
 	}
 	first := reps[0]
@@ -147,7 +161,14 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 		return nil, false, err
 	}
 	if len(pieces) != 1 {
-		return nil, false, &FieldError{"code_blocks", "an execution runs one block; send one block per execution"}
+		// Every field is judged first: a deny in any of them is
+		// reported as such. What is not denied still cannot run as one
+		// execution (which field would run is ambiguous).
+		rep, _, _, err := s.scan(ctx, req, pieces, s.stagedSource(req, owner, ""))
+		if err == nil && rep.Decision == sdk.Deny {
+			return nil, false, &FieldError{pieces[1].Field, "denied: " + rep.Summary}
+		}
+		return nil, false, &FieldError{pieces[1].Field, "an execution runs one content field; send one field (or one block) per execution"}
 	}
 	if req.TimeoutSeconds < 0 {
 		return nil, false, &FieldError{"timeout_seconds", "must be >= 0"}

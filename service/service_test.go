@@ -9,6 +9,7 @@ import (
 	"github.com/toolwarden/toolwarden/execution"
 	"github.com/toolwarden/toolwarden/execution/embedded"
 	"github.com/toolwarden/toolwarden/policies"
+	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/service"
 )
 
@@ -82,5 +83,68 @@ func TestSubmitDeniedIsBlocked(t *testing.T) {
 	rec, done, err := s.Submit(context.Background(), &service.ToolRequest{Command: "rm -rf /", Env: map[string]string{"T": "x"}}, "agent", 0)
 	if err != nil || !done || rec.Status != execution.StatusBlocked || rec.Env != nil || rec.SafetyReport == nil {
 		t.Fatalf("denied: %+v done=%v err=%v", rec, done, err)
+	}
+}
+
+// scanOf scans req through the service and returns the merged report.
+func scanOf(t *testing.T, s *service.Service, req *service.ToolRequest) *sdk.SafetyReport {
+	t.Helper()
+	pieces, err := req.Pieces()
+	if err != nil {
+		t.Fatalf("Pieces: %v", err)
+	}
+	rep, err := s.Scan(context.Background(), req, pieces)
+	if err != nil {
+		t.Fatalf("Scan: %v", err)
+	}
+	return rep
+}
+
+// TestScanEveryContentField: several content fields are each scanned and
+// aggregated, deny wins, findings repeated across fields appear once.
+func TestScanEveryContentField(t *testing.T) {
+	s := newService(t)
+	rep := scanOf(t, s, &service.ToolRequest{Script: "echo hi", Command: "rm -rf ~"})
+	if rep.Decision != sdk.Deny {
+		t.Errorf("script+command: %s %v, want deny from the command", rep.Decision, rep.RuleIDs())
+	}
+	rep = scanOf(t, s, &service.ToolRequest{PythonCode: "import shutil\nshutil.rmtree('/')", Command: "ls"})
+	if rep.Decision != sdk.Deny {
+		t.Errorf("python_code+command: %s %v, want deny from the code", rep.Decision, rep.RuleIDs())
+	}
+	rep = scanOf(t, s, &service.ToolRequest{Script: "ls | wc -l", Cmd: "ls | wc -l"})
+	n := 0
+	for _, f := range rep.Findings {
+		if f.RuleID == "BASH_SHELL_FEATURE_REVIEW" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the same pipe in two fields reported %d times, want once: %v", n, rep.RuleIDs())
+	}
+}
+
+// TestCommandArgsApply: command_args are judged whatever the content field:
+// as the command line when there is no content, as a shell script's
+// positional parameters otherwise.
+func TestCommandArgsApply(t *testing.T) {
+	s := newService(t)
+	if rep := scanOf(t, s, &service.ToolRequest{CommandArgs: []string{"rm", "-rf", "/"}}); rep.Decision != sdk.Deny {
+		t.Errorf("command_args alone: %s %v, want deny", rep.Decision, rep.RuleIDs())
+	}
+	rep := scanOf(t, s, &service.ToolRequest{Language: "bash", Script: "\"$@\"", CommandArgs: []string{"rm", "-rf", "/"}})
+	if rep.Decision != sdk.Deny {
+		t.Errorf(`script "$@" with args: %s %v, want deny`, rep.Decision, rep.RuleIDs())
+	}
+}
+
+// TestToolMetadataBudget: tool_metadata.timeout and max_output_bytes are
+// judged like the top-level fields.
+func TestToolMetadataBudget(t *testing.T) {
+	s := newService(t)
+	rep := scanOf(t, s, &service.ToolRequest{Command: "ls", ToolMetadata: map[string]any{"timeout": float64(1e6), "max_output_bytes": "999999999999"}})
+	ids := rep.RuleIDs()
+	if !slices.Contains(ids, "RESOURCE_TIMEOUT_LIMIT_EXCEEDED") || !slices.Contains(ids, "RESOURCE_OUTPUT_LIMIT_EXCEEDED") {
+		t.Errorf("tool_metadata budget: %v, want both limit findings", ids)
 	}
 }

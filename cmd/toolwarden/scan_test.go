@@ -374,3 +374,60 @@ func TestScanUnknownLanguageIsUsageError(t *testing.T) {
 		t.Errorf("a scan in an unknown language printed a report: %s", r.stdout)
 	}
 }
+
+// TestScanEnvOverridesBuiltinPolicy checks TOOLWARDEN_* overrides apply to
+// the built-in policy as they do to a file: with
+// TOOLWARDEN_BLOCK_ON_REVIEW=true a review finding is blocked.
+func TestScanEnvOverridesBuiltinPolicy(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "count.sh", "ls | wc -l\n")
+	for _, args := range [][]string{{"scan", file}, {"scan", "--policy", "default", file}} {
+		r := invocation{env: []string{"TOOLWARDEN_BLOCK_ON_REVIEW=true"}}.run(t, args...)
+		wantCode(t, r, 1)
+		rep := checkReport(t, "scan report", r.stdout)
+		if rep.Decision != sdk.NeedsHumanReview || !rep.Blocked {
+			t.Errorf("%v: decision %s blocked %v, want a blocked review", args, rep.Decision, rep.Blocked)
+		}
+	}
+}
+
+// TestScanUnknownRuleOverride checks a policy whose rules override names an
+// unknown rule id is a load error that suggests the closest id.
+func TestScanUnknownRuleOverride(t *testing.T) {
+	dir := t.TempDir()
+	pol := writeFile(t, dir, "p.yaml", "rules:\n  BASH_LONG_SLEPE:\n    decision: deny\n")
+	file := writeFile(t, dir, "s.sh", "ls\n")
+	r := tw(t, "scan", "--policy", pol, file)
+	wantCode(t, r, 3)
+	if !strings.Contains(r.stderr, "BASH_LONG_SLEPE") || !strings.Contains(r.stderr, "did you mean BASH_LONG_SLEEP") {
+		t.Errorf("stderr %q, want the unknown id and a suggestion", r.stderr)
+	}
+}
+
+// TestScanJudgesWhatTheAPIJudges checks the request-context flags and
+// --request: the CLI decides as POST /v1/scan would.
+func TestScanJudgesWhatTheAPIJudges(t *testing.T) {
+	dir := t.TempDir()
+	run := writeFile(t, dir, "run.sh", "\"$@\"\n")
+	r := tw(t, "scan", "--language", "bash", "--command-args", "rm,-rf,/", run)
+	wantCode(t, r, 2)
+	ls := writeFile(t, dir, "ls.sh", "ls\n")
+	r = tw(t, "scan", "--cwd", "/root/.ssh", ls)
+	wantCode(t, r, 2)
+	if rep := checkReport(t, "cwd", r.stdout); !hasRule(rep, "EXECUTION_DENIED_CWD") {
+		t.Errorf("--cwd in a denied path: %v, want EXECUTION_DENIED_CWD", rep.RuleIDs())
+	}
+	r = tw(t, "scan", "--timeout", "100000", "--max-output-bytes", "99999999999", ls)
+	wantCode(t, r, 1)
+	rep := checkReport(t, "limits", r.stdout)
+	if !hasRule(rep, "RESOURCE_TIMEOUT_LIMIT_EXCEEDED") || !hasRule(rep, "RESOURCE_OUTPUT_LIMIT_EXCEEDED") {
+		t.Errorf("limits: %v, want both limit findings", rep.RuleIDs())
+	}
+	req := writeFile(t, dir, "req.json", `{"tool_name": "t", "script": "echo hi", "command": "rm -rf ~"}`)
+	r = tw(t, "scan", "--request", req)
+	wantCode(t, r, 2)
+	if rep := checkReport(t, "request", r.stdout); rep.ToolName != "t" || !hasRule(rep, "BASH_RECURSIVE_DELETE") {
+		t.Errorf("--request: tool %q rules %v, want t and BASH_RECURSIVE_DELETE", rep.ToolName, rep.RuleIDs())
+	}
+	bad := writeFile(t, dir, "bad.json", `{"comand": "ls"}`)
+	wantCode(t, tw(t, "scan", "--request", bad), 3)
+}

@@ -8,7 +8,9 @@
 //
 // Detection is literal: a variable reference ($TOKEN, os.environ[...]) is
 // not a secret, and neither is the word "password" in prose or a PEM header
-// that carries no key body (`grep -c "BEGIN OPENSSH PRIVATE KEY" docs/x.md`).
+// without its dashes (`grep -c "BEGIN OPENSSH PRIVATE KEY" docs/x.md`). A full
+// `-----BEGIN … PRIVATE KEY-----` header is a private key whatever follows it
+// (RULES.md: the body may be redacted or split away).
 package secrets
 
 import (
@@ -95,6 +97,9 @@ func scan(s string) []match {
 	if strings.Contains(s, "PRIVATE KEY") {
 		ms = findPEM(s, ms)
 	}
+	if strings.Contains(s, "-----BEGIN") && strings.Contains(s, "KEY-----") {
+		ms = findSplitPEM(s, ms)
+	}
 	ms = findTokens(s, ms)
 	if strings.ContainsAny(s, "=:") {
 		ms = findAssignments(s, ms)
@@ -172,9 +177,7 @@ func findPEM(s string, ms []match) []match {
 				break body
 			}
 		}
-		if body < minPEMBody {
-			continue
-		}
+		_ = minPEMBody // RULES.md: the header alone is enough, whatever the body
 		if strings.HasPrefix(s[i:], "-----END ") {
 			if j := strings.Index(s[i+9:], "-----"); j >= 0 && j < 40 {
 				end = i + 9 + j + 5
@@ -183,6 +186,37 @@ func findPEM(s string, ms []match) []match {
 		header := s[loc[0]:loc[1]]
 		ms = append(ms, match{start: loc[0], end: end, at: loc[0], kind: KindPrivateKey,
 			shape: header + "…[" + strconv.Itoa(end-loc[0]) + " chars]", prio: 0})
+	}
+	return ms
+}
+
+// splitPEMHeader is a PEM private-key header with the spaces removed.
+var splitPEMHeader = regexp.MustCompile(`-----BEGIN[A-Z0-9]*PRIVATEKEY-----`)
+
+// findSplitPEM finds a private-key header assembled from several literals
+// (`'-----BEGIN RSA PRIV' 'ATE KEY-----'`, `"-----BEGIN " + "PRIVATE
+// KEY-----"`, printf arguments): the text is read with quotes, spaces,
+// concatenation operators and line continuations removed, and a header found
+// there that is not already a plain header is reported where it starts.
+func findSplitPEM(s string, ms []match) []match {
+	squashed := make([]byte, 0, len(s))
+	offs := make([]int, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\'', '"', ' ', '\t', '\n', '\r', '+', '.', ',', '\\', '(', ')':
+			continue
+		default:
+			squashed = append(squashed, c)
+			offs = append(offs, i)
+		}
+	}
+	for _, loc := range splitPEMHeader.FindAllIndex(squashed, -1) {
+		start, end := offs[loc[0]], offs[loc[1]-1]+1
+		if pemHeader.MatchString(s[start:end]) {
+			continue // a plain header: findPEM reported it
+		}
+		ms = append(ms, match{start: start, end: end, at: start, kind: KindPrivateKey,
+			shape: "-----BEGIN …PRIVATE KEY----- (split across literals)", prio: 0})
 	}
 	return ms
 }

@@ -66,11 +66,28 @@ func TestFindKinds(t *testing.T) {
 	}
 }
 
+// TestPrivateKeyHeaderIsEnough checks RULES.md (2026-12-01): a PEM
+// private-key header is a private key whatever the body, including a header
+// assembled from several literals or printf arguments.
+func TestPrivateKeyHeaderIsEnough(t *testing.T) {
+	for _, content := range []string{
+		`echo "-----BEGIN RSA PRIVATE KEY-----"`,
+		"-----BEGIN RSA PRIVATE KEY-----\nMIIE...\n-----END RSA PRIVATE KEY-----",
+		`printf '%s%s' '-----BEGIN OPENSSH ' 'PRIVATE KEY-----'`,
+		`k = "-----BEGIN " + "EC PRIV" + "ATE KEY-----"`,
+	} {
+		got := Find(content)
+		if len(got) != 1 || got[0].Kind != KindPrivateKey {
+			t.Errorf("Find(%q) = %+v, want one private key", content, got)
+		}
+	}
+}
+
 func TestFindIgnoresNonSecrets(t *testing.T) {
 	for _, content := range []string{
 		`grep -c "BEGIN OPENSSH PRIVATE KEY" docs/key-rotation.md`,
-		`echo "-----BEGIN RSA PRIVATE KEY-----"`,
-		"-----BEGIN RSA PRIVATE KEY-----\nMIIE...\n-----END RSA PRIVATE KEY-----",
+		`echo "-----BEGIN PUBLIC KEY-----"`,
+		`echo "-----BEGIN CERTIFICATE-----"`,
 		`print("Please enter your password: ")`,
 		`echo "Password: reset it in the console"`,
 		"The password must be rotated every 90 days.",

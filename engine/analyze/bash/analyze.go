@@ -179,6 +179,9 @@ type varVal struct {
 }
 
 type analyzer struct {
+	// cmdEnv holds the static prefix assignments of the simple command
+	// being walked (`https_proxy=… curl …`).
+	cmdEnv   map[string]string
 	b        *facts.Builder
 	src      string
 	at       facts.Frame

@@ -20,6 +20,7 @@ func (a *analyzer) walkCall(s *syntax.Stmt, call *syntax.CallExpr, c *ctx) {
 		a.stmtRedirects(s, "", c)
 		return
 	}
+	a.cmdEnv = nil
 	for _, as := range call.Assigns {
 		// Prefix assignments only reach the command's environment.
 		if as.Name == nil {
@@ -32,6 +33,10 @@ func (a *analyzer) walkCall(s *syntax.Stmt, call *syntax.CallExpr, c *ctx) {
 				fact.Dynamic = true
 			} else {
 				fact.Value = f.s
+				if a.cmdEnv == nil {
+					a.cmdEnv = map[string]string{}
+				}
+				a.cmdEnv[as.Name.Value] = f.s
 			}
 		}
 		a.b.Facts.Assignments = append(a.b.Facts.Assignments, fact)
@@ -110,6 +115,11 @@ func (a *analyzer) resolveAlias(fields []field) []field {
 // semantics of its name (files, network, wrappers, nested code). It returns
 // the command's ID.
 func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c *ctx) int {
+	if isLoginShellWord(fields[0]) {
+		// `$SHELL -c …`: the user's shell runs the code; any shell
+		// judges it alike.
+		fields[0] = field{s: "sh"}
+	}
 	f0 := fields[0]
 	// The command is built in place: sdk.Command is large, and building
 	// it aside then appending copied it. cmd is only used before anything
@@ -261,6 +271,12 @@ func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c *ctx) 
 			a.emitCommand(s, args[inner:], &wc)
 		}
 		return
+	}
+	if l := interpByName[name]; l != nil {
+		a.interpArgs(s, name, l, args, c)
+	}
+	if h := runnerByName[name]; h != nil {
+		h(a, s, name, args, c)
 	}
 	switch {
 	case name == "xargs":
@@ -956,16 +972,14 @@ func (a *analyzer) perl(s *syntax.Stmt, args []field, c *ctx) {
 		if (f.s == "-e" || f.s == "-E") && i+1 < len(args) {
 			code := args[i+1]
 			a.codeSockets(s, "perl", code.s)
-			cmds := extractCalls(code.s, []string{"system", "exec"}, true)
-			if code.dyn || len(cmds) == 0 {
+			// The commands the code runs are found by the interpreter
+			// registry (interp.go); code that runs none is still
+			// inline code executed.
+			if code.dyn || !runsShell(interpByName["perl"], code.s) {
 				a.b.Facts.DynamicExec = append(a.b.Facts.DynamicExec, sdk.DynamicExec{
 					Kind: "perl_e", Interpreter: "perl", Static: !code.dyn, Content: capContent(code.s),
 					Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos()),
 				})
-				return
-			}
-			for _, cmd := range cmds {
-				a.dynExec(s, "perl_e", "perl", field{s: cmd}, code, true)
 			}
 			return
 		}
@@ -1601,10 +1615,6 @@ func (a *analyzer) upstreamFile(st *syntax.Stmt) (file string, filter bool) {
 // inlineFlag is the option that passes a code string to an interpreter.
 var inlineFlag = map[string]string{"ruby": "-e", "node": "-e", "nodejs": "-e", "php": "-r"}
 
-// shellingCalls are the calls through which ruby/node/php code runs a
-// shell command string.
-var shellingCalls = []string{"system", "exec", "execSync", "spawnSync", "shell_exec", "passthru", "popen", "proc_open", "spawn"}
-
 // scriptingSystem handles `ruby -e`, `node -e`, `php -r`: shell command
 // strings passed to system()/exec() (and backticks) are analyzed as bash.
 func (a *analyzer) scriptingSystem(s *syntax.Stmt, name string, args []field, c *ctx) {
@@ -1614,11 +1624,9 @@ func (a *analyzer) scriptingSystem(s *syntax.Stmt, name string, args []field, c 
 			if i+1 >= len(args) {
 				return
 			}
-			code := args[i+1]
-			a.codeSockets(s, name, code.s)
-			for _, cmd := range extractCalls(code.s, shellingCalls, name != "node" && name != "nodejs") {
-				a.dynExec(s, "shell_c", name, field{s: cmd}, code, true)
-			}
+			// The commands the code runs are found by the interpreter
+			// registry (interp.go).
+			a.codeSockets(s, name, args[i+1].s)
 			return
 		}
 		if !strings.HasPrefix(f.s, "-") {
@@ -1892,11 +1900,22 @@ func (a *analyzer) nested(lang, src string, line, col int, via string, encoded b
 // static here-string or heredoc (`read -r cmd <<< "rm -rf /"`).
 func (a *analyzer) read(s *syntax.Stmt, name string, args []field) {
 	var names []string
+	array := ""
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		if strings.HasPrefix(f.s, "-") {
-			if len(f.s) == 2 && strings.IndexByte("adinNpstu", f.s[1]) >= 0 {
-				i++
+			// Options cluster (-ra NAME): -a takes the array's name,
+			// the others listed take a value.
+			for k := 1; k < len(f.s); k++ {
+				if f.s[k] == 'a' && i+1 < len(args) && isIdent(args[i+1].s) {
+					array = args[i+1].s
+					i++
+					break
+				}
+				if strings.IndexByte("dinNpstu", f.s[k]) >= 0 {
+					i++
+					break
+				}
 			}
 			continue
 		}
@@ -1910,7 +1929,7 @@ func (a *analyzer) read(s *syntax.Stmt, name string, args []field) {
 		}
 		return
 	}
-	if len(names) == 0 {
+	if len(names) == 0 && array == "" {
 		names = []string{"REPLY"}
 	}
 	input, known := "", false
@@ -1928,10 +1947,20 @@ func (a *analyzer) read(s *syntax.Stmt, name string, args []field) {
 		for _, n := range names {
 			a.setVar(n, "", false)
 		}
+		if array != "" {
+			a.setVar(array, "", false)
+		}
 		return
 	}
 	line, _, _ := strings.Cut(input, "\n")
 	words := strings.Fields(line)
+	if array != "" {
+		// read -a NAME: the words of the line are the array's elements.
+		a.setVar(array, strings.Join(words, " "), true)
+		v := a.vars[array]
+		v.arr = words
+		a.vars[array] = v
+	}
 	for i, n := range names {
 		v := ""
 		switch {
@@ -1965,4 +1994,18 @@ func (a *analyzer) writtenText(p string) (string, bool) {
 		return "", false
 	}
 	return sb.String(), true
+}
+
+// isLoginShellWord reports a command word that is only the SHELL
+// variable ("$SHELL", "${SHELL}", "${SHELL:-/bin/sh}").
+func isLoginShellWord(f field) bool {
+	if !f.dyn {
+		return false
+	}
+	vars := f.varNames()
+	if len(vars) != 1 || vars[0] != "SHELL" {
+		return false
+	}
+	t := strings.Trim(f.s, `"`)
+	return t == "$SHELL" || t == "${SHELL}" || strings.HasPrefix(t, "${SHELL:-") || strings.HasPrefix(t, "${SHELL-")
 }

@@ -425,6 +425,7 @@ func (a *analyzer) addFile(s *syntax.Stmt, f field, op, by string, c *ctx, fl fi
 // A home-relative path is cleaned against a concrete home, so climbing out
 // of it (`~/../..`) yields the absolute path it reaches ("/"), not "..".
 func normPath(p string) string {
+	p = sdk.ResolveProcAliases(p)
 	if p == "" || isCleanPath(p) || strings.Contains(p, "://") {
 		return p
 	}

@@ -222,6 +222,12 @@ func remoteSpec(s string) (host string, ok bool) {
 
 // network records the network destinations of common clients.
 func (a *analyzer) network(s *syntax.Stmt, name string, args []field, c *ctx) {
+	start := len(a.b.Facts.Network)
+	defer func() {
+		if len(a.b.Facts.Network) > start {
+			a.proxyRoutes(s, name)
+		}
+	}()
 	switch name {
 	case "curl":
 		a.curl(s, args, c)
@@ -322,8 +328,8 @@ func (a *analyzer) curl(s *syntax.Stmt, args []field, c *ctx) {
 	var saved []string
 	from := ""
 	var vars []string
-	var urls []field
-	ops := scanOpts(args, "dFTouHXAexKbcDEmrwyYzCUQtP", []string{"--data", "--data-raw", "--data-binary",
+	var urls, routes []field
+	ops := scanOpts(args, "dFTouHXAexKbcDEmrwyYzCUQtP", []string{"--socks4", "--socks4a", "--preproxy", "--data", "--data-raw", "--data-binary",
 		"--data-urlencode", "--data-ascii", "--json", "--form", "--form-string", "--upload-file", "--output",
 		"--user", "--header", "--request", "--user-agent", "--referer", "--proxy", "--config", "--cookie",
 		"--cookie-jar", "--dump-header", "--cert", "--key", "--cacert", "--max-time", "--connect-timeout",
@@ -396,9 +402,25 @@ func (a *analyzer) curl(s *syntax.Stmt, args []field, c *ctx) {
 				vars = append(vars, v.varNames()...)
 			case "--url":
 				urls = append(urls, *v)
+			case "-x", "--proxy", "--socks4", "--socks4a", "--socks5", "--socks5-hostname", "--preproxy":
+				// The connection goes to the proxy: it is the
+				// destination to judge.
+				routes = append(routes, *v)
+			case "--resolve", "--connect-to":
+				// HOST:PORT:ADDR / HOST1:PORT1:HOST2:PORT2: the
+				// connection goes to ADDR / HOST2.
+				if r, ok := routeTarget(opt, *v); ok {
+					routes = append(routes, r)
+				}
 			}
 		})
 	urls = append(urls, ops...)
+	for _, r := range routes {
+		a.addNet(s, r, "http", "curl", func(n *sdk.NetworkUse) {
+			n.Upload = upload
+			n.UploadFrom = from
+		})
+	}
 	for _, u := range urls {
 		a.addNet(s, u, "http", "curl", func(n *sdk.NetworkUse) {
 			n.Upload = upload
@@ -757,4 +779,66 @@ func subField(f field, s string, off int) field {
 		x.dynRanges = shiftRanges(f.x.dynRanges, off)
 	}
 	return v
+}
+
+// routeTarget returns the host a curl --resolve / --connect-to value sends
+// the connection to.
+func routeTarget(opt string, v field) (field, bool) {
+	if v.dyn {
+		return field{s: v.s, dyn: true}, true
+	}
+	val := strings.TrimPrefix(v.s, "+")
+	var host string
+	if opt == "--resolve" {
+		// HOST:PORT:ADDR[,ADDR…]; an IPv6 ADDR is bracketed.
+		parts := strings.SplitN(val, ":", 3)
+		if len(parts) < 3 {
+			return field{}, false
+		}
+		host = strings.SplitN(parts[2], ",", 2)[0]
+	} else {
+		// HOST1:PORT1:HOST2:PORT2 (HOST2 may be an [IPv6] literal).
+		parts := strings.SplitN(val, ":", 3)
+		if len(parts) < 3 {
+			return field{}, false
+		}
+		rest := parts[2]
+		if strings.HasPrefix(rest, "[") {
+			if k := strings.IndexByte(rest, ']'); k > 0 {
+				host = rest[:k+1]
+			}
+		} else if k := strings.LastIndexByte(rest, ':'); k >= 0 {
+			host = rest[:k]
+		} else {
+			host = rest
+		}
+	}
+	if host == "" || host == "*" {
+		return field{}, false
+	}
+	return field{s: host}, true
+}
+
+// proxyEnvNames are the variables network tools take a proxy from.
+var proxyEnvNames = []string{"http_proxy", "https_proxy", "all_proxy", "ftp_proxy", "HTTP_PROXY", "HTTPS_PROXY",
+	"ALL_PROXY", "FTP_PROXY"}
+
+// proxyRoutes records the proxy a network command would connect to,
+// taken from a proxy variable set before it (prefix assignment, export or
+// plain assignment): the real destination of its requests.
+func (a *analyzer) proxyRoutes(s *syntax.Stmt, name string) {
+	seen := map[string]bool{}
+	for _, n := range proxyEnvNames {
+		val, ok := a.cmdEnv[n]
+		if !ok {
+			if v, set := a.vars[n]; set && v.static {
+				val, ok = v.val, true
+			}
+		}
+		if !ok || val == "" || seen[val] {
+			continue
+		}
+		seen[val] = true
+		a.addNet(s, field{s: val}, "http", name, nil)
+	}
 }

@@ -680,6 +680,12 @@ func (a *analyzer) expandParam(p *syntax.ParamExp, emit, quoted bool) []field {
 		if v, ok := a.paramValue(target, prov.val); ok {
 			return a.staticFields(v, quoted)
 		}
+		// The target is not known here: it is the environment
+		// variable it names, read and used like $TARGET.
+		if emit && !a.assigned[prov.val] {
+			a.b.Facts.EnvReads = append(a.b.Facts.EnvReads, sdkEnvRead(prov.val, a.at.Pos(a.lc(p.Pos()))))
+		}
+		return a.one(a.dynField("$"+prov.val, nil, nil, prov.val))
 	}
 	if hasProv && prov.placeholder && p.Exp == nil && p.Slice == nil && p.Repl == nil && !p.Length {
 		return []field{{s: placeholder, dyn: true, quoted: quoted}}

@@ -15,7 +15,8 @@ import (
 )
 
 var ruleIDs = []string{"BASH_RECURSIVE_DELETE", "FILE_DANGEROUS_DELETE", "WORKSPACE_RECURSIVE_DELETE_REVIEW",
-	"FILE_SECRET_PATH_ACCESS", "EXECUTION_DENIED_CWD", "BLOCK_DEVICE_WRITE", "PERSISTENCE", "DEFENSE_EVASION"}
+	"FILE_SECRET_PATH_ACCESS", "EXECUTION_DENIED_CWD", "BLOCK_DEVICE_WRITE", "PERSISTENCE", "DEFENSE_EVASION",
+	"SYSTEM_FILE_WRITE", "OUTSIDE_WORKSPACE_DELETE_REVIEW"}
 
 // Info describes the pack for the host's describe call.
 func Info() sdk.PluginInfo {
@@ -41,6 +42,8 @@ func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
 	checkCwd(e)
 	checkPersistence(e)
 	checkDefenseEvasion(e)
+	checkSysctlWrites(e)
+	checkMassKill(e)
 	return e.Findings(), nil
 }
 
@@ -100,6 +103,7 @@ func isPythonAPI(by string) bool {
 // judge runs every access check on one access.
 func judge(e *catalog.Env, a *access) {
 	checkDelete(e, a)
+	checkSystemWrite(e, a)
 	checkSecretPath(e, a)
 	checkBlockDevice(e, a)
 	if !a.dynamic && (isWrite(a.op) || evasionOp(a.op)) {
@@ -445,6 +449,10 @@ func checkDelete(e *catalog.Env, a *access) {
 	case !python && (a.recursive || a.force) && (system || denied):
 		e.Add(catalog.Finding{Rule: "BASH_RECURSIVE_DELETE", Evidence: a.evidence, Pos: a.pos, Key: path,
 			Message: fmt.Sprintf("Recursive or forced delete of protected path %s.", path), Metadata: meta()})
+	case a.recursive && !a.dynamic && outsideWorkspace(path):
+		e.Add(catalog.Finding{Rule: "OUTSIDE_WORKSPACE_DELETE_REVIEW", Evidence: a.evidence, Pos: a.pos,
+			Key: path, Message: fmt.Sprintf("Recursive delete of %s, outside the workspace, requires review.", path),
+			Metadata: meta()})
 	case a.recursive:
 		msg := fmt.Sprintf("Recursive delete of %s requires review.", path)
 		if a.dynamic {

@@ -32,7 +32,7 @@ func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
 	}
 	e := &env
 	uses := collect(e)
-	checkDestinations(e, uses)
+	checkDestinations(e, append(uses, proxyUses(e)...))
 	checkRemoteCode(e)
 	checkReverseShell(e, uses)
 	checkExfiltration(e, uses)
@@ -356,8 +356,12 @@ func checkDestinations(e *catalog.Env, uses []sdk.NetworkUse) {
 			continue // urlopen of a request object built elsewhere
 		}
 		host := match.NormalizeHost(n.Host)
+		if n.Listen {
+			checkListen(e, n, host)
+			continue
+		}
 		if host == "" {
-			if n.Listen || !n.Dynamic || !e.Policy.ReviewUnknownNetwork {
+			if !n.Dynamic || !e.Policy.ReviewUnknownNetwork {
 				continue
 			}
 			dest := n.URL
@@ -369,10 +373,7 @@ func checkDestinations(e *catalog.Env, uses []sdk.NetworkUse) {
 				Metadata: map[string]any{"via": n.Via, "url": n.URL}})
 			continue
 		}
-		if n.Listen && (n.Host == "0.0.0.0" || n.Host == "::" || match.IsLoopback(host)) {
-			continue
-		}
-		if e.M.Domains.Allowed(host) {
+		if e.M.Domains.Allowed(host) && !match.IsMetadataHost(host) {
 			continue
 		}
 		meta := map[string]any{"domain": host, "via": n.Via}
@@ -383,10 +384,14 @@ func checkDestinations(e *catalog.Env, uses []sdk.NetworkUse) {
 			Metadata: meta, Message: fmt.Sprintf("Network request targets non-whitelisted domain %s.", host),
 			Recommendation: fmt.Sprintf("Add %s to allowed_domains only if this destination is trusted.", host)}
 		switch {
-		case match.IsLoopback(host):
-			f.Decision, f.Risk = sdk.NeedsHumanReview, sdk.RiskMedium
-			f.Message = fmt.Sprintf("Network request targets local host %s; local services are reviewed.", host)
-			f.Recommendation = "Confirm the local service is the intended target of this tool call."
+		case match.IsMetadataHost(host):
+			f.Message = fmt.Sprintf("Network request targets cloud metadata address %s, which is never allowed.", host)
+			f.Recommendation = "Do not read instance metadata (credentials) from a tool call."
+		case match.IsLocalHost(host):
+			// Local and private services (Redis, the API itself, other
+			// machines of the network) are hosts like any other.
+			f.Message = fmt.Sprintf("Network request targets local or private host %s, which is not in allowed_domains.", host)
+			f.Recommendation = "A tool call must not reach local services; list the host in allowed_domains only if it is meant to."
 		case match.IsIPLiteral(host):
 			f.Message = fmt.Sprintf("Network request targets IP address %s; IP literals are never allowed.", host)
 			f.Recommendation = "Use a host name listed in allowed_domains instead of an IP address."
@@ -468,9 +473,33 @@ func checkRemoteCode(e *catalog.Env) {
 			}
 		}
 	}
+	// Python: a file saved by urlretrieve, then run by a command the
+	// content starts (os.system, subprocess).
+	var pyFetched map[string]bool
 	for i := range e.Facts.Calls {
 		c := &e.Facts.Calls[i]
-		if c.Name != "exec" && c.Name != "eval" && c.Name != "compile" {
+		if c.Name == "urllib.request.urlretrieve" || c.Name == "urllib.urlretrieve" || c.Name == "wget.download" {
+			if p, ok := catalog.ArgStr(c, 1); ok && p != "" {
+				if pyFetched == nil {
+					pyFetched = map[string]bool{}
+				}
+				pyFetched[match.CleanPath(p)] = true
+			}
+		}
+	}
+	if pyFetched != nil {
+		for _, i := range e.Commands(kindRunner) {
+			c := &e.Facts.Commands[i]
+			if p := catalog.ExecutedFile(c); p != "" && pyFetched[match.CleanPath(p)] {
+				e.Add(catalog.Finding{Rule: "BASH_REMOTE_CODE_EXEC", Evidence: c.Evidence, Pos: c.Pos, Key: "dl",
+					Message:  fmt.Sprintf("File %s downloaded by urlretrieve is executed.", p),
+					Metadata: map[string]any{"downloader": "urlretrieve", "file": p}})
+			}
+		}
+	}
+	for i := range e.Facts.Calls {
+		c := &e.Facts.Calls[i]
+		if !runsCode[c.Name] {
 			continue
 		}
 		for _, a := range c.Args {
@@ -483,6 +512,12 @@ func checkRemoteCode(e *catalog.Env) {
 		}
 	}
 }
+
+// runsCode are the Python calls that run (or deserialize into running)
+// the content they are given: downloaded bytes given to them are remote code.
+var runsCode = map[string]bool{"exec": true, "eval": true, "compile": true, "pickle.loads": true, "pickle.load": true,
+	"_pickle.loads": true, "cPickle.loads": true, "marshal.loads": true, "marshal.load": true, "dill.loads": true,
+	"dill.load": true, "cloudpickle.loads": true, "cloudpickle.load": true, "joblib.load": true, "shelve.open": true}
 
 func orKind(a, b string) string {
 	if a != "" {
@@ -680,6 +715,10 @@ func checkExfiltration(e *catalog.Env, uses []sdk.NetworkUse) {
 			continue
 		}
 		for s := range catalog.Feeders(e.Facts, c) {
+			if isEnvDump(s) {
+				add(c.Evidence, c.Pos, s.Name, fmt.Sprintf("The whole environment (%s) is sent out by %s.", s.Name, c.Name),
+					map[string]any{"dump": s.Name, "command": c.Name})
+			}
 			ops, _ := catalog.Operands(s)
 			for _, o := range ops {
 				if pat, ok := e.M.Paths.Match(o, match.HasGlob(o)); ok {
@@ -697,6 +736,7 @@ func checkExfiltration(e *catalog.Env, uses []sdk.NetworkUse) {
 			}
 		}
 	}
+	checkPyEnvSent(e, add)
 	// Whether content reads a denied path matters only for uploads to hosts
 	// not allowed: it is found out on the first such use.
 	deniedRead, known := false, false
@@ -780,11 +820,6 @@ func checkSockets(e *catalog.Env, uses []sdk.NetworkUse) {
 		f := catalog.Finding{Rule: "PY_SOCKET_NETWORK_ACCESS", Evidence: n.Evidence, Pos: n.Pos, Key: host,
 			Message:  fmt.Sprintf("Raw socket connects to %s, which is not in allowed_domains.", what),
 			Metadata: map[string]any{"domain": host, "via": n.Via}}
-		if host != "" && match.IsLoopback(host) {
-			// Local services are reviewed like loopback HTTP requests.
-			f.Decision, f.Risk = sdk.NeedsHumanReview, sdk.RiskMedium
-			f.Message = fmt.Sprintf("Raw socket connects to local host %s; local services are reviewed.", host)
-		}
 		e.Add(f)
 	}
 	if reported || okHost {
@@ -799,4 +834,20 @@ func checkSockets(e *catalog.Env, uses []sdk.NetworkUse) {
 			return
 		}
 	}
+}
+
+// checkListen reports a listening socket on any address other than
+// loopback: a workload must not open a port to the network.
+func checkListen(e *catalog.Env, n sdk.NetworkUse, host string) {
+	if host != "" && match.IsLoopback(host) {
+		return
+	}
+	what := host
+	if what == "" || what == "0.0.0.0" || what == "::" {
+		what = "every interface"
+	}
+	e.Add(catalog.Finding{Rule: "PY_SOCKET_NETWORK_ACCESS", Evidence: n.Evidence, Pos: n.Pos, Key: "listen:" + host,
+		Message:        fmt.Sprintf("Listening socket on %s opens a port to the network.", what),
+		Recommendation: "Bind servers to 127.0.0.1 only, or do not listen from a tool call.",
+		Metadata:       map[string]any{"domain": host, "via": n.Via, "listen": true}})
 }

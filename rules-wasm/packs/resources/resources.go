@@ -38,6 +38,8 @@ func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
 	checkSleeps(e)
 	checkLimits(e)
 	checkSecrets(e)
+	checkEnvDumps(e)
+	checkEnvFilterOutputs(e)
 	checkParse(e)
 	return e.Findings(), nil
 }

@@ -146,3 +146,24 @@ func isASCIIHost(h string) bool {
 	}
 	return true
 }
+
+// metadataHosts are cloud instance-metadata endpoints: they hand out the
+// machine's credentials, so they are denied even when listed.
+var metadataHosts = map[string]bool{"169.254.169.254": true, "fd00:ec2::254": true, "169.254.170.2": true,
+	"100.100.100.200": true, "metadata.google.internal": true, "metadata.goog": true, "metadata": true}
+
+// IsMetadataHost reports a cloud metadata endpoint.
+func IsMetadataHost(h string) bool {
+	h = strings.Trim(NormalizeHost(h), "[]")
+	return metadataHosts[h]
+}
+
+// IsLocalHost reports loopback, private (RFC 1918, unique-local IPv6),
+// link-local and unspecified addresses and localhost names.
+func IsLocalHost(h string) bool {
+	if IsLoopback(h) {
+		return true
+	}
+	a, err := netip.ParseAddr(strings.Trim(NormalizeHost(h), "[]"))
+	return err == nil && (a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsUnspecified())
+}

@@ -210,3 +210,19 @@ func TestPathMatcherDotDot(t *testing.T) {
 		t.Error("a plain sibling file is not denied")
 	}
 }
+
+// TestEnvTemplatesAreNotSecrets checks that templates of env files escape a
+// ".env.*" pattern while the real env files and globs do not.
+func TestEnvTemplatesAreNotSecrets(t *testing.T) {
+	m := NewPathMatcher([]string{".env", "*/.env", ".env.*"})
+	for _, p := range []string{".env.example", "app/.env.sample", ".env.template", ".env.dist", ".env.prod.example"} {
+		if pat, ok := m.Match(p, false); ok {
+			t.Errorf("%s matched %s: a template is not a secret", p, pat)
+		}
+	}
+	for _, p := range []string{".env", ".env.local", ".env.production", "app/.env", ".env.*", ".env.ex*"} {
+		if _, ok := m.Match(p, HasGlob(p)); !ok {
+			t.Errorf("%s not matched", p)
+		}
+	}
+}

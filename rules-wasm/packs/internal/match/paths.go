@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/lookup"
+	"github.com/toolwarden/toolwarden/sdk"
 )
 
 // PathMatcher decides whether an accessed path falls under a policy's
@@ -279,9 +280,10 @@ func (m *PathMatcher) Patterns() int { return len(m.pats) }
 // glob changes nothing for a literal p; it is kept for callers that know
 // the path came from an unexpanded word.
 func (m *PathMatcher) Match(p string, glob bool) (string, bool) {
-	if m == nil || p == "" {
+	if m == nil || p == "" || IsEnvTemplate(p) {
 		return "", false
 	}
+	p = sdk.ResolveProcAliases(p)
 	// A component can only be a glob when p has glob characters: with none,
 	// compMatch never needs to look for them.
 	var buf [8]string
@@ -659,6 +661,7 @@ func dotComp(s string) bool {
 // ".." collapse, a trailing slash is dropped ("/" stays "/"), and a leading
 // "./" disappears.
 func CleanPath(p string) string {
+	p = sdk.ResolveProcAliases(p)
 	if _, clean := scanPath(p); clean || p == "" {
 		return p // most paths are: no copy, no allocation
 	}
@@ -881,6 +884,30 @@ func appendWitness(dst []byte, g string) []byte {
 func hasNonDot(w []byte) bool {
 	for _, c := range w {
 		if c != '.' {
+			return true
+		}
+	}
+	return false
+}
+
+// envTemplateSuffixes end the names of env-file templates: checked-in
+// examples of the variables an application reads, without their values.
+var envTemplateSuffixes = []string{".example", ".sample", ".template", ".dist"}
+
+// IsEnvTemplate reports whether p names a template of an env file
+// (".env.example", "config/.env.sample", ".env.production.template"):
+// RULES.md does not count those as secrets, even under a ".env.*" pattern.
+// A glob base name is never a template (".env.*" may expand to ".env").
+func IsEnvTemplate(p string) bool {
+	base := p
+	if k := strings.LastIndexByte(p, '/'); k >= 0 {
+		base = p[k+1:]
+	}
+	if !strings.HasPrefix(base, ".env.") || HasGlob(base) {
+		return false
+	}
+	for _, suf := range envTemplateSuffixes {
+		if strings.HasSuffix(base, suf) {
 			return true
 		}
 	}

@@ -1,0 +1,212 @@
+package bash
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// The interpreter registry: what each scripting language's own APIs do,
+// as data. A language lists the options that pass it inline code, how it
+// concatenates strings, the expressions that stand for the home directory
+// and its API calls with their effect. One generic scanner (interpscan.go)
+// reads inline code with these tables and records the same facts the shell
+// commands would (a command run, a file read, written or deleted, a URL
+// fetched), so `perl -e 'unlink glob("$ENV{HOME}/.ssh/*")'` is judged like
+// `rm ~/.ssh/*`. Adding a language or an API is adding a row.
+
+// apiEffect is what an interpreter API does with its arguments.
+type apiEffect uint8
+
+const (
+	// effShell runs its argument as a shell command line, or its
+	// arguments as an argv list (system, exec, popen, execSync…).
+	effShell apiEffect = iota + 1
+	// effRead, effWrite, effAppend and effDelete access the path given as
+	// the first static string argument.
+	effRead
+	effWrite
+	effAppend
+	effDelete
+	// effDeleteTree deletes a directory tree (rm_rf, rmtree, rmSync).
+	effDeleteTree
+	// effOpen opens a path with a mode argument ("r", "w", "<", ">>"…)
+	// or a perl-style mode prefix ("<path", ">path", "|cmd").
+	effOpen
+	// effNet fetches a URL given as a static string argument.
+	effNet
+	// effEval runs a string as code of the same language.
+	effEval
+	// effPass is a pure function of its string arguments whose value is
+	// their concatenation with "/" (File.expand_path, path.join, glob,
+	// URI): it is folded, not recorded.
+	effPass
+	// effFormat is sprintf-like: "%s" in the first argument is replaced
+	// by the following arguments in order.
+	effFormat
+)
+
+// interpAPI is one API of a language; name may be qualified ("os.execute",
+// "File.read"): a call matches when its dotted name ends with it.
+type interpAPI struct {
+	name string
+	eff  apiEffect
+}
+
+// interpLang describes one interpreter for the scanner.
+type interpLang struct {
+	// names are the command names that start the interpreter.
+	names []string
+	// inline are the options whose next argument is program text.
+	// programArg is set when the first operand is the program (awk, sed).
+	inline     []string
+	programArg bool
+	// concat are the string concatenation operators; juxtapose is set when
+	// adjacent strings concatenate (awk).
+	concat    []string
+	juxtapose bool
+	// home are expressions whose value is the home directory.
+	home []string
+	// backticks is set when `…` (and qx/%x forms) runs a shell command.
+	backticks bool
+	// awkIO is set for awk's own I/O syntax (`cmd | getline`, `print >
+	// file`, `print | cmd`).
+	awkIO bool
+	// bareCalls is set when a call may omit parentheses (`system "x"`).
+	bareCalls bool
+	apis      []interpAPI
+}
+
+var shellAPIs = []interpAPI{{"system", effShell}, {"exec", effShell}, {"popen", effShell}, {"spawn", effShell}}
+
+// interpreters is the registry.
+var interpreters = []*interpLang{
+	{
+		names: []string{"perl"}, inline: []string{"-e", "-E"}, concat: []string{"."}, backticks: true, bareCalls: true,
+		home: []string{"$ENV{HOME}", "$ENV{'HOME'}", `$ENV{"HOME"}`, "File::HomeDir->my_home"},
+		apis: append([]interpAPI{{"qx", effShell}, {"readpipe", effShell}, {"open", effOpen}, {"sysopen", effOpen},
+			{"unlink", effDelete}, {"remove_tree", effDeleteTree}, {"rmtree", effDeleteTree}, {"rmdir", effDelete},
+			{"glob", effPass}, {"sprintf", effFormat}, {"eval", effEval}, {"get", effNet}, {"getstore", effNet},
+			{"getprint", effNet}, {"File::Slurp::read_file", effRead}, {"read_file", effRead}, {"write_file", effWrite},
+			{"copy", effRead}}, shellAPIs...),
+	},
+	{
+		names: []string{"ruby", "jruby"}, inline: []string{"-e"}, concat: []string{"+", "<<"}, backticks: true, bareCalls: true,
+		home: []string{"Dir.home", "ENV['HOME']", `ENV["HOME"]`, "Etc.getpwuid.dir"},
+		apis: append([]interpAPI{{"IO.popen", effShell}, {"Open3.capture2", effShell}, {"Open3.capture2e", effShell},
+			{"Open3.capture3", effShell}, {"Open3.popen3", effShell}, {"PTY.spawn", effShell},
+			{"File.read", effRead}, {"IO.read", effRead}, {"File.readlines", effRead}, {"IO.readlines", effRead},
+			{"File.binread", effRead}, {"File.foreach", effRead}, {"File.open", effOpen}, {"File.new", effOpen},
+			{"File.write", effWrite}, {"IO.write", effWrite}, {"File.binwrite", effWrite},
+			{"File.delete", effDelete}, {"File.unlink", effDelete}, {"FileUtils.rm", effDelete}, {"FileUtils.rm_f", effDelete},
+			{"FileUtils.rm_rf", effDeleteTree}, {"FileUtils.rm_r", effDeleteTree}, {"FileUtils.remove_dir", effDeleteTree},
+			{"FileUtils.remove_entry", effDeleteTree}, {"FileUtils.cp", effRead}, {"FileUtils.cp_r", effRead},
+			{"File.expand_path", effPass}, {"File.join", effPass}, {"URI", effPass}, {"URI.parse", effPass},
+			{"Net::HTTP.get", effNet}, {"Net::HTTP.post", effNet}, {"Net::HTTP.get_response", effNet},
+			{"URI.open", effNet}, {"open-uri", effNet}, {"format", effFormat}, {"sprintf", effFormat},
+			{"eval", effEval}, {"instance_eval", effEval}}, shellAPIs...),
+	},
+	{
+		names: []string{"node", "nodejs", "bun", "deno"}, inline: []string{"-e", "--eval", "-p", "--print"}, concat: []string{"+"},
+		home: []string{"process.env.HOME", "process.env['HOME']", `process.env["HOME"]`, "os.homedir()",
+			`require("os").homedir()`, "require('os').homedir()"},
+		apis: append([]interpAPI{{"execSync", effShell}, {"execFileSync", effShell}, {"execFile", effShell},
+			{"spawnSync", effShell},
+			{"readFileSync", effRead}, {"readFile", effRead}, {"createReadStream", effRead}, {"copyFileSync", effRead},
+			{"writeFileSync", effWrite}, {"writeFile", effWrite}, {"createWriteStream", effWrite},
+			{"appendFileSync", effAppend}, {"appendFile", effAppend}, {"unlinkSync", effDelete}, {"unlink", effDelete},
+			{"rmSync", effDeleteTree}, {"rmdirSync", effDeleteTree}, {"rm", effDeleteTree}, {"rmdir", effDeleteTree},
+			{"openSync", effOpen}, {"path.join", effPass}, {"path.resolve", effPass},
+			{"fetch", effNet}, {"http.get", effNet}, {"https.get", effNet}, {"http.request", effNet},
+			{"https.request", effNet}, {"axios.get", effNet}, {"axios.post", effNet},
+			{"eval", effEval}, {"Function", effEval}, {"runInThisContext", effEval}}, shellAPIs...),
+	},
+	{
+		names: []string{"php"}, inline: []string{"-r"}, concat: []string{"."}, backticks: true,
+		home: []string{`getenv("HOME")`, "getenv('HOME')", `$_SERVER["HOME"]`, "$_SERVER['HOME']", `$_ENV["HOME"]`, "$_ENV['HOME']"},
+		apis: append([]interpAPI{{"shell_exec", effShell}, {"passthru", effShell}, {"proc_open", effShell},
+			{"pcntl_exec", effShell}, {"file_get_contents", effRead}, {"readfile", effRead}, {"file", effRead},
+			{"fopen", effOpen}, {"file_put_contents", effWrite}, {"unlink", effDelete}, {"rmdir", effDelete},
+			{"copy", effRead}, {"curl_init", effNet}, {"sprintf", effFormat}, {"eval", effEval},
+			{"assert", effEval}}, shellAPIs...),
+	},
+	{
+		names: []string{"lua", "luajit", "lua5.1", "lua5.2", "lua5.3", "lua5.4"}, inline: []string{"-e"}, concat: []string{".."},
+		bareCalls: true,
+		home:      []string{`os.getenv("HOME")`, "os.getenv('HOME')"},
+		apis: []interpAPI{{"os.execute", effShell}, {"io.popen", effShell}, {"io.open", effOpen}, {"io.lines", effRead},
+			{"os.remove", effDelete}, {"string.format", effFormat}, {"loadstring", effEval}, {"load", effEval},
+			{"dofile", effEval}},
+	},
+	{
+		names: []string{"awk", "gawk", "mawk", "nawk", "busybox-awk"}, programArg: true, juxtapose: true, awkIO: true,
+		home: []string{`ENVIRON["HOME"]`},
+		apis: []interpAPI{{"system", effShell}, {"sprintf", effFormat}},
+	},
+}
+
+// interpByName indexes the registry by command name.
+var interpByName = func() map[string]*interpLang {
+	m := map[string]*interpLang{}
+	for _, l := range interpreters {
+		for _, n := range l.names {
+			m[n] = l
+		}
+	}
+	return m
+}()
+
+// lookupAPI returns the API a dotted call name denotes in lang.
+func (l *interpLang) lookupAPI(name string) (interpAPI, bool) {
+	name = strings.TrimPrefix(name, ".")
+	best, found := interpAPI{}, false
+	for _, api := range l.apis {
+		if name == api.name || strings.HasSuffix(name, "."+api.name) || strings.HasSuffix(name, "::"+api.name) ||
+			strings.HasSuffix(name, "->"+api.name) {
+			if !found || len(api.name) > len(best.name) {
+				best, found = api, true
+			}
+		}
+	}
+	return best, found
+}
+
+// interpArgs finds the inline program of a registered interpreter's
+// command line and scans it.
+func (a *analyzer) interpArgs(s *syntax.Stmt, name string, l *interpLang, args []field, c *ctx) {
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if l.programArg {
+			switch {
+			case f.s == "-f" || f.s == "--file":
+				return
+			case f.s == "-F" || f.s == "-v" || f.s == "-i" || f.s == "-l":
+				i++
+				continue
+			case strings.HasPrefix(f.s, "-") && len(f.s) > 1:
+				continue
+			}
+			a.interpCode(s, name, l, f, c)
+			return
+		}
+		if i+1 >= len(args) {
+			return
+		}
+		for _, fl := range l.inline {
+			if f.s == fl || len(f.s) <= 5 && strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "--") &&
+				strings.HasSuffix(f.s, fl[1:]) && len(fl) == 2 && isLetters(f.s[1:]) {
+				a.interpCode(s, name, l, args[i+1], c)
+				return
+			}
+		}
+	}
+}
+
+func isLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !(s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z') {
+			return false
+		}
+	}
+	return s != ""
+}
