@@ -31,6 +31,9 @@ func init() { subcommands = append(subcommands, newServeCmd) }
 type serveFlags struct {
 	stackFlags
 	listen string
+	// bodyLimit caps request bodies (server.Config.BodyLimit); 413
+	// answers state it.
+	bodyLimit string
 }
 
 func newServeCmd() *cobra.Command {
@@ -53,13 +56,14 @@ creates an admin API key and prints it once.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return serve(ctx, cfg, cmd.OutOrStdout())
+			return serve(ctx, cfg, f.bodyLimit, cmd.OutOrStdout())
 		},
 	}
 	fl := cmd.Flags()
 	f.register(fl, "YAML configuration file", "directory for the embedded store, API keys and spilled output",
 		"Redis URL (redis://host:6379/0): share queue, store and API keys with other servers and executors")
 	fl.StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to listen on")
+	fl.StringVar(&f.bodyLimit, "body-limit", envOr("TOOLWARDEN_BODY_LIMIT", "2M"), "largest request body accepted, e.g. 512K, 2M, 10M (env TOOLWARDEN_BODY_LIMIT)")
 	return cmd
 }
 
@@ -133,7 +137,13 @@ func openWorkspaces(cfg config.Config) (*wsp.Manager, error) {
 	return m, nil
 }
 
-func serve(ctx context.Context, cfg config.Config, out io.Writer) error {
+func serve(ctx context.Context, cfg config.Config, bodyLimit string, out io.Writer) error {
+	if err := checkBodyLimit(bodyLimit); err != nil {
+		return usageErr(err)
+	}
+	if err := checkAdminKeyEnv(os.Getenv("TOOLWARDEN_ADMIN_KEY")); err != nil {
+		return usageErr(err)
+	}
 	log := slog.Default()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -158,6 +168,7 @@ func serve(ctx context.Context, cfg config.Config, out io.Writer) error {
 
 	scfg := server.Config{
 		Listen:        cfg.Listen,
+		BodyLimit:     bodyLimit,
 		RatePerSecond: cfg.RatePerSecond,
 		RateBurst:     cfg.RateBurst,
 		WaitTimeout:   cfg.WaitTimeout(),
