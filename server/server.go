@@ -49,6 +49,9 @@ type Config struct {
 	Workspaces interface {
 		Path(conversationID, executionID string) string
 	}
+	// QueueStaleAfter is how long queued work may wait before /readyz
+	// fails (DefaultQueueStaleAfter when zero, never when negative).
+	QueueStaleAfter time.Duration
 	// MaxTimeout is agent.tool_timeout_minutes: requested timeouts are
 	// clamped to it (and to the policy's max_timeout_seconds).
 	MaxTimeout time.Duration
@@ -80,6 +83,9 @@ func (c *Config) defaults() {
 	}
 	if c.MaxWait == 0 {
 		c.MaxWait = 300 * time.Second
+	}
+	if c.QueueStaleAfter == 0 {
+		c.QueueStaleAfter = DefaultQueueStaleAfter
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -34,6 +35,9 @@ type serveFlags struct {
 	// bodyLimit caps request bodies (server.Config.BodyLimit); 413
 	// answers state it.
 	bodyLimit string
+	// queueStale is server.Config.QueueStaleAfter: queued work older than
+	// this makes /readyz fail.
+	queueStale time.Duration
 }
 
 func newServeCmd() *cobra.Command {
@@ -56,7 +60,7 @@ creates an admin API key and prints it once.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return serve(ctx, cfg, f.bodyLimit, cmd.OutOrStdout())
+			return serve(ctx, cfg, serveExtras{bodyLimit: f.bodyLimit, queueStale: f.queueStale}, cmd.OutOrStdout())
 		},
 	}
 	fl := cmd.Flags()
@@ -64,6 +68,7 @@ creates an admin API key and prints it once.`,
 		"Redis URL (redis://host:6379/0): share queue, store and API keys with other servers and executors")
 	fl.StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to listen on")
 	fl.StringVar(&f.bodyLimit, "body-limit", envOr("TOOLWARDEN_BODY_LIMIT", "2M"), "largest request body accepted, e.g. 512K, 2M, 10M (env TOOLWARDEN_BODY_LIMIT)")
+	fl.DurationVar(&f.queueStale, "queue-stale-after", server.DefaultQueueStaleAfter, "/readyz fails while queued work has waited longer than this (negative: never)")
 	return cmd
 }
 
@@ -137,8 +142,14 @@ func openWorkspaces(cfg config.Config) (*wsp.Manager, error) {
 	return m, nil
 }
 
-func serve(ctx context.Context, cfg config.Config, bodyLimit string, out io.Writer) error {
-	if err := checkBodyLimit(bodyLimit); err != nil {
+// serveExtras are serve's settings that only flags set.
+type serveExtras struct {
+	bodyLimit  string
+	queueStale time.Duration
+}
+
+func serve(ctx context.Context, cfg config.Config, x serveExtras, out io.Writer) error {
+	if err := checkBodyLimit(x.bodyLimit); err != nil {
 		return usageErr(err)
 	}
 	if err := checkAdminKeyEnv(os.Getenv("TOOLWARDEN_ADMIN_KEY")); err != nil {
@@ -167,14 +178,15 @@ func serve(ctx context.Context, cfg config.Config, bodyLimit string, out io.Writ
 	}
 
 	scfg := server.Config{
-		Listen:        cfg.Listen,
-		BodyLimit:     bodyLimit,
-		RatePerSecond: cfg.RatePerSecond,
-		RateBurst:     cfg.RateBurst,
-		WaitTimeout:   cfg.WaitTimeout(),
-		ReductionRoot: cfg.ReductionRoot(),
-		MaxTimeout:    cfg.ToolTimeout(),
-		Workspaces:    wsp.Locator{Root: cfg.WorkspaceRoot()},
+		Listen:          cfg.Listen,
+		BodyLimit:       x.bodyLimit,
+		QueueStaleAfter: x.queueStale,
+		RatePerSecond:   cfg.RatePerSecond,
+		RateBurst:       cfg.RateBurst,
+		WaitTimeout:     cfg.WaitTimeout(),
+		ReductionRoot:   cfg.ReductionRoot(),
+		MaxTimeout:      cfg.ToolTimeout(),
+		Workspaces:      wsp.Locator{Root: cfg.WorkspaceRoot()},
 	}
 	if m := st.workspaces; m != nil {
 		scfg.Workspaces = m
@@ -186,7 +198,11 @@ func serve(ctx context.Context, cfg config.Config, bodyLimit string, out io.Writ
 	}
 	srv := server.New(scfg, eng, backend, keys)
 	_ = server.RegisterQueueGauge(backend)
-	srv.Ready = func(context.Context) error { return st.executorErr() }
+	if cfg.EmbeddedExecutor {
+		// Without an embedded executor there is none to report on here;
+		// /readyz then judges the pool elsewhere by the queue's age.
+		srv.Ready = func(context.Context) error { return st.executorErr() }
+	}
 
 	// MCP at /mcp: toolwarden's tools and the guarded upstream MCP servers
 	// (mcp: in the config), behind the same API keys as the REST API.
