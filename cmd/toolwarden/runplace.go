@@ -37,6 +37,10 @@ type runPlace struct {
 	// copied records every entry as it was after the copy in (relative
 	// path → size, mtime, mode), to tell what the run changed.
 	copied map[string]entryState
+	// withheld are entries the workload could not have read in place (not
+	// readable, or a directory not searchable, by others): they are not
+	// copied in, and the run's results never replace them.
+	withheld map[string]bool
 }
 
 type entryState struct {
@@ -52,7 +56,8 @@ func newRunPlace(caller string) (*runPlace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run place: %w", err)
 	}
-	p := &runPlace{caller: caller, base: base, work: filepath.Join(base, "work"), home: filepath.Join(base, "home"), copied: map[string]entryState{}}
+	p := &runPlace{caller: caller, base: base, work: filepath.Join(base, "work"), home: filepath.Join(base, "home"),
+		copied: map[string]entryState{}, withheld: map[string]bool{}}
 	if err := p.prepare(); err != nil {
 		_ = os.RemoveAll(base)
 		return nil, err
@@ -66,7 +71,7 @@ func (p *runPlace) prepare() error {
 			return fmt.Errorf("run place: %w", err)
 		}
 	}
-	if err := copyTree(p.caller, p.work); err != nil {
+	if err := copyTree(p.caller, p.work, p.withheld); err != nil {
 		return fmt.Errorf("run place: copy %s in: %w", p.caller, err)
 	}
 	if err := chownTree(p.base, workloadID, workloadID); err != nil {
@@ -125,6 +130,13 @@ func (p *runPlace) copyBack() error {
 		}
 		rel, _ := filepath.Rel(p.work, path)
 		seen[rel] = true
+		if p.isWithheld(rel) {
+			errs = append(errs, fmt.Errorf("%s: not replaced: the run could not read it in place", rel))
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		st, err := os.Lstat(path)
 		if err != nil {
 			errs = append(errs, err)
@@ -149,6 +161,25 @@ func (p *runPlace) copyBack() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// isWithheld reports whether rel is, or lies below, a withheld entry.
+func (p *runPlace) isWithheld(rel string) bool {
+	for r := rel; r != "." && r != string(filepath.Separator); r = filepath.Dir(r) {
+		if p.withheld[r] {
+			return true
+		}
+	}
+	return false
+}
+
+// othersMay reports whether a workload of another uid could use st in
+// place: read a file, read and search a directory.
+func othersMay(st fs.FileInfo) bool {
+	if st.IsDir() {
+		return st.Mode().Perm()&0o005 == 0o005
+	}
+	return st.Mode().Perm()&0o004 != 0
 }
 
 // safePerm drops setuid, setgid and sticky bits from what the run made.
@@ -215,8 +246,10 @@ func copyEntryBack(src, dst *os.Root, rel string, st fs.FileInfo) error {
 func (p *runPlace) Close() error { return os.RemoveAll(p.base) }
 
 // copyTree copies regular files, directories and symlinks of src into dst
-// (which exists); other file types are skipped.
-func copyTree(src, dst string) error {
+// (which exists); other file types are skipped, and so is what others may
+// not read (recorded in withheld): the copy gives the workload no more
+// than running in place would have (a 0600 .env stays the caller's).
+func copyTree(src, dst string, withheld map[string]bool) error {
 	from, err := os.OpenRoot(src)
 	if err != nil {
 		return err
@@ -234,6 +267,13 @@ func copyTree(src, dst string) error {
 		st, err := os.Lstat(path)
 		if err != nil {
 			return err
+		}
+		if st.Mode()&fs.ModeSymlink == 0 && !othersMay(st) {
+			withheld[rel] = true
+			if st.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		switch {
 		case st.IsDir():

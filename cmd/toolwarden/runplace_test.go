@@ -95,3 +95,44 @@ func TestRunPlaceEnvIsPrivate(t *testing.T) {
 		t.Fatalf("run place mode %v (err %v), want 0700", st.Mode(), err)
 	}
 }
+
+func TestRunPlaceWithholdsWhatOthersCannotRead(t *testing.T) {
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI runs as root; this test must run there")
+		}
+		t.Skip("needs root")
+	}
+	caller := t.TempDir()
+	secret := filepath.Join(caller, ".env")
+	if err := os.WriteFile(secret, []byte("TOKEN=s3cret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(caller, "private"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(caller, "private", "key"), []byte("k"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := newRunPlace(caller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for _, rel := range []string{".env", "private"} {
+		if _, err := os.Lstat(filepath.Join(p.work, rel)); err == nil {
+			t.Errorf("%s was copied for the workload, which could not read it in place", rel)
+		}
+	}
+	// The run makes files of those names: the caller's stay untouched.
+	os.WriteFile(filepath.Join(p.work, ".env"), []byte("overwritten"), 0o644)
+	if err := p.copyBack(); err == nil {
+		t.Error("copy back did not report the withheld .env")
+	}
+	if b, _ := os.ReadFile(secret); string(b) != "TOKEN=s3cret" {
+		t.Fatalf(".env = %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(caller, "private", "key")); err != nil {
+		t.Fatalf("private/key was removed: %v", err)
+	}
+}
