@@ -95,3 +95,17 @@ func TestNewRejectsBadURL(t *testing.T) {
 		t.Fatal("ftp URL accepted")
 	}
 }
+
+func TestSubmitForbiddenRoleIsAnError(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = w.Write([]byte(`{"error":{"code":"forbidden","message":"this API key's role (reviewer) may not do this; it needs agent"}}`))
+	}))
+	defer srv.Close()
+	c, _ := client.New(srv.URL, "k", fastRetry())
+	_, err := c.Submit(context.Background(), client.ToolRequest{Command: "ls"})
+	var ae *client.APIError
+	if !errors.As(err, &ae) || ae.StatusCode != 403 || ae.Message == "" || ae.Message[:4] != "this" {
+		t.Fatalf("err %v", err)
+	}
+}

@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -25,14 +27,31 @@ func (c *Client) Scan(ctx context.Context, req ToolRequest) (*sdk.SafetyReport, 
 // for review is pending_review; one still running when the wait ends is
 // queued or running (use Wait).
 func (c *Client) Submit(ctx context.Context, req ToolRequest) (*Execution, error) {
-	var e Execution
-	if _, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/executions", body: req,
-		accept: []int{http.StatusOK, http.StatusAccepted, http.StatusForbidden}}, &e); err != nil {
+	var raw json.RawMessage
+	status, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/executions", body: req,
+		accept: []int{http.StatusOK, http.StatusAccepted, http.StatusForbidden}}, &raw)
+	if err != nil {
 		return nil, err
 	}
-	if e.ExecutionID == "" {
-		// A 403 without a record is an authorization error, not a denial.
-		return nil, &APIError{StatusCode: http.StatusForbidden, Code: "forbidden", Message: "the API key may not submit executions"}
+	var probe struct {
+		ExecutionID string `json:"execution_id"`
+	}
+	_ = json.Unmarshal(raw, &probe)
+	if probe.ExecutionID == "" {
+		// A 403 without a record is an authorization error (the key's
+		// role), not a denial of the call: report the API's own words.
+		ae := &APIError{StatusCode: status, Code: "forbidden", Message: "the API key may not submit executions"}
+		var wrapped struct {
+			Error *APIError `json:"error"`
+		}
+		wrapped.Error = ae
+		_ = json.Unmarshal(raw, &wrapped)
+		ae.StatusCode = status
+		return nil, ae
+	}
+	var e Execution
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return nil, fmt.Errorf("toolwarden client: decode answer of POST /v1/executions: %w", err)
 	}
 	return &e, nil
 }
