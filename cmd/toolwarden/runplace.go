@@ -71,6 +71,15 @@ func (p *runPlace) prepare() error {
 			return fmt.Errorf("run place: %w", err)
 		}
 	}
+	// Go's telemetry would try to start a child process (refused in the
+	// run) and say so in the output: its mode file turns it off.
+	tel := filepath.Join(p.home, ".config", "go", "telemetry")
+	if err := os.MkdirAll(tel, 0o700); err != nil {
+		return fmt.Errorf("run place: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(tel, "mode"), []byte("off\n"), 0o600); err != nil {
+		return fmt.Errorf("run place: %w", err)
+	}
 	if err := copyTree(p.caller, p.work, p.withheld); err != nil {
 		return fmt.Errorf("run place: copy %s in: %w", p.caller, err)
 	}
@@ -100,7 +109,7 @@ func (p *runPlace) Env() map[string]string {
 		"GOCACHE":          filepath.Join(cache, "go-build"),
 		"GOPATH":           filepath.Join(p.home, "go"),
 		"GOFLAGS":          "-modcacherw",
-		"GOTELEMETRY":      "off",
+		"XDG_CONFIG_HOME":  filepath.Join(p.home, ".config"),
 		"npm_config_cache": filepath.Join(p.home, ".npm"),
 		"PIP_CACHE_DIR":    filepath.Join(cache, "pip"),
 	}
