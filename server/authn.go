@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -15,7 +16,12 @@ const keyCtx = "toolwarden.key"
 // authenticate resolves the bearer token to a key or answers 401.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		token := auth.BearerToken(c.Request().Header.Get("Authorization"))
+		header := c.Request().Header.Get("Authorization")
+		token := auth.BearerToken(header)
+		if token == "" && strings.TrimSpace(header) != "" {
+			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="toolwarden"`)
+			return apiError(http.StatusUnauthorized, "unauthorized", `the Authorization header must be "Bearer KEY" (the scheme Bearer, a space, then the API key)`)
+		}
 		k, err := s.keys.Authenticate(token)
 		if err != nil && !errors.Is(err, auth.ErrNoKey) && !errors.Is(err, auth.ErrInvalidKey) {
 			// The key store cannot be read: fail closed, but say so.

@@ -28,7 +28,7 @@ func bindStrict(c echo.Context, v any) error {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return apiError(http.StatusRequestEntityTooLarge, "body_too_large", "request body over the size limit")
+			return bodyTooLarge(mbe.Limit)
 		}
 		return apiError(http.StatusBadRequest, "invalid_request", "read body: "+err.Error())
 	}
@@ -42,7 +42,10 @@ func bindStrict(c echo.Context, v any) error {
 		var se *json.SyntaxError
 		switch {
 		case errors.As(err, &te):
-			return service.BadField(te.Field, fmt.Sprintf("must be %s, got %s", te.Type, te.Value))
+			if te.Field == "" {
+				return apiError(http.StatusBadRequest, "invalid_json", fmt.Sprintf("the request body must be %s, got %s", jsonKind(te.Type), jsonValueWord(te.Value)))
+			}
+			return service.BadField(te.Field, fmt.Sprintf("must be %s, got %s", jsonKind(te.Type), jsonValueWord(te.Value)))
 		case errors.As(err, &se):
 			return apiError(http.StatusBadRequest, "invalid_json", fmt.Sprintf("invalid JSON at byte %d: %v", se.Offset, err))
 		case strings.HasPrefix(err.Error(), "json: unknown field "):

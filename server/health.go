@@ -14,7 +14,8 @@ func (s *Server) healthz(c echo.Context) error {
 
 // readyz answers 200 only when the store and queue answer, the rule plugins
 // are loaded and healthy (no built-in pack instance stuck past its
-// deadline), and any extra condition (the embedded executor) holds.
+// deadline), any extra condition (the embedded executor) holds, and no
+// queued work has waited longer than Config.QueueStaleAfter.
 func (s *Server) readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 3*time.Second)
 	defer cancel()
@@ -45,7 +46,12 @@ func (s *Server) readyz(c echo.Context) error {
 		} else {
 			checks["executor"] = "ok"
 		}
+	} else {
+		checks["executor"] = "none embedded: executors elsewhere are judged by the queue"
 	}
+	msg, qok := s.queueCheck(ctx)
+	checks["queue"] = msg
+	ok = ok && qok
 	status := http.StatusOK
 	state := "ready"
 	if !ok {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -48,6 +49,9 @@ type Config struct {
 	Workspaces interface {
 		Path(conversationID, executionID string) string
 	}
+	// QueueStaleAfter is how long queued work may wait before /readyz
+	// fails (DefaultQueueStaleAfter when zero, never when negative).
+	QueueStaleAfter time.Duration
 	// MaxTimeout is agent.tool_timeout_minutes: requested timeouts are
 	// clamped to it (and to the policy's max_timeout_seconds).
 	MaxTimeout time.Duration
@@ -79,6 +83,9 @@ func (c *Config) defaults() {
 	}
 	if c.MaxWait == 0 {
 		c.MaxWait = 300 * time.Second
+	}
+	if c.QueueStaleAfter == 0 {
+		c.QueueStaleAfter = DefaultQueueStaleAfter
 	}
 }
 
@@ -119,7 +126,10 @@ func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.S
 	e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
 	e.GET("/v1/openapi.json", s.openapi)
 
-	v1 := e.Group("/v1", s.authenticate)
+	// The /v1 routes take their middleware per route rather than through
+	// Group.Use, which would add catch-all routes answering 404 to a wrong
+	// method on a real path; the router then answers 405 as it should.
+	v1mw := []echo.MiddlewareFunc{s.authenticate}
 	if cfg.RatePerSecond > 0 {
 		s.limiter = middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
 			Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
@@ -130,11 +140,15 @@ func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.S
 				return apiError(http.StatusForbidden, "forbidden", err.Error())
 			},
 			DenyHandler: func(c echo.Context, id string, err error) error {
-				return apiError(http.StatusTooManyRequests, "rate_limited", "too many requests for this API key; slow down")
+				// Retry-After tells clients when a token is back (at least
+				// one second: the header counts whole seconds).
+				c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(cfg.RatePerSecond)))
+				return apiError(http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("too many requests for this API key (limit %g/s, burst %d); retry after the Retry-After seconds", cfg.RatePerSecond, cfg.RateBurst))
 			},
 		})
-		v1.Use(s.limiter)
+		v1mw = append(v1mw, s.limiter)
 	}
+	v1 := &routes{e: e, prefix: "/v1", mw: v1mw}
 	agent, reviewer, admin := require(auth.RoleAgent), require(auth.RoleReviewer), require(auth.RoleAdmin)
 	v1.POST("/scan", s.scan, agent)
 	v1.POST("/executions", s.createExecution, agent)
@@ -255,10 +269,12 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		switch he.Code {
 		case http.StatusRequestEntityTooLarge:
 			code = "body_too_large"
+			msg = bodyTooLargeMsg(s.cfg.BodyLimit)
 		case http.StatusNotFound:
 			code = "not_found"
 		case http.StatusMethodNotAllowed:
 			code = "method_not_allowed"
+			msg = "method " + c.Request().Method + " is not allowed on " + c.Request().URL.Path
 		case http.StatusBadRequest:
 			code = "invalid_request"
 		}

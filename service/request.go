@@ -79,6 +79,14 @@ func (r *ToolRequest) Pieces() ([]Piece, error) {
 			got = append(got, Piece{field, language, content})
 		}
 	}
+	// A content field holding only whitespace would run nothing: say so
+	// rather than queue an empty run.
+	for _, f := range []struct{ name, v string }{{"command", r.Command}, {"cmd", r.Cmd}, {"script", r.Script},
+		{"code", r.Code}, {"python_code", r.PythonCode}, {"bash_code", r.BashCode}} {
+		if f.v != "" && strings.TrimSpace(f.v) == "" {
+			return nil, &FieldError{f.name, "holds only whitespace: nothing to scan or run"}
+		}
+	}
 	cmdLang := lang
 	if cmdLang == "auto" {
 		cmdLang = "bash"

@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/toolwarden/toolwarden/internal/version"
 )
 
 // Exit codes shared by the subcommands. scan uses them for its decision;
@@ -44,7 +46,11 @@ func newRoot() *cobra.Command {
 		Short:         "Scan, queue and run AI agents' tool calls under policy and OS isolation",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// --version prints the build's module version and VCS revision
+		// (runtime/debug.ReadBuildInfo), so reports name the exact code.
+		Version: version.Get().String(),
 	}
+	root.SetVersionTemplate("toolwarden {{.Version}}\n")
 	for _, add := range subcommands {
 		root.AddCommand(add())
 	}

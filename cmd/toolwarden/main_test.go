@@ -214,3 +214,18 @@ func TestUnknownSubcommandIsUsageError(t *testing.T) {
 	wantCode(t, r, 3)
 	wantContains(t, "stderr", r.stderr, "no-such-command")
 }
+
+func TestVersionPrintsBuildInfo(t *testing.T) {
+	r := tw(t, "--version")
+	wantCode(t, r, 0)
+	wantContains(t, "toolwarden --version", r.stdout, "toolwarden ", "go1.")
+	// Built from this checkout, the binary names the VCS revision when git
+	// stamped one, and the version is never empty.
+	fields := strings.Fields(r.stdout)
+	if len(fields) < 3 || fields[1] == "" {
+		t.Fatalf("version line %q", r.stdout)
+	}
+	if strings.Contains(r.stdout, "unknown") {
+		t.Fatalf("no build info in the binary: %q", r.stdout)
+	}
+}

@@ -168,9 +168,33 @@ func runRun(ctx context.Context, f runFlags, args []string, stdout, stderr io.Wr
 		}
 	}()
 
+	// As root the workload runs as an unprivileged uid: it works in a
+	// private copy of the directory, with a private HOME and caches, and
+	// its changes are brought back owned by the caller (runplace.go).
+	dir, workspace := cwd, ""
+	var env map[string]string
+	if os.Geteuid() == 0 {
+		place, err := newRunPlace(cwd)
+		if err != nil {
+			return &exitError{code: exitBlocked, err: err}
+		}
+		defer func() {
+			if err := place.Close(); err != nil {
+				fmt.Fprintf(stderr, "toolwarden: remove run place: %v\n", err)
+			}
+		}()
+		defer func() {
+			if err := place.copyBack(); err != nil {
+				fmt.Fprintf(stderr, "toolwarden: copy changes back into %s: %v\n", cwd, err)
+			}
+		}()
+		dir, workspace, env = place.work, place.base, place.Env()
+	}
 	opts := runner.Options{
 		Language:        lang,
-		Dir:             cwd,
+		Dir:             dir,
+		Workspace:       workspace,
+		Env:             env,
 		Stdin:           os.Stdin,
 		Timeout:         f.timeout,
 		NoOutputTimeout: f.noOutputTimeout,

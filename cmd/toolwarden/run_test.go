@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -274,10 +276,13 @@ func TestRunBashScriptFile(t *testing.T) {
 func TestRunWorkingDirectory(t *testing.T) {
 	ws := workspace(t)
 	writeFile(t, ws, "present.txt", "x")
-	r := runIn(t, t.TempDir(), "--cwd", ws, "-c", "pwd")
+	r := runIn(t, t.TempDir(), "--cwd", ws, "-c", "cat present.txt; pwd")
 	wantCode(t, r, 0)
-	if strings.TrimSpace(r.stdout) != ws {
-		t.Errorf("pwd printed %q, want --cwd %s", r.stdout, ws)
+	wantContains(t, "stdout", r.stdout, "x")
+	// As root the run works in a private copy of --cwd (runplace.go); else
+	// in --cwd itself.
+	if pwd := strings.TrimSpace(strings.TrimPrefix(r.stdout, "x")); os.Geteuid() != 0 && pwd != ws {
+		t.Errorf("pwd printed %q, want --cwd %s", pwd, ws)
 	}
 }
 
@@ -468,5 +473,116 @@ func TestRunInterruptCancelsTheRun(t *testing.T) {
 			t.Errorf("processes outlived a cancelled run:\n%s", strings.Join(left, "\n"))
 		}
 		return
+	}
+}
+
+// rootWorkspace is a fresh 0755 directory owned by root, as a user's own
+// checkout is: the workload's unprivileged uid cannot write it.
+func rootWorkspace(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI runs as root; this test must run there")
+		}
+		t.Skip("needs root: toolwarden runs workloads as another uid only as root")
+	}
+	dir, err := os.MkdirTemp("", "toolwarden-cli-rootws-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// notRootOwned lists what under dir is not owned by root.
+func notRootOwned(t *testing.T, dir string) []string {
+	t.Helper()
+	var bad []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		st, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok && (sys.Uid != 0 || sys.Gid != 0) {
+			bad = append(bad, fmt.Sprintf("%s (%d:%d)", p, sys.Uid, sys.Gid))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bad
+}
+
+func TestRunAsRootGoBuildInOwnDirectory(t *testing.T) {
+	dir := rootWorkspace(t)
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go toolchain on PATH")
+	}
+	writeFile(t, dir, "go.mod", "module example.com/hello\n\ngo 1.22\n")
+	writeFile(t, dir, "main.go", "package main\n\nfunc main() { println(\"hi\") }\n")
+	r := invocation{dir: dir, env: []string{"PATH=" + filepath.Dir(goBin) + ":/usr/bin:/bin"}}.run(t, "run", "-c", "go build ./... && echo built")
+	wantCode(t, r, 0)
+	wantContains(t, "stdout", r.stdout, "built")
+	for _, bad := range []string{"permission denied", "telemetry"} {
+		if strings.Contains(r.stdout+r.stderr, bad) {
+			t.Errorf("%q in the run's output:\n%s", bad, r)
+		}
+	}
+	// The binary go build wrote is in the caller's directory, no cache
+	// (.cache, go/) landed there, and everything is root's.
+	if !exists(t, filepath.Join(dir, "hello")) {
+		t.Errorf("go build's binary did not come back into %s", dir)
+	}
+	for _, junk := range []string{".cache", "go", ".npm"} {
+		if exists(t, filepath.Join(dir, junk)) {
+			t.Errorf("%s left in the caller's directory", junk)
+		}
+	}
+	if bad := notRootOwned(t, dir); len(bad) > 0 {
+		t.Errorf("files not owned by root: %v", bad)
+	}
+}
+
+func TestRunAsRootChangesComeBackSafely(t *testing.T) {
+	dir := rootWorkspace(t)
+	writeFile(t, dir, "keep.txt", "keep")
+	writeFile(t, dir, "gone.txt", "delete me")
+	writeFile(t, dir, "edit.txt", "old")
+	outside := t.TempDir()
+	// The run edits, deletes, creates, and plants a symlink pointing
+	// outside the directory: the changes reach the caller's directory,
+	// nothing reaches outside it.
+	cmd := "rm gone.txt && echo new > edit.txt && mkdir -p sub && echo s > sub/made.txt && " +
+		"ln -s " + outside + " out && echo HOME=$HOME"
+	r := invocation{dir: dir}.run(t, "run", "-c", cmd)
+	wantCode(t, r, 0)
+	if strings.Contains(r.stdout, "HOME="+dir) {
+		t.Errorf("HOME is the caller's directory: %s", r.stdout)
+	}
+	if exists(t, filepath.Join(dir, "gone.txt")) {
+		t.Error("gone.txt was not deleted")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "edit.txt")); string(b) != "new\n" {
+		t.Errorf("edit.txt = %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "sub", "made.txt")); string(b) != "s\n" {
+		t.Errorf("sub/made.txt = %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "keep.txt")); string(b) != "keep" {
+		t.Errorf("keep.txt = %q", b)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) > 0 {
+		t.Errorf("the run wrote outside the directory: %v", ents)
+	}
+	if bad := notRootOwned(t, dir); len(bad) > 0 {
+		t.Errorf("files not owned by root: %v", bad)
 	}
 }

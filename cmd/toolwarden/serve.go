@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -31,6 +32,12 @@ func init() { subcommands = append(subcommands, newServeCmd) }
 type serveFlags struct {
 	stackFlags
 	listen string
+	// bodyLimit caps request bodies (server.Config.BodyLimit); 413
+	// answers state it.
+	bodyLimit string
+	// queueStale is server.Config.QueueStaleAfter: queued work older than
+	// this makes /readyz fail.
+	queueStale time.Duration
 }
 
 func newServeCmd() *cobra.Command {
@@ -53,13 +60,15 @@ creates an admin API key and prints it once.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return serve(ctx, cfg, cmd.OutOrStdout())
+			return serve(ctx, cfg, serveExtras{bodyLimit: f.bodyLimit, queueStale: f.queueStale}, cmd.OutOrStdout())
 		},
 	}
 	fl := cmd.Flags()
 	f.register(fl, "YAML configuration file", "directory for the embedded store, API keys and spilled output",
 		"Redis URL (redis://host:6379/0): share queue, store and API keys with other servers and executors")
 	fl.StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to listen on")
+	fl.StringVar(&f.bodyLimit, "body-limit", envOr("TOOLWARDEN_BODY_LIMIT", "2M"), "largest request body accepted, e.g. 512K, 2M, 10M (env TOOLWARDEN_BODY_LIMIT)")
+	fl.DurationVar(&f.queueStale, "queue-stale-after", server.DefaultQueueStaleAfter, "/readyz fails while queued work has waited longer than this (negative: never)")
 	return cmd
 }
 
@@ -133,7 +142,19 @@ func openWorkspaces(cfg config.Config) (*wsp.Manager, error) {
 	return m, nil
 }
 
-func serve(ctx context.Context, cfg config.Config, out io.Writer) error {
+// serveExtras are serve's settings that only flags set.
+type serveExtras struct {
+	bodyLimit  string
+	queueStale time.Duration
+}
+
+func serve(ctx context.Context, cfg config.Config, x serveExtras, out io.Writer) error {
+	if err := checkBodyLimit(x.bodyLimit); err != nil {
+		return usageErr(err)
+	}
+	if err := checkAdminKeyEnv(os.Getenv("TOOLWARDEN_ADMIN_KEY")); err != nil {
+		return usageErr(err)
+	}
 	log := slog.Default()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -157,13 +178,15 @@ func serve(ctx context.Context, cfg config.Config, out io.Writer) error {
 	}
 
 	scfg := server.Config{
-		Listen:        cfg.Listen,
-		RatePerSecond: cfg.RatePerSecond,
-		RateBurst:     cfg.RateBurst,
-		WaitTimeout:   cfg.WaitTimeout(),
-		ReductionRoot: cfg.ReductionRoot(),
-		MaxTimeout:    cfg.ToolTimeout(),
-		Workspaces:    wsp.Locator{Root: cfg.WorkspaceRoot()},
+		Listen:          cfg.Listen,
+		BodyLimit:       x.bodyLimit,
+		QueueStaleAfter: x.queueStale,
+		RatePerSecond:   cfg.RatePerSecond,
+		RateBurst:       cfg.RateBurst,
+		WaitTimeout:     cfg.WaitTimeout(),
+		ReductionRoot:   cfg.ReductionRoot(),
+		MaxTimeout:      cfg.ToolTimeout(),
+		Workspaces:      wsp.Locator{Root: cfg.WorkspaceRoot()},
 	}
 	if m := st.workspaces; m != nil {
 		scfg.Workspaces = m
@@ -175,7 +198,11 @@ func serve(ctx context.Context, cfg config.Config, out io.Writer) error {
 	}
 	srv := server.New(scfg, eng, backend, keys)
 	_ = server.RegisterQueueGauge(backend)
-	srv.Ready = func(context.Context) error { return st.executorErr() }
+	if cfg.EmbeddedExecutor {
+		// Without an embedded executor there is none to report on here;
+		// /readyz then judges the pool elsewhere by the queue's age.
+		srv.Ready = func(context.Context) error { return st.executorErr() }
+	}
 
 	// MCP at /mcp: toolwarden's tools and the guarded upstream MCP servers
 	// (mcp: in the config), behind the same API keys as the REST API.
