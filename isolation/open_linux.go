@@ -16,12 +16,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Reasoner is implemented by the backends Open returns: Reasons explains
-// why a stronger backend was not picked (empty for the strongest).
-type Reasoner interface {
-	Reasons() []string
-}
-
 // Reasons implements Reasoner.
 func (b *cgroupBackend) Reasons() []string { return nil }
 
