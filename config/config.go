@@ -328,5 +328,17 @@ func (c Config) ReductionRoot() string {
 	return root
 }
 
+// IsolationConfig is security.process_isolation as the backend opens it:
+// cgroup_root "auto" (the default) becomes the instance's own root, derived
+// from its absolute data dir (isolation.InstanceRoot), so two instances
+// with their own data dirs run side by side on one host.
+func (c Config) IsolationConfig() isolation.Config {
+	iso := c.Isolation
+	if iso.CgroupRoot == "" || iso.CgroupRoot == "auto" {
+		iso.CgroupRoot = isolation.InstanceRoot(c.DataDir)
+	}
+	return iso
+}
+
 // MaxResultBytes is the cap of a canonical result.
 func (c Config) MaxResultBytes() int { return c.MultiAgent.EinoMiddleware.ReductionMaxLengthForTrunc }

@@ -123,3 +123,20 @@ func TestLoadEnvOverridesFile(t *testing.T) {
 		t.Errorf("env not applied: listen %s concurrency %d", c.Listen, c.Concurrency)
 	}
 }
+
+// TestIsolationConfigDerivesRoot: cgroup_root auto (the default) becomes
+// the instance's own root from its data dir; an explicit root is kept.
+func TestIsolationConfigDerivesRoot(t *testing.T) {
+	c := Default()
+	c.DataDir = "/var/lib/tw-a"
+	a := c.IsolationConfig().CgroupRoot
+	c.DataDir = "/var/lib/tw-b"
+	b := c.IsolationConfig().CgroupRoot
+	if a == b || !strings.HasPrefix(a, "auto:") {
+		t.Errorf("data dirs a and b: roots %q and %q, want distinct auto:NAME roots", a, b)
+	}
+	c.Isolation.CgroupRoot = "/sys/fs/cgroup/tw.slice/runs"
+	if got := c.IsolationConfig().CgroupRoot; got != c.Isolation.CgroupRoot {
+		t.Errorf("explicit root rewritten to %q", got)
+	}
+}

@@ -167,7 +167,7 @@ func runExecutor(ctx context.Context, f executorFlags, stderr io.Writer) error {
 		return usageErr(fmt.Errorf("executor: %w", err))
 	}
 	defer store.Close()
-	iso, err := isolation.Open(ctx, cfg.Isolation)
+	iso, err := isolation.Open(ctx, cfg.IsolationConfig())
 	if err != nil {
 		return usageErr(fmt.Errorf("executor: open isolation (%s): %w", cfg.Isolation.Mode, err))
 	}
