@@ -15,10 +15,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/go-viper/mapstructure/v2"
 	"github.com/knadh/koanf/parsers/yaml"
 	"github.com/knadh/koanf/providers/file"
 	"github.com/knadh/koanf/v2"
 
+	"github.com/toolwarden/toolwarden/execution"
 	"github.com/toolwarden/toolwarden/internal/egress"
 	"github.com/toolwarden/toolwarden/isolation"
 	"github.com/toolwarden/toolwarden/mcp/gateway"
@@ -142,7 +144,7 @@ func Default() Config {
 		Concurrency:      4,
 		RatePerSecond:    20,
 		RateBurst:        100,
-		Agent:            Agent{ToolTimeoutMinutes: 60, ToolWaitTimeoutSeconds: 30, ShellNoOutputTimeoutSeconds: 1200},
+		Agent:            Agent{ToolTimeoutMinutes: 60, ToolWaitTimeoutSeconds: execution.DefaultWait.Seconds(), ShellNoOutputTimeoutSeconds: 1200},
 	}
 	c.MultiAgent.EinoMiddleware.ReductionEnable = true
 	c.MultiAgent.EinoMiddleware.ReductionMaxLengthForTrunc = 50000
@@ -163,19 +165,9 @@ func Default() Config {
 func Load(path string) (Config, error) {
 	c := Default()
 	if path != "" {
-		k := koanf.New(".")
-		if err := k.Load(file.Provider(path), yaml.Parser()); err != nil {
-			return c, fmt.Errorf("load config %s: %w", path, err)
-		}
-		if err := k.UnmarshalWithConf("", &c, koanf.UnmarshalConf{Tag: "koanf"}); err != nil {
-			return c, fmt.Errorf("load config %s: %w", path, err)
-		}
-		iso, err := isolation.LoadConfigFile(path)
+		iso, err := loadFile(path, &c)
 		if err != nil {
 			return c, fmt.Errorf("load config %s: %w", path, err)
-		}
-		if iso.Mode == "" {
-			iso.Mode = isolation.ModeAuto
 		}
 		c.Isolation = iso
 	}
@@ -203,7 +195,54 @@ func Load(path string) (Config, error) {
 		}
 		c.Concurrency = n
 	}
-	return c, c.Validate()
+	if err := c.Validate(); err != nil {
+		if path != "" {
+			return c, fmt.Errorf("load config %s (or the environment): %w", path, err)
+		}
+		return c, err
+	}
+	return c, nil
+}
+
+// loadFile decodes the file at path over c strictly, the way policies
+// load: an unknown key (a typo such as executor_concurency), a value of the
+// wrong type or a malformed duration is an error naming the key, never
+// silently ignored, because a dropped limit would run with the default.
+// security.process_isolation is decoded (as strictly) by the isolation
+// package, which owns its keys.
+func loadFile(path string, c *Config) (isolation.Config, error) {
+	k := koanf.New(".")
+	if err := k.Load(file.Provider(path), yaml.Parser()); err != nil {
+		return isolation.Config{}, err
+	}
+	iso, err := isolation.LoadConfigFile(path)
+	if err != nil {
+		return isolation.Config{}, err
+	}
+	if iso.Mode == "" {
+		iso.Mode = isolation.ModeAuto
+	}
+	k.Delete(isolation.ConfigPrefix)
+	if k.Exists("security") && len(k.Cut("security").Keys()) == 0 {
+		k.Delete("security")
+	}
+	err = k.UnmarshalWithConf("", c, koanf.UnmarshalConf{
+		Tag: "koanf",
+		DecoderConfig: &mapstructure.DecoderConfig{
+			Result:           c,
+			TagName:          "koanf",
+			WeaklyTypedInput: false,
+			ErrorUnused:      true,
+			DecodeHook: mapstructure.ComposeDecodeHookFunc(
+				mapstructure.StringToTimeDurationHookFunc(),
+				mapstructure.TextUnmarshallerHookFunc(),
+			),
+		},
+	})
+	if err != nil {
+		return isolation.Config{}, fmt.Errorf("decode: %w", err)
+	}
+	return iso, nil
 }
 
 // Validate checks ranges and names the offending key.
@@ -218,6 +257,12 @@ func (c Config) Validate() error {
 	}
 	if c.Concurrency < 1 {
 		bad("executor_concurrency", "must be >= 1")
+	}
+	if c.RatePerSecond < 0 {
+		bad("rate_per_second", "must be >= 0")
+	}
+	if c.RateBurst < 0 {
+		bad("rate_burst", "must be >= 0")
 	}
 	if c.Agent.ToolTimeoutMinutes < 0 {
 		bad("agent.tool_timeout_minutes", "must be >= 0")
@@ -281,6 +326,18 @@ func (c Config) ReductionRoot() string {
 		return abs
 	}
 	return root
+}
+
+// IsolationConfig is security.process_isolation as the backend opens it:
+// cgroup_root "auto" (the default) becomes the instance's own root, derived
+// from its absolute data dir (isolation.InstanceRoot), so two instances
+// with their own data dirs run side by side on one host.
+func (c Config) IsolationConfig() isolation.Config {
+	iso := c.Isolation
+	if iso.CgroupRoot == "" || iso.CgroupRoot == "auto" {
+		iso.CgroupRoot = isolation.InstanceRoot(c.DataDir)
+	}
+	return iso
 }
 
 // MaxResultBytes is the cap of a canonical result.

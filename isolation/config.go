@@ -1,7 +1,10 @@
 package isolation
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -170,4 +173,17 @@ func configFrom(k *koanf.Koanf) (Config, error) {
 		return Config{}, fmt.Errorf("%s.mode: unknown mode %q (want auto, required or process_group)", ConfigPrefix, cfg.Mode)
 	}
 	return cfg, nil
+}
+
+// InstanceRoot is the cgroup_root "auto" means for the instance whose data
+// lives in dataDir: "auto:i-" and a hash of the absolute data dir, so that
+// two toolwarden instances with their own data dirs get exclusive roots of
+// their own on one host, while a restart of one instance finds its root
+// (and reaps the leftovers in it) again.
+func InstanceRoot(dataDir string) string {
+	if abs, err := filepath.Abs(dataDir); err == nil {
+		dataDir = abs
+	}
+	sum := sha256.Sum256([]byte(filepath.Clean(dataDir)))
+	return "auto:i-" + hex.EncodeToString(sum[:8])
 }

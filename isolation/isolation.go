@@ -255,3 +255,11 @@ func DefaultHardening() Hardening {
 		Landlock: true, Seccomp: true, Rlimits: true,
 	}
 }
+
+// Reasoner is implemented by the backends Open returns: Reasons explains
+// why a stronger backend was not picked (empty for the strongest), so that
+// callers never downgrade silently. It is portable so that front ends
+// build on every OS.
+type Reasoner interface {
+	Reasons() []string
+}

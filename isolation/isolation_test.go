@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -540,6 +541,37 @@ func TestBadCgroupRootIsAnErrorInEveryMode(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "in use") {
 			t.Errorf("%s: a root held by another backend was accepted: %v", mode, err)
 		}
+		if err != nil && !strings.Contains(err.Error(), "security.process_isolation.cgroup_root") {
+			t.Errorf("%s: the lock error does not name the setting to change: %v", mode, err)
+		}
+	}
+	// check-isolation tells the truth: the held root is reported in use.
+	rep, err := Check(context.Background(), Config{Mode: ModeAuto, CgroupRoot: cfg.CgroupRoot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.CgroupRootInUse || !slices.ContainsFunc(rep.Reasons, func(r string) bool { return strings.Contains(r, "in use") }) {
+		t.Errorf("check of a held root: in_use=%v reasons %v", rep.CgroupRootInUse, rep.Reasons)
+	}
+}
+
+// TestInstanceRoot: "auto" derives one root per data dir: stable for one
+// dir (relative or absolute), distinct for two, and a valid auto:NAME.
+func TestInstanceRoot(t *testing.T) {
+	dir := t.TempDir()
+	a, b := InstanceRoot(filepath.Join(dir, "a")), InstanceRoot(filepath.Join(dir, "b"))
+	if a == b {
+		t.Fatalf("two data dirs share root %s", a)
+	}
+	if a != InstanceRoot(filepath.Join(dir, "a", ".")) {
+		t.Errorf("one data dir, two roots")
+	}
+	t.Chdir(dir)
+	if InstanceRoot("a") != a {
+		t.Errorf("relative data dir resolves to another root")
+	}
+	if !validAutoName(a) {
+		t.Errorf("%s is not a valid auto:NAME", a)
 	}
 }
 

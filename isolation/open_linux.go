@@ -16,12 +16,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Reasoner is implemented by the backends Open returns: Reasons explains
-// why a stronger backend was not picked (empty for the strongest).
-type Reasoner interface {
-	Reasons() []string
-}
-
 // Reasons implements Reasoner.
 func (b *cgroupBackend) Reasons() []string { return nil }
 
@@ -148,7 +142,7 @@ func openCgroup(ctx context.Context, cfg Config) (_ *cgroupBackend, err error) {
 	}
 	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		unix.Close(fd)
-		return nil, fmt.Errorf("%w: %s is in use by another toolwarden (it must be exclusive): %v", errBadRoot, root, err)
+		return nil, fmt.Errorf("%w: %s is in use by another toolwarden (it must be exclusive; give each instance its own data_dir or set security.process_isolation.cgroup_root): %v", errBadRoot, root, err)
 	}
 	b.lockFD = fd
 	defer func() {
@@ -313,6 +307,10 @@ func Check(ctx context.Context, cfg Config) (Report, error) {
 				return rep, fmt.Errorf("isolation: check: %w", err)
 			}
 			rep.CgroupRoot = root
+			rep.CgroupRootInUse = rootInUse(root)
+			if rep.CgroupRootInUse {
+				rep.Reasons = append(rep.Reasons, fmt.Sprintf("cgroup_root %s: in use by another toolwarden (a daemon with this configuration is running, or another instance shares it: give each its own data_dir or security.process_isolation.cgroup_root)", root))
+			}
 			cfg.CgroupRoot = root + ".check"
 		}
 	}
@@ -353,6 +351,21 @@ func Check(ctx context.Context, cfg Config) (Report, error) {
 
 // sharedBy says what a run shares with the host without a layer.
 var sharedBy = map[string]string{"netns": "network (loopback services included)", "pidns": "process table", "root": "filesystem view"}
+
+// rootInUse reports whether another process holds the exclusive lock of
+// the cgroup root (false when the root does not exist yet: it is free).
+func rootInUse(root string) bool {
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return true
+	}
+	_ = unix.Flock(fd, unix.LOCK_UN)
+	return false
+}
 
 // validAutoName reports whether root is "auto:NAME" with NAME made of
 // lower-case letters, digits and dashes: an exclusive root of its own next

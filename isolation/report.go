@@ -17,6 +17,10 @@ type Report struct {
 	Limits Limits `json:"limits"`
 	// CgroupRoot is the exclusive v2 root the per-run cgroups live under.
 	CgroupRoot string `json:"cgroup_root,omitempty"`
+	// CgroupRootInUse is true when another toolwarden holds CgroupRoot's
+	// exclusive lock: a daemon with the same configuration runs, or a
+	// second instance would fail to start on it.
+	CgroupRootInUse bool `json:"cgroup_root_in_use"`
 	// Kernel is the running kernel release.
 	Kernel string `json:"kernel,omitempty"`
 	// Reasons explains every backend or layer that was not available.

@@ -104,7 +104,7 @@ func NewServer(opts Options) (*Server, error) {
 		opts.Identify = HTTPIdentity
 	}
 	if opts.Wait <= 0 {
-		opts.Wait = 30 * time.Second
+		opts.Wait = execution.DefaultWait
 	}
 	if opts.MaxWait <= 0 {
 		opts.MaxWait = 10 * time.Minute

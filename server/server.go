@@ -79,7 +79,7 @@ func (c *Config) defaults() {
 		c.RateBurst = 100
 	}
 	if c.WaitTimeout == 0 {
-		c.WaitTimeout = 30 * time.Second
+		c.WaitTimeout = execution.DefaultWait
 	}
 	if c.MaxWait == 0 {
 		c.MaxWait = 300 * time.Second

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // ErrBusy reports that a workspace has a run in progress (in this or
@@ -21,7 +19,7 @@ var ErrBusy = errors.New("workspace: in use by a run")
 // Remove nor Sweep removes the workspace, in any process sharing the root.
 func (m *Manager) Open(conversationID, executionID string) (*Workspace, func(), error) {
 	name := Name(conversationID, executionID)
-	unlock, err := m.lockFile(m.lockPath(name), unix.LOCK_SH)
+	unlock, err := m.lockFile(m.lockPath(name), lockShared)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -49,9 +47,9 @@ func (m *Manager) Remove(name string) error {
 	if !validName(name) {
 		return fmt.Errorf("workspace: %q is not a workspace name", name)
 	}
-	unlock, err := m.lockFile(m.lockPath(name), unix.LOCK_EX|unix.LOCK_NB)
+	unlock, err := m.lockFile(m.lockPath(name), lockExclusive|lockNonBlock)
 	if errors.Is(err, ErrBusy) {
-		f, ferr := os.OpenFile(m.doomPath(name), os.O_CREATE|os.O_WRONLY|unix.O_NOFOLLOW, 0o600)
+		f, ferr := os.OpenFile(m.doomPath(name), os.O_CREATE|os.O_WRONLY|oNoFollow, 0o600)
 		if ferr != nil {
 			return fmt.Errorf("workspace: mark %s for removal: %w", name, ferr)
 		}
@@ -135,7 +133,7 @@ func (m *Manager) Sweep(now time.Time) ([]string, error) {
 				continue
 			}
 			if _, err := os.Lstat(filepath.Join(m.cfg.Root, name)); errors.Is(err, os.ErrNotExist) && now.Sub(m.LastUse(name)) > m.cfg.TTL {
-				if unlock, err := m.lockFile(m.lockPath(name), unix.LOCK_EX|unix.LOCK_NB); err == nil {
+				if unlock, err := m.lockFile(m.lockPath(name), lockExclusive|lockNonBlock); err == nil {
 					_ = os.Remove(m.lockPath(name))
 					unlock()
 				}

@@ -6,8 +6,6 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
-
-	"golang.org/x/sys/unix"
 )
 
 // create makes the workspace directory under the allocation lock and
@@ -15,7 +13,7 @@ import (
 // used set is read from the root's entries each time: it is what every
 // process sharing the root sees, and it survives restarts.
 func (m *Manager) create(name, path string) (int, error) {
-	unlock, err := m.lockFile(filepath.Join(m.cfg.Root, metaDir, "uid.lock"), unix.LOCK_EX)
+	unlock, err := m.lockFile(filepath.Join(m.cfg.Root, metaDir, "uid.lock"), lockExclusive)
 	if err != nil {
 		return 0, err
 	}
@@ -91,38 +89,4 @@ func (m *Manager) usedUIDs() (map[int]bool, error) {
 		used[ownerOf(info)] = true
 	}
 	return used, nil
-}
-
-// lockFile takes a flock (how: unix.LOCK_EX or LOCK_SH, optionally
-// |LOCK_NB) on path, creating it 0600. The lock is taken again if the file
-// was unlinked or replaced meanwhile, so two holders never lock different
-// inodes of one name.
-func (m *Manager) lockFile(path string, how int) (func(), error) {
-	for {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-		if err != nil {
-			return nil, fmt.Errorf("workspace: open lock %s: %w", path, err)
-		}
-		if err := flock(int(f.Fd()), how); err != nil {
-			_ = f.Close()
-			if errors.Is(err, unix.EWOULDBLOCK) {
-				return nil, ErrBusy
-			}
-			return nil, fmt.Errorf("workspace: lock %s: %w", path, err)
-		}
-		var held, now unix.Stat_t
-		if unix.Fstat(int(f.Fd()), &held) == nil && unix.Stat(path, &now) == nil && held.Ino == now.Ino && held.Dev == now.Dev {
-			return func() { _ = f.Close() }, nil
-		}
-		_ = f.Close()
-	}
-}
-
-func flock(fd, how int) error {
-	for {
-		err := unix.Flock(fd, how)
-		if !errors.Is(err, unix.EINTR) {
-			return err
-		}
-	}
 }

@@ -34,7 +34,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -280,14 +279,6 @@ func (m *Manager) LastUse(name string) time.Time {
 
 func (m *Manager) lockPath(name string) string {
 	return filepath.Join(m.cfg.Root, metaDir, name+".lock")
-}
-
-// ownerOf is the owner uid of a file (-1 when the platform says nothing).
-func ownerOf(fi os.FileInfo) int {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return int(st.Uid)
-	}
-	return -1
 }
 
 // Locator finds workspace paths under a root without creating anything:

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/toolwarden/toolwarden/isolation"
+	"github.com/toolwarden/toolwarden/config"
 )
 
 func init() { subcommands = append(subcommands, newCheckIsolationCmd) }
@@ -19,19 +19,22 @@ func init() { subcommands = append(subcommands, newCheckIsolationCmd) }
 // verify a deployment before it takes traffic. It exits 1 when the mode is
 // required and the strong backend cannot be used.
 func newCheckIsolationCmd() *cobra.Command {
-	var configPath, mode string
+	var configPath, mode, dataDir string
 	cmd := &cobra.Command{
 		Use:   "check-isolation",
 		Short: "Probe the OS isolation backend and print what runs would get (JSON)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var cfg isolation.Config
-			if configPath != "" {
-				var err error
-				if cfg, err = isolation.LoadConfigFile(configPath); err != nil {
-					return usageErr(err)
-				}
+			// The root a daemon with this configuration and data dir
+			// would take (cgroup_root auto derives from the data dir).
+			full, err := config.Load(configPath)
+			if err != nil {
+				return usageErr(err)
 			}
+			if dataDir != "" {
+				full.DataDir = dataDir
+			}
+			cfg := full.IsolationConfig()
 			if mode != "" {
 				cfg.Mode = mode
 			}
@@ -54,7 +57,8 @@ func newCheckIsolationCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&configPath, "config", "", "YAML configuration file (reads security.process_isolation)")
+	cmd.Flags().StringVar(&configPath, "config", "", "YAML configuration file (reads security.process_isolation and data_dir)")
+	cmd.Flags().StringVar(&dataDir, "data-dir", "", "the instance's data directory (cgroup_root auto derives from it; default from the config: data)")
 	cmd.Flags().StringVar(&mode, "mode", "", "override the mode: auto, required or process_group")
 	return cmd
 }

@@ -166,7 +166,7 @@ func runExecutor(ctx context.Context, f executorFlags, stderr io.Writer) error {
 		return usageErr(fmt.Errorf("executor: %w", err))
 	}
 	defer store.Close()
-	iso, err := openIsolation(ctx, cfg.Isolation)
+	iso, err := openIsolation(ctx, cfg.IsolationConfig())
 	if err != nil {
 		return usageErr(fmt.Errorf("executor: open isolation (%s): %w", cfg.Isolation.Mode, err))
 	}

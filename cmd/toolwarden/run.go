@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/isolation"
@@ -305,7 +304,7 @@ func runExitCode(res *runner.Result) int {
 		return res.ExitCode
 	}
 	if res.Signal != "" {
-		if n := unix.SignalNum(res.Signal); n != 0 {
+		if n := signalNum(res.Signal); n != 0 {
 			return 128 + int(n)
 		}
 	}

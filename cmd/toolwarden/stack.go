@@ -99,7 +99,7 @@ func openStack(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *sta
 		close(s.execDone)
 		return s, nil
 	}
-	iso, err := openIsolation(ctx, cfg.Isolation)
+	iso, err := openIsolation(ctx, cfg.IsolationConfig())
 	if err != nil {
 		return nil, fmt.Errorf("isolation: %w", err)
 	}

@@ -126,7 +126,7 @@ func New(cfg Config, opts Options) (*Gateway, error) {
 		opts.WorkerID = fmt.Sprintf("mcp-gateway-%s-%d", host, os.Getpid())
 	}
 	if opts.Wait <= 0 {
-		opts.Wait = 30 * time.Second
+		opts.Wait = execution.DefaultWait
 	}
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = execution.DefaultLeaseTTL / 3
