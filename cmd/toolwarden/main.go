@@ -4,8 +4,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -57,11 +59,27 @@ func newRoot() *cobra.Command {
 	return root
 }
 
+// flushTraces exports the spans still queued, bounded so a collector that
+// is down cannot hold the exit.
+func flushTraces(shutdown func(context.Context) error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := shutdown(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "toolwarden: flush traces:", err)
+	}
+}
+
 // subcommands is filled by each subcommand file's init.
 var subcommands []func() *cobra.Command
 
 func main() {
-	err := newRoot().Execute()
+	shutdown, err := startTracing(context.Background())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "toolwarden:", err)
+		os.Exit(exitUsage)
+	}
+	err = newRoot().Execute()
+	flushTraces(shutdown)
 	if err == nil {
 		return
 	}
