@@ -239,16 +239,22 @@ func copyEntryBack(src, dst *os.Root, rel string, st fs.FileInfo) error {
 		if err != nil {
 			return err
 		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		if err := out.Close(); err != nil {
+		if err := writeAll(out, in); err != nil {
 			return err
 		}
 		return dst.Chmod(rel, safePerm(st.Mode()))
 	}
 	return nil // sockets, fifos, devices: not brought back
+}
+
+// writeAll copies in to out and closes out, returning the first error (a
+// failed Close means the data may not be on disk).
+func writeAll(out *os.File, in io.Reader) error {
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // Close removes the private place.
@@ -303,11 +309,7 @@ func copyTree(src, dst string, withheld map[string]bool) error {
 			if err != nil {
 				return err
 			}
-			if _, err := io.Copy(out, in); err != nil {
-				out.Close()
-				return err
-			}
-			if err := out.Close(); err != nil {
+			if err := writeAll(out, in); err != nil {
 				return err
 			}
 			return os.Chtimes(target, st.ModTime(), st.ModTime())
