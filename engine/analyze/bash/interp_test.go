@@ -134,3 +134,23 @@ func TestRoutingOptions(t *testing.T) {
 	hasHost(t, "HTTPS_PROXY=http://198.51.100.3:8080 curl https://github.com/", "198.51.100.3")
 	hasHost(t, "export all_proxy=socks5://198.51.100.4:1080\nwget https://pypi.org/", "198.51.100.4")
 }
+
+// TestCurlValueOptionsAreNotDestinations: the value of a value-taking curl
+// option (`--noproxy '*'`, `--max-redirs 3`) is not read as a URL.
+func TestCurlValueOptionsAreNotDestinations(t *testing.T) {
+	for _, src := range []string{
+		`curl -s --noproxy '*' -m 3 https://pypi.org/`,
+		`curl --max-redirs 3 --proto =https https://pypi.org/simple/`,
+		`curl --noproxy localhost,127.0.0.1 https://pypi.org/`,
+	} {
+		f := run(t, src)
+		for _, n := range f.Network {
+			if n.Host != "pypi.org" {
+				t.Errorf("%s: destination %q (%+v), want only pypi.org", src, n.Host, n)
+			}
+		}
+		if len(f.Network) == 0 {
+			t.Errorf("%s: no destination found", src)
+		}
+	}
+}

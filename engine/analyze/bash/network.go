@@ -335,7 +335,22 @@ func (a *analyzer) curl(s *syntax.Stmt, args []field, c *ctx) {
 		"--cookie-jar", "--dump-header", "--cert", "--key", "--cacert", "--max-time", "--connect-timeout",
 		"--retry", "--url", "--output-dir", "--resolve", "--connect-to", "--write-out", "--limit-rate", "--range",
 		"--interface", "--local-port", "--unix-socket", "--socks5", "--socks5-hostname", "--proxy-user",
-		"--max-filesize", "--retry-delay", "--retry-max-time", "--variable", "--trace", "--trace-ascii", "--stderr"},
+		"--max-filesize", "--retry-delay", "--retry-max-time", "--variable", "--trace", "--trace-ascii", "--stderr",
+		// The rest of curl's value-taking options: their value is never a URL
+		// (a `--noproxy '*'` must not be read as a destination named "*").
+		"--noproxy", "--proxy-header", "--capath", "--ciphers", "--keepalive-time", "--expect100-timeout",
+		"--happy-eyeballs-timeout-ms", "--dns-servers", "--dns-interface", "--dns-ipv4-addr", "--dns-ipv6-addr",
+		"--hostpubmd5", "--hostpubsha256", "--pinnedpubkey", "--proto", "--proto-redir", "--proto-default",
+		"--tls-max", "--max-redirs", "--speed-limit", "--speed-time", "--time-cond", "--netrc-file", "--ftp-port",
+		"--ftp-method", "--mail-from", "--mail-rcpt", "--mail-auth", "--oauth2-bearer", "--aws-sigv4", "--cert-type",
+		"--key-type", "--pass", "--proxy-cacert", "--proxy-capath", "--proxy-cert", "--proxy-cert-type",
+		"--proxy-key", "--proxy-key-type", "--proxy-pass", "--proxy-ciphers", "--proxy-tlsuser",
+		"--proxy-tlspassword", "--proxy-service-name", "--abstract-unix-socket", "--etag-save", "--etag-compare",
+		"--parallel-max", "--create-file-mode", "--continue-at", "--engine", "--krb", "--login-options",
+		"--sasl-authzid", "--service-name", "--tlsuser", "--tlspassword", "--tls13-ciphers", "--crlfile",
+		"--delegation", "--egd-file", "--random-file", "--socks5-gssapi-service", "--telnet-option", "--tftp-blksize",
+		"--local-port", "--max-time", "--rate", "--ip-tos", "--vlan-priority", "--curves", "--ech",
+		"--unix-socket", "--url-query", "--write-out", "--config", "--header"},
 		func(opt string, v *field) {
 			if opt == "-O" || opt == "--remote-name" || opt == "--remote-name-all" {
 				remoteName = true
