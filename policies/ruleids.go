@@ -50,7 +50,7 @@ func closest(id string, known []string) string {
 	sort.Strings(sorted)
 	best, bestD := "", -1
 	for _, k := range sorted {
-		d := editDistance(id, k)
+		d := distance(id, k)
 		if bestD < 0 || d < bestD {
 			best, bestD = k, d
 		}
@@ -59,25 +59,4 @@ func closest(id string, known []string) string {
 		return ""
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
