@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/internal/errs"
 	"github.com/toolwarden/toolwarden/reduction"
 	"github.com/toolwarden/toolwarden/runner"
 )
@@ -247,10 +247,9 @@ func (d *Daemon) execute(r *run) {
 
 // isolationRefused reports whether a start error came from the isolation
 // backend rather than from the request (a missing cwd, an unknown
-// language): runner reports backend failures as "start <lang> under
-// <backend>: …".
+// language): runner types backend failures errs.IsolationRefused.
 func (d *Daemon) isolationRefused(err error) bool {
-	return strings.Contains(err.Error(), " under "+d.iso.Name()+": ")
+	return errs.Has(err, errs.IsolationRefused)
 }
 
 // options builds the runner options of one record from the daemon config.

@@ -42,6 +42,15 @@ type Service struct {
 	MaxTimeout time.Duration
 	// StagedLimits bound the staged-file scan (zero: engine defaults).
 	StagedLimits engine.StagedLimits
+	// Others are further stores whose records the operations find (get,
+	// wait, cancel, conversation cancel): the MCP gateway's, which must not
+	// be the executors' queue.
+	Others []execution.Backend
+	// ConversationCancelled, when set, is called by CancelConversation for
+	// every owner whose runs of the conversation were cancelled (each
+	// owner's runs of a conversation share a workspace of their own), so
+	// the workspace can be removed.
+	ConversationCancelled func(ctx context.Context, ownerKeyID, conversationID string)
 }
 
 // WorkspaceLocator maps a run to its workspace directory on this host;
