@@ -41,6 +41,17 @@ func View(r *execution.Record, include bool, maxPartial int) *execution.Record {
 	return c
 }
 
+// AddStore adds b to Others unless the service already searches it. Call
+// it before serving: Others is not guarded against concurrent use.
+func (s *Service) AddStore(b execution.Backend) {
+	for _, have := range s.stores() {
+		if have == b {
+			return
+		}
+	}
+	s.Others = append(s.Others, b)
+}
+
 // stores lists where records live: the service's backend, then Others.
 func (s *Service) stores() []execution.Backend {
 	return append([]execution.Backend{s.Backend}, s.Others...)

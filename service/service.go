@@ -253,20 +253,6 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 	return got, done, nil
 }
 
-// Load fetches a record the caller may see: all of them when seesAll
-// (reviewers, admins), else only those the owner created. Someone else's
-// record is reported as not found, so ids cannot be probed.
-func (s *Service) Load(ctx context.Context, id, owner string, seesAll bool) (*execution.Record, error) {
-	r, err := s.Backend.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if !seesAll && r.OwnerKeyID != owner {
-		return nil, fmt.Errorf("execution %s: %w", id, execution.ErrNotFound)
-	}
-	return r, nil
-}
-
 func sortedKeys(m map[string]string) []string {
 	if len(m) == 0 {
 		return nil
