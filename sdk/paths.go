@@ -93,7 +93,7 @@ const AssumedHome = "/home/user"
 // kept as written.
 func NormalizePath(p string) string {
 	p = ResolveProcAliases(p)
-	p = homeVar(p)
+	p = SpellHome(p)
 	if p == "" || IsCleanPath(p) || strings.Contains(p, "://") {
 		return p
 	}
@@ -105,7 +105,7 @@ func NormalizePath(p string) string {
 	}
 	if p[0] == '~' {
 		user, rest, _ := strings.Cut(p[1:], "/")
-		if user != "" && !strings.ContainsAny(user, "$`") {
+		if userName(user) {
 			home := "/home/" + user
 			if user == "root" {
 				home = "/root"
@@ -114,6 +114,21 @@ func NormalizePath(p string) string {
 		}
 	}
 	return path.Clean(p)
+}
+
+// userName reports whether s can be a login name ("~s" is then s's home):
+// letters, digits, "_", "-" and ".", not starting with "." or "-".
+func userName(s string) bool {
+	if s == "" || s[0] == '.' || s[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // cleanUnder cleans home+rest and spells the result with the home's name
@@ -129,8 +144,10 @@ func cleanUnder(home, name, rest string) string {
 	return c
 }
 
-// homeVar spells a path under $HOME or ${HOME} with "~".
-func homeVar(p string) string {
+// SpellHome spells a path under $HOME or ${HOME} with "~" and leaves
+// the rest as written (for dynamic paths, whose prefix must keep its
+// trailing slash).
+func SpellHome(p string) string {
 	if p == "" || p[0] != '$' {
 		return p
 	}

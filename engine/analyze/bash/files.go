@@ -1,7 +1,6 @@
 package bash
 
 import (
-	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -419,69 +418,15 @@ func (a *analyzer) addFile(s *syntax.Stmt, f field, op, by string, c *ctx, fl fi
 		Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
 }
 
-// normPath normalizes a path: "./" prefixes, duplicate slashes, "."
-// and ".." elements and trailing slashes removed (path.Clean), so
-// /etc/../etc/shadow is /etc/shadow. Dynamic text ($X) is kept as written.
-// A home-relative path is cleaned against a concrete home, so climbing out
-// of it (`~/../..`) yields the absolute path it reaches ("/"), not "..".
-func normPath(p string) string {
-	p = sdk.ResolveProcAliases(p)
-	if p == "" || isCleanPath(p) || strings.Contains(p, "://") {
-		return p
-	}
-	for len(p) > 2 && p[0] == '.' && p[1] == '/' && p[2] != '/' && p[2] != '~' {
-		// "./x" cleans to what "x" cleans to; trimming first lets
-		// path.Clean return a clean rest without building a copy. (A
-		// "./~" directory is not the home directory: not trimmed.)
-		p = p[2:]
-	}
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		c := path.Clean(assumedHome + p[1:])
-		switch {
-		case c == assumedHome:
-			return "~"
-		case strings.HasPrefix(c, assumedHome+"/"):
-			return "~" + c[len(assumedHome):]
-		}
-		return c
-	}
-	return path.Clean(p)
-}
+// normPath is sdk.NormalizePath, the one path spelling the host's
+// analyzers emit and the guest's rules compare: "./" prefixes, duplicate
+// slashes, "." and ".." elements and trailing slashes removed, /proc/<pid>
+// root and cwd aliases and $HOME resolved, home-relative paths cleaned
+// against a concrete home. Dynamic text ($X) is kept as written.
+func normPath(p string) string { return sdk.NormalizePath(p) }
 
-// isCleanPath reports whether normPath would return p unchanged: no empty,
-// "." or ".." element and no trailing slash (a lone "/" is clean; "~" is
-// an element like any other). Most paths are, and checking is much cheaper
-// than cleaning.
-func isCleanPath(p string) bool {
-	if p == "/" {
-		return true
-	}
-	if p == "" || p[len(p)-1] == '/' || strings.Contains(p, "//") {
-		return false
-	}
-	for i := strings.IndexByte(p, '.'); i >= 0; {
-		if i == 0 || p[i-1] == '/' {
-			// A "." or ".." element starts here unless more follows.
-			j := i + 1
-			if j < len(p) && p[j] == '.' {
-				j++
-			}
-			if j == len(p) || p[j] == '/' {
-				return false
-			}
-		}
-		k := strings.IndexByte(p[i+1:], '.')
-		if k < 0 {
-			break
-		}
-		i += 1 + k
-	}
-	return true
-}
-
-// assumedHome stands for the home directory when a path climbs out of it;
-// any home under /home reaches the same ancestors.
-const assumedHome = "/home/user"
+// assumedHome stands for the home directory when a path climbs out of it.
+const assumedHome = sdk.AssumedHome
 
 // recursiveFlag reports whether short option ch means "recursive" for the
 // command (sort -r reverses, ls -r reverses but ls -R recurses).

@@ -668,20 +668,20 @@ func pathStrSym(v *sym) *sym {
 	return v
 }
 
-func normPath(p string) string {
-	switch {
-	case strings.HasPrefix(p, "$HOME"):
-		p = "~" + p[5:]
-	case strings.HasPrefix(p, "${HOME}"):
-		p = "~" + p[7:]
+// normPath is sdk.NormalizePath: the path spelling every analyzer emits
+// and the rules compare ($HOME as "~", "..", "//", "." and /proc aliases
+// resolved).
+func normPath(p string) string { return sdk.NormalizePath(p) }
+
+// normPrefix normalizes the static prefix of a dynamic path, keeping a
+// trailing slash: "/var/data/" + X is inside /var/data, "/var/data" + X
+// may be a sibling.
+func normPrefix(p string) string {
+	n := sdk.NormalizePath(p)
+	if strings.HasSuffix(p, "/") && !strings.HasSuffix(n, "/") {
+		n += "/"
 	}
-	for strings.Contains(p, "//") {
-		p = strings.ReplaceAll(p, "//", "/")
-	}
-	for strings.HasPrefix(p, "./") && len(p) > 2 {
-		p = p[2:]
-	}
-	return p
+	return n
 }
 
 func joinPath(a, b string) string {
@@ -740,7 +740,7 @@ func (a *analyzer) fileAccess(c *callCtx, v *sym, op string, by string) *sdk.Fil
 	} else {
 		fa.Dynamic = true
 		if ps.prefix != "" {
-			fa.Path = normPath(ps.prefix)
+			fa.Path = normPrefix(ps.prefix)
 		} else {
 			fa.Path = ps.src
 		}
