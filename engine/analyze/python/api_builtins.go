@@ -370,6 +370,20 @@ func apiInput(a *analyzer, c *callCtx) *sym {
 	return &sym{kind: "expr", src: "input()"}
 }
 
+func init() {
+	registerAPI("builtins", apiInMemoryFile, "io.BytesIO", "io.StringIO")
+}
+
+// apiInMemoryFile is a file over a value: reading it reads the value, with
+// its provenance (a BytesIO of a download holds downloaded bytes).
+func apiInMemoryFile(a *analyzer, c *callCtx) *sym {
+	r := &sym{kind: "expr", inst: "file"}
+	if v := c.arg(0, "initial_bytes"); v != nil {
+		r.taint(v)
+	}
+	return r
+}
+
 // getattributeCall handles obj.__getattribute__(name) and
 // object.__getattribute__(obj, name) on any object: the name lookup that
 // getattr spells differently.

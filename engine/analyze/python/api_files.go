@@ -32,6 +32,8 @@ func (a *analyzer) openFile(c *callCtx, p *sym, mode *sym, by string) *sym {
 	r := &sym{kind: "expr", inst: "file", path: pathStrSym(p)}
 	if fa != nil && op == "read" {
 		r.fromFile = fa.Path
+		// a file this content saved a download to holds downloaded bytes
+		r.download = a.dlFiles[fa.Path]
 	}
 	if p != nil {
 		r.taint(p)
@@ -195,7 +197,7 @@ func (a *analyzer) fileCall(c *callCtx) (*sym, bool) {
 			a.fileAccess(c, p, "write", n)
 		}
 		return nil, true
-	case "pandas.read_csv", "pandas.read_json", "pandas.read_parquet", "numpy.load", "numpy.loadtxt", "sqlite3.connect", "configparser.ConfigParser.read":
+	case "pandas.read_csv", "pandas.read_json", "pandas.read_parquet", "numpy.load", "numpy.loadtxt", "sqlite3.connect":
 		if arg0 != nil && (arg0.kind == "str" || arg0.inst == "pathlib.Path") {
 			fa := a.fileAccess(c, arg0, "read", n)
 			r := &sym{kind: "expr"}
@@ -211,6 +213,12 @@ func (a *analyzer) fileCall(c *callCtx) (*sym, bool) {
 		switch strings.TrimPrefix(n, "file.") {
 		case "write", "writelines":
 			a.output(c, "file", c.args...)
+			if p, ok := f.path.strVal(); ok && f.path != nil && anyDownload(c.args) {
+				if a.dlFiles == nil {
+					a.dlFiles = map[string]bool{}
+				}
+				a.dlFiles[normPath(p)] = true
+			}
 		case "read", "readline", "readlines", "__iter__":
 			r := &sym{kind: "expr", fromFile: f.fromFile}
 			return r.taint(f), true
@@ -367,5 +375,46 @@ func (a *analyzer) pathMethod(c *callCtx, m string, recv *sym) *sym {
 	case "exists", "is_file", "is_dir", "stat":
 		return &sym{kind: "expr"}
 	}
+	return nil
+}
+
+func init() {
+	registerAPI("files", apiOsChdir, "os.chdir")
+	registerAPI("files", apiConfigParser, "configparser.ConfigParser", "configparser.RawConfigParser", "configparser.SafeConfigParser")
+	registerAPI("files", apiConfigParserRead, "configparser.ConfigParser.read", "configparser.RawConfigParser.read", "configparser.SafeConfigParser.read")
+}
+
+// apiOsChdir follows a constant working-directory change, so relative
+// paths opened afterwards are judged where they are. A change to a
+// directory not known statically forgets the old one.
+func apiOsChdir(a *analyzer, c *callCtx) *sym {
+	d := pathStrSym(c.arg(0, "path"))
+	if s, ok := d.strVal(); ok && d.isStr() {
+		a.cwd = normPath(a.underCwd(s))
+	} else {
+		a.cwd = ""
+	}
+	return nil
+}
+
+// apiConfigParser makes a config parser whose read() reads files.
+func apiConfigParser(a *analyzer, c *callCtx) *sym {
+	return &sym{kind: "expr", inst: c.name}
+}
+
+// apiConfigParserRead records each file ConfigParser.read opens: one path
+// or a list of them (a secret among setup.cfg and the like is still read).
+func apiConfigParserRead(a *analyzer, c *callCtx) *sym {
+	fs := c.arg(0, "filenames")
+	if fs == nil {
+		return nil
+	}
+	if fs.isSeq() {
+		for _, it := range fs.items {
+			a.fileAccess(c, it, "read", c.name)
+		}
+		return nil
+	}
+	a.fileAccess(c, fs, "read", c.name)
 	return nil
 }

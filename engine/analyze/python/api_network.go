@@ -208,3 +208,114 @@ func urlJoin(base, ref string) string {
 	}
 	return origin + path + ref
 }
+
+func init() {
+	registerAPI("network", apiServer, "socketserver.TCPServer", "socketserver.UDPServer", "socketserver.ThreadingTCPServer",
+		"socketserver.ThreadingUDPServer", "socketserver.ForkingTCPServer", "socketserver.ForkingUDPServer",
+		"http.server.HTTPServer", "http.server.ThreadingHTTPServer", "xmlrpc.server.SimpleXMLRPCServer",
+		"xmlrpc.server.DocXMLRPCServer", "socket.create_server")
+	registerAPI("network", apiStartServer, "asyncio.start_server", "asyncio.start_unix_server")
+	registerAPI("network", apiMakeServer, "wsgiref.simple_server.make_server")
+	registerAPI("network", apiRunApp, "aiohttp.web.run_app")
+	registerAPI("network", apiProxyHandler, "urllib.request.ProxyHandler", "urllib3.ProxyManager", "urllib3.poolmanager.ProxyManager")
+}
+
+// listen records a listening socket on host:port (an empty or absent host
+// is every interface).
+func (a *analyzer) listen(c *callCtx, h, port *sym) *sym {
+	if h == nil || h.kind == "none" {
+		h = strSym("")
+	}
+	i := a.netHost(c, c.name, "tcp", h, port)
+	a.f.Network[i].Listen = true
+	return &sym{kind: "expr", inst: c.name, netIdx: []int{i}}
+}
+
+// apiServer handles the server classes that bind and listen on the address
+// they are given: TCPServer((host, port), Handler) opens a port as
+// socket.bind + listen does.
+func apiServer(a *analyzer, c *callCtx) *sym {
+	h, p := hostPort(c.arg(0, "server_address"))
+	if c.name == "socket.create_server" {
+		h, p = hostPort(c.arg(0, "address"))
+	}
+	return a.listen(c, h, p)
+}
+
+// apiStartServer handles asyncio.start_server(cb, host, port); a Unix
+// socket is local and is not recorded.
+func apiStartServer(a *analyzer, c *callCtx) *sym {
+	if c.name == "asyncio.start_unix_server" {
+		return nil
+	}
+	return a.listen(c, c.arg(1, "host"), c.arg(2, "port"))
+}
+
+// apiMakeServer handles wsgiref's make_server(host, port, app).
+func apiMakeServer(a *analyzer, c *callCtx) *sym {
+	return a.listen(c, c.arg(0, "host"), c.arg(1, "port"))
+}
+
+// apiRunApp handles aiohttp.web.run_app(app, host=…, port=…), which listens
+// on every interface, port 8080, by default.
+func apiRunApp(a *analyzer, c *callCtx) *sym {
+	p := c.kws["port"]
+	if p == nil {
+		p = intSym(8080)
+	}
+	return a.listen(c, c.kws["host"], p)
+}
+
+// proxyURL is a proxy setting as a URL (a bare "host:port" is HTTP).
+func proxyURL(v *sym) *sym {
+	if v != nil && v.isStr() && v.s != "" && !strings.Contains(v.s, "://") {
+		return strSym("http://" + v.s).taint(v)
+	}
+	return v
+}
+
+// proxyDestinations records every proxy a call is routed through as a
+// destination of its own: with a proxy, the proxy is the host the
+// connection really reaches (RULES.md principle 6). v is a proxies dict
+// ({"https": URL}) or one URL.
+func (a *analyzer) proxyDestinations(c *callCtx, v *sym) {
+	if v == nil || v.kind == "none" {
+		return
+	}
+	if v.kind == "dict" {
+		for _, it := range v.items {
+			if it != nil && it.kind != "none" {
+				a.netURL(c, c.name+"(proxy)", proxyURL(it), false)
+			}
+		}
+		return
+	}
+	a.netURL(c, c.name+"(proxy)", proxyURL(v), false)
+}
+
+// apiProxyHandler handles urllib's ProxyHandler({scheme: URL}) and urllib3's
+// ProxyManager(URL): each proxy is a destination.
+func apiProxyHandler(a *analyzer, c *callCtx) *sym {
+	a.proxyDestinations(c, c.arg(0, ""))
+	return &sym{kind: "expr", inst: c.name}
+}
+
+// proxyKeywords are the keyword arguments HTTP clients take a proxy in
+// (requests' proxies=, httpx's proxy= / proxies=, aiohttp's proxy=).
+var proxyKeywords = []string{"proxies", "proxy", "proxy_url"}
+
+// observeProxies records the proxies of any call that names one by
+// keyword; it runs before the call's own handler.
+func (a *analyzer) observeProxies(c *callCtx) {
+	for _, k := range proxyKeywords {
+		if v := c.kws[k]; v != nil {
+			a.proxyDestinations(c, v)
+		}
+	}
+}
+
+// proxyEnv are the environment variables HTTP clients read a proxy from.
+var proxyEnv = map[string]bool{"HTTP_PROXY": true, "HTTPS_PROXY": true, "ALL_PROXY": true, "FTP_PROXY": true}
+
+// isProxyEnv reports whether name is a proxy variable, in either case.
+func isProxyEnv(name string) bool { return proxyEnv[strings.ToUpper(name)] }

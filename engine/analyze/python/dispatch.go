@@ -31,16 +31,24 @@ type apiEntry struct {
 var apis = map[string]apiEntry{}
 
 // apiMatchers are tried in order, after the exact table, for names the
-// table does not list.
-var apiMatchers = []struct {
+// table does not list. They are set in init: the handlers reach dispatch
+// again (nested calls), which a package-level initializer may not.
+var apiMatchers []struct {
 	topic string
 	match apiMatcher
-}{
-	{"output", loggerMethod},
-	{"builtins", getattributeCall},
-	{"process", (*analyzer).processCall},
-	{"files", (*analyzer).fileCall},
-	{"network", (*analyzer).netCall},
+}
+
+func init() {
+	apiMatchers = []struct {
+		topic string
+		match apiMatcher
+	}{
+		{"output", loggerMethod},
+		{"builtins", getattributeCall},
+		{"process", (*analyzer).processCall},
+		{"files", (*analyzer).fileCall},
+		{"network", (*analyzer).netCall},
+	}
 }
 
 // registerAPI registers h for each name under topic. A name registered
@@ -58,6 +66,9 @@ func registerAPI(topic string, h apiHandler, names ...string) {
 // dispatch applies what the analyzer knows about the called API. It
 // returns the call's result, or nil for an unknown result.
 func (a *analyzer) dispatch(c *callCtx) *sym {
+	if len(c.kws) > 0 {
+		a.observeProxies(c)
+	}
 	if e, ok := apis[c.name]; ok {
 		return e.fn(a, c)
 	}
