@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -238,6 +239,9 @@ func (a *analyzer) files(s *syntax.Stmt, name string, args []field, c *ctx) {
 		owner = operands[0].s
 	}
 	operands = operands[skip:]
+	if name == "ln" && len(operands) == 2 && last != "" && !operands[0].dyn && !operands[1].dyn {
+		a.addLink(operands[1].s, operands[0].s)
+	}
 	for i, f := range operands {
 		op := spec.op
 		if last != "" && i == len(operands)-1 && len(operands) >= 2 {
@@ -300,6 +304,7 @@ func (a *analyzer) genericRefs(s *syntax.Stmt, name string, args []field, c *ctx
 }
 
 func (a *analyzer) gitFiles(s *syntax.Stmt, args []field, c *ctx) {
+	sub := ""
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		if strings.HasPrefix(f.s, "-") && !f.dyn {
@@ -311,10 +316,37 @@ func (a *analyzer) gitFiles(s *syntax.Stmt, args []field, c *ctx) {
 		if f.s == "--" {
 			continue
 		}
+		if sub == "" {
+			sub = f.s
+		}
+		if p, ok := revPath(sub, f); ok {
+			// git show REV:PATH prints the file as committed: a read
+			a.addFile(s, p, "read", "git", c, fileFlags{})
+			continue
+		}
 		if looksLikePath(f.s) && !strings.Contains(f.s, "@") && !strings.ContainsAny(f.s, ":") {
 			a.addFile(s, f, "ref", "git", c, fileFlags{})
 		}
 	}
+}
+
+// revPath returns the PATH of a REV:PATH object name given to a git
+// subcommand that prints or compares blobs (show, cat-file, diff, grep).
+// A remote ("git@host:repo", "host:path") or URL is not one.
+func revPath(sub string, f field) (field, bool) {
+	switch sub {
+	case "show", "cat-file", "diff", "grep", "difftool":
+	default:
+		return field{}, false
+	}
+	rev, p, ok := strings.Cut(f.s, ":")
+	if !ok || p == "" || strings.Contains(f.s, "://") || strings.Contains(p, ":") {
+		return field{}, false
+	}
+	if strings.Contains(rev, "@") && !strings.Contains(rev, "@{") {
+		return field{}, false
+	}
+	return field{s: p, dyn: f.dyn, glob: f.glob}, true
 }
 
 func (a *analyzer) dd(s *syntax.Stmt, args []field, c *ctx) {
@@ -331,11 +363,24 @@ func (a *analyzer) tar(s *syntax.Stmt, args []field, c *ctx) {
 	create := false
 	var archive *field
 	var operands []field
+	var dir field // the -C DIR in effect: later operands are under it
+	under := func(f field) field {
+		if dir.s == "" || f.s == "" || f.s[0] == '/' || f.s[0] == '~' || f.s[0] == '$' {
+			return f
+		}
+		return field{s: dir.s + "/" + f.s, dyn: f.dyn || dir.dyn, glob: f.glob}
+	}
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		switch {
 		case f.s == "-C" || f.s == "--directory":
+			if i+1 < len(args) {
+				dir = under(args[i+1])
+			}
 			i++
+			continue
+		case strings.HasPrefix(f.s, "--directory="):
+			dir = under(field{s: strings.TrimPrefix(f.s, "--directory="), dyn: f.dyn})
 			continue
 		case strings.HasPrefix(f.s, "--file="):
 			v := field{s: strings.TrimPrefix(f.s, "--file="), dyn: f.dyn}
@@ -364,7 +409,7 @@ func (a *analyzer) tar(s *syntax.Stmt, args []field, c *ctx) {
 				}
 			}
 		default:
-			operands = append(operands, f)
+			operands = append(operands, under(f))
 		}
 	}
 	if archive != nil {
@@ -404,7 +449,7 @@ func (a *analyzer) addFile(s *syntax.Stmt, f field, op, by string, c *ctx, fl fi
 	}
 	if f.dyn && strings.Contains(f.s, placeholder) && len(c.targets) > 0 {
 		for _, t := range c.targets {
-			a.b.Facts.Files = append(a.b.Facts.Files, sdk.FileAccess{Path: normPath(t), Op: op, By: by,
+			a.b.Facts.Files = append(a.b.Facts.Files, sdk.FileAccess{Path: a.resolveLink(normPath(t)), Op: op, By: by,
 				Recursive: true, Force: fl.force, Mode: fl.mode, Owner: fl.owner, Glob: hasGlobMeta(t),
 				Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
 		}
@@ -413,9 +458,55 @@ func (a *analyzer) addFile(s *syntax.Stmt, f field, op, by string, c *ctx, fl fi
 	if ignoredDevice(f.s) || f.procSubst {
 		return
 	}
-	a.b.Facts.Files = append(a.b.Facts.Files, sdk.FileAccess{Path: normPath(f.s), Op: op, By: by,
+	p := normPath(f.s)
+	if op != "link" && a.links != nil {
+		p = a.resolveLink(p)
+	}
+	a.b.Facts.Files = append(a.b.Facts.Files, sdk.FileAccess{Path: p, Op: op, By: by,
 		Recursive: fl.recursive, Force: fl.force, Mode: fl.mode, Owner: fl.owner, Glob: f.glob, Dynamic: f.dyn,
 		Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
+}
+
+// addLink remembers that the script made link point at target (ln -s
+// TARGET LINK; a LINK that is "." or ends in "/" is a directory the link
+// is made in, named after the target).
+func (a *analyzer) addLink(link, target string) {
+	if link == "." || strings.HasSuffix(link, "/") {
+		link = path.Join(link, path.Base(target))
+	}
+	l := normPath(link)
+	t := normPath(target)
+	if t == "" || l == "" || l == t {
+		return
+	}
+	if t[0] != '/' && t[0] != '~' && strings.Contains(l, "/") {
+		// a relative target is relative to the link's directory
+		t = normPath(path.Dir(l) + "/" + t)
+	}
+	if a.links == nil {
+		a.links = map[string]string{}
+	}
+	a.links[l] = t
+}
+
+// resolveLink rewrites a normalized path through a link the script made
+// to the path it reaches ("keys/id_rsa" after ln -s ~/.ssh keys is
+// "~/.ssh/id_rsa").
+func (a *analyzer) resolveLink(p string) string {
+	for range 4 { // links to links
+		changed := false
+		for l, t := range a.links {
+			if p == l {
+				p, changed = t, true
+			} else if strings.HasPrefix(p, l+"/") {
+				p, changed = normPath(t+p[len(l):]), true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	return p
 }
 
 // normPath is sdk.NormalizePath, the one path spelling the host's
