@@ -5,6 +5,7 @@ go 1.26.4
 require github.com/toolwarden/toolwarden/sdk v0.0.0
 
 require (
+	aead.dev/minisign v0.3.0 // indirect
 	cel.dev/expr v0.25.2 // indirect
 	charm.land/bubbles/v2 v2.1.1 // indirect
 	charm.land/bubbletea/v2 v2.0.10 // indirect
