@@ -39,7 +39,9 @@ func OpenEmbedded(dir string) (*EmbeddedStore, error) {
 	return &EmbeddedStore{dir: dir, replicas: map[string]ReplicaStatus{}, subs: map[chan struct{}]struct{}{}}, nil
 }
 
-func (s *EmbeddedStore) modulePath(h string) string { return filepath.Join(s.dir, "modules", h+".wasm") }
+func (s *EmbeddedStore) modulePath(h string) string {
+	return filepath.Join(s.dir, "modules", h+".wasm")
+}
 
 func (s *EmbeddedStore) revPath(name, h string) string {
 	return filepath.Join(s.dir, "revisions", name, h+".json")
