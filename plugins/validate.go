@@ -68,7 +68,7 @@ var fixtures = []fixture{
 	{"bash", "rm -rf /"},
 	{"python", "import sys\nprint(\"don't panic\", file=sys.stderr)\n"},
 	{"python", "import subprocess\nsubprocess.run(['ls', '-la'], check=True)\n"},
-	{"bash", strings.Repeat("echo line; ", 6000)},
+	{"bash", strings.Repeat("echo line; ", 500)},
 }
 
 // validator checks candidates against the state they would join.
