@@ -22,6 +22,8 @@ type setPack struct {
 	closed    atomic.Bool
 	afterShut *atomic.Int64
 	monitor   bool
+	fail      bool
+	failOpen  bool
 }
 
 func (p *setPack) Info() sdk.PluginInfo {
@@ -29,6 +31,9 @@ func (p *setPack) Info() sdk.PluginInfo {
 }
 
 func (p *setPack) Scan(context.Context, []byte) ([]sdk.Finding, error) {
+	if p.fail {
+		return nil, errors.New("broken on purpose")
+	}
 	runtime.Gosched() // widen the window in which a swap can land mid-scan
 	if p.closed.Load() {
 		p.afterShut.Add(1)
@@ -38,7 +43,7 @@ func (p *setPack) Scan(context.Context, []byte) ([]sdk.Finding, error) {
 }
 
 func (p *setPack) MonitorOnly() bool { return p.monitor }
-func (p *setPack) FailOpen() bool    { return false }
+func (p *setPack) FailOpen() bool    { return p.failOpen }
 
 // TestScansDuringSwapsSeeOneSet swaps two-pack sets while scans run: every
 // report holds both findings of exactly one generation (never a mix, never
@@ -135,5 +140,34 @@ func TestMonitorPackDoesNotDecide(t *testing.T) {
 	}
 	if rep.Decision != sdk.Allow || len(rep.Findings) != 0 || rep.TelemetryAttributes[engine.AttrMonitorRuleIDs] != "WATCHED" {
 		t.Fatalf("report: %s %v %v", rep.Decision, rep.RuleIDs(), rep.TelemetryAttributes)
+	}
+}
+
+// TestFailOpenPackIsReportedNotDeciding: a failing fail-open pack's
+// RULE_PLUGIN_ERROR is a monitor finding; a failing fail-closed pack's
+// decides (review).
+func TestFailOpenPackIsReportedNotDeciding(t *testing.T) {
+	ctx := context.Background()
+	e, err := engine.New(ctx, engine.Options{Policy: policies.Default(), Packs: []engine.Pack{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(ctx)
+	var n atomic.Int64
+	e.SwapCustom([]engine.Pack{&setPack{rule: "OPEN", afterShut: &n, fail: true, failOpen: true}})
+	rep, err := e.Scan(ctx, engine.Request{Language: "bash", Content: "ls"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Decision != sdk.Allow || rep.TelemetryAttributes[engine.AttrMonitorRuleIDs] != engine.RulePluginError {
+		t.Fatalf("fail-open: %s %v %v", rep.Decision, rep.RuleIDs(), rep.TelemetryAttributes)
+	}
+	e.SwapCustom([]engine.Pack{&setPack{rule: "CLOSED", afterShut: &n, fail: true}})
+	rep, err = e.Scan(ctx, engine.Request{Language: "bash", Content: "ls"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Decision != sdk.NeedsHumanReview || !slices.Contains(rep.RuleIDs(), engine.RulePluginError) {
+		t.Fatalf("fail-closed: %s %v", rep.Decision, rep.RuleIDs())
 	}
 }

@@ -183,6 +183,15 @@ func TestPluginUploadOverHTTP(t *testing.T) {
 	if code, body = f.do("POST", "/v1/plugins/marker/shadow", f.admin, map[string]any{"digest": digest}); code != http.StatusServiceUnavailable {
 		t.Fatalf("shadow without a scan log: %d %v", code, body)
 	}
+	// A module over the API's 2 MB body limit reaches validation (the
+	// upload route has the module cap instead); over the cap it is 413.
+	big := make([]byte, 3<<20)
+	if code, body = f.raw("POST", "/v1/plugins", f.admin, "application/wasm", big); code != http.StatusUnprocessableEntity || !strings.Contains(toJSON(body), `"name":"format"`) {
+		t.Fatalf("3 MB upload: %d %v", code, body)
+	}
+	if code, body = f.raw("POST", "/v1/plugins", f.admin, "application/wasm", make([]byte, 18<<20)); code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("18 MB upload: %d %v", code, body)
+	}
 	if code, body = f.raw("POST", "/v1/plugins", f.admin, "text/plain", markerWasm(t)); code != http.StatusUnsupportedMediaType {
 		t.Fatalf("wrong content type: %d %v", code, body)
 	}
