@@ -30,18 +30,22 @@ type pluginFixture struct {
 
 func newPluginFixture(t *testing.T) *pluginFixture {
 	t.Helper()
-	dir := t.TempDir()
+	return newPluginFixtureIn(t, t.TempDir(), plugins.Limits{Deadline: 5 * time.Second})
+}
+
+func newPluginFixtureIn(t *testing.T, dir string, lim plugins.Limits) *pluginFixture {
+	t.Helper()
 	eng, err := engine.New(context.Background(), engine.Options{Policy: policies.Default(), Packs: engine.NativePacks()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close(context.Background()) })
-	b, err := embedded.Open(dir, embedded.Options{})
+	b, err := embedded.Open(t.TempDir(), embedded.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	keys, err := auth.Open(filepath.Join(dir, "keys.json"))
+	keys, err := auth.Open(filepath.Join(t.TempDir(), "keys.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +53,7 @@ func newPluginFixture(t *testing.T) *pluginFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := plugins.NewManager(plugins.Config{Store: store, Engine: eng, Limits: plugins.Limits{Deadline: 5 * time.Second}})
+	m, err := plugins.NewManager(plugins.Config{Store: store, Engine: eng, Limits: lim})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,4 +204,30 @@ func TestPluginUploadOverHTTP(t *testing.T) {
 func toJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestReadyzDegradedWhenPluginSetDoesNotLoad: a server that cannot load
+// the stored active set (its memory cap is below the module's) keeps
+// judging with its previous set, /readyz says degraded (200), and the
+// plugin's replicas show the error.
+func TestReadyzDegradedWhenPluginSetDoesNotLoad(t *testing.T) {
+	dir := t.TempDir()
+	ok := newPluginFixtureIn(t, dir, plugins.Limits{Deadline: 5 * time.Second})
+	if code, body := ok.raw("POST", "/v1/plugins?activate=true", ok.admin, "application/wasm", markerWasm(t)); code != http.StatusCreated {
+		t.Fatalf("upload: %d %v", code, body)
+	}
+	f := newPluginFixtureIn(t, dir, plugins.Limits{Deadline: 5 * time.Second, MemoryBytes: 65536})
+	code, body := f.do("GET", "/readyz", "", nil)
+	checks, _ := body["checks"].(map[string]any)
+	if code != 200 || body["status"] != "degraded" || !strings.HasPrefix(toJSON(checks["plugin_set"]), `"degraded: `) {
+		t.Fatalf("readyz: %d %v", code, body)
+	}
+	code, body = f.do("POST", "/v1/scan", f.agent, map[string]any{"language": "bash", "command": "echo twmarker-deny"})
+	if code != 200 || strings.Contains(toJSON(body["findings"]), "WAT_MARKER") {
+		t.Fatalf("scan on the degraded server: %d %v", code, body)
+	}
+	code, body = f.do("GET", "/v1/plugins/marker", f.admin, nil)
+	if code != 200 || !strings.Contains(toJSON(body["replicas"]), "memory") {
+		t.Fatalf("detail: %d %v", code, body)
+	}
 }
