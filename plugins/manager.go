@@ -71,7 +71,9 @@ func NewManager(cfg Config) (*Manager, error) {
 		cfg.ReplicaID = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), uuid.NewString()[:8])
 	}
 	m := &Manager{cfg: cfg, loaded: map[string]*Pack{}, stats: map[string]*pluginStats{}}
-	m.val = &validator{lim: cfg.Limits, policy: cfg.Engine.Policy, taken: m.takenRules}
+	m.val = &validator{lim: cfg.Limits, policy: cfg.Engine.Policy, taken: m.takenRules, builtinName: func(name string) bool {
+		return slices.ContainsFunc(cfg.Engine.BuiltinPlugins(), func(i sdk.PluginInfo) bool { return i.Name == name })
+	}}
 	return m, nil
 }
 

@@ -78,6 +78,8 @@ type validator struct {
 	// taken maps the rule ids already in use (built-in packs, other
 	// active plugins) to their owner.
 	taken func(ctx context.Context, except string) map[string]string
+	// builtinName reports a name taken by a built-in pack.
+	builtinName func(name string) bool
 }
 
 // validate runs every check on module. On success it returns the loaded
@@ -120,6 +122,10 @@ func (v *validator) validate(ctx context.Context, module []byte, man *Manifest) 
 	pk.name = info.Name
 	if err := checkName(info.Name); !val.add("name", err == nil, "%s", info.Name) {
 		val.Checks[len(val.Checks)-1].Detail = err.Error()
+		return val, nil
+	}
+	if v.builtinName != nil && v.builtinName(info.Name) {
+		val.add("name", false, "%s is the name of a built-in pack", info.Name)
 		return val, nil
 	}
 	if man != nil && man.Name != "" && man.Name != info.Name {
