@@ -429,3 +429,27 @@ func TestSettingsReachThePlugin(t *testing.T) {
 		t.Fatalf("settings not applied: %s %v", rep.Decision, rep.RuleIDs())
 	}
 }
+
+// TestMonitorFindingsReachTheAuditLog: the audit event of a scan names the
+// monitor-mode plugin's rule apart from the deciding ones.
+func TestMonitorFindingsReachTheAuditLog(t *testing.T) {
+	ctx := context.Background()
+	path := t.TempDir() + "/audit.jsonl"
+	eng, err := engine.New(ctx, engine.Options{Policy: policies.Default(), CallTimeout: time.Minute, AuditLogPath: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newManager(t, embeddedStore(t), eng)
+	if _, err := m.Upload(ctx, UploadRequest{Module: readTestdata(t, "marker.wasm"), Manifest: []byte("mode: monitor\n"), Activate: true}); err != nil {
+		t.Fatal(err)
+	}
+	decide(t, eng, "echo twmarker-deny")
+	eng.Close(ctx)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"monitor_rule_ids":["WAT_MARKER"]`) || !strings.Contains(string(b), `"decision":"allow"`) {
+		t.Fatalf("audit log: %s", b)
+	}
+}
