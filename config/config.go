@@ -106,6 +106,19 @@ type Plugins struct {
 	// besides the notifications (default 1s; at most 2s, the bound within
 	// which every server applies an activation).
 	ReconcileInterval time.Duration `koanf:"reconcile_interval"`
+	// Overrides set one plugin's limits and behaviour by name, over what
+	// its manifest says: an operator can cap a plugin, or put it in
+	// monitor mode, without a new upload.
+	Overrides map[string]PluginOverride `koanf:"overrides"`
+}
+
+// PluginOverride is plugins.overrides.NAME; zero fields keep the manifest's.
+type PluginOverride struct {
+	Deadline      time.Duration `koanf:"deadline"`
+	MemoryPages   int           `koanf:"memory_pages"`
+	PoolSize      int           `koanf:"pool_size"`
+	Mode          string        `koanf:"mode"`
+	FailurePolicy string        `koanf:"failure_policy"`
 }
 
 // Security holds security.* keys read by this package (process_isolation is
@@ -350,6 +363,24 @@ func (c Config) Validate() error {
 	}
 	if p := c.Plugins; p.ReconcileInterval <= 0 || p.ReconcileInterval > 2*time.Second {
 		bad("plugins.reconcile_interval", fmt.Sprintf("%s: want above 0 and at most 2s", p.ReconcileInterval))
+	}
+	for name, o := range c.Plugins.Overrides {
+		key := "plugins.overrides." + name
+		if o.Deadline < 0 || o.Deadline > 10*time.Second {
+			bad(key+".deadline", fmt.Sprintf("%s: want 0 (manifest's) to 10s", o.Deadline))
+		}
+		if o.MemoryPages < 0 || o.MemoryPages > 4096 {
+			bad(key+".memory_pages", fmt.Sprintf("%d: want 0 (manifest's) to 4096", o.MemoryPages))
+		}
+		if o.PoolSize < 0 || o.PoolSize > 64 {
+			bad(key+".pool_size", fmt.Sprintf("%d: want 0 (manifest's) to 64", o.PoolSize))
+		}
+		if o.Mode != "" && o.Mode != "enforce" && o.Mode != "monitor" {
+			bad(key+".mode", fmt.Sprintf("%q: want enforce or monitor", o.Mode))
+		}
+		if o.FailurePolicy != "" && o.FailurePolicy != "fail_closed" && o.FailurePolicy != "fail_open" {
+			bad(key+".failure_policy", fmt.Sprintf("%q: want fail_closed or fail_open", o.FailurePolicy))
+		}
 	}
 	if p := c.Plugins; p.RequireSignature && len(p.TrustedKeys) == 0 {
 		bad("plugins.require_signature", "is true but plugins.trusted_keys is empty: no upload could be accepted")

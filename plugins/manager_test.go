@@ -453,3 +453,20 @@ func TestMonitorFindingsReachTheAuditLog(t *testing.T) {
 		t.Fatalf("audit log: %s", b)
 	}
 }
+
+// TestConfigOverridePutsPluginInMonitorMode: plugins.overrides.NAME.mode
+// beats the manifest.
+func TestConfigOverridePutsPluginInMonitorMode(t *testing.T) {
+	ctx := context.Background()
+	eng := newEngine(t)
+	m := newManager(t, embeddedStore(t), eng, func(c *Config) {
+		c.Limits.Overrides = map[string]Manifest{"marker": {Mode: ModeMonitor}}
+	})
+	if _, err := m.Upload(ctx, UploadRequest{Module: readTestdata(t, "marker.wasm"), Manifest: []byte("mode: enforce\n"), Activate: true}); err != nil {
+		t.Fatal(err)
+	}
+	rep := decide(t, eng, "echo twmarker-deny")
+	if rep.Decision != sdk.Allow || rep.TelemetryAttributes[engine.AttrMonitorRuleIDs] != "WAT_MARKER" {
+		t.Fatalf("override not applied: %s %v %v", rep.Decision, rep.RuleIDs(), rep.TelemetryAttributes)
+	}
+}

@@ -35,6 +35,35 @@ type Limits struct {
 	// AllowFailOpen lets a manifest ask for failure_policy: fail_open
 	// (plugins.allow_fail_open).
 	AllowFailOpen bool
+	// Overrides are plugins.overrides: per plugin name, the deadline,
+	// memory pages, pool size, mode and failure policy that replace the
+	// manifest's where set. They apply when a revision is loaded to serve
+	// (the upload's self-test runs under the manifest's own limits).
+	Overrides map[string]Manifest
+}
+
+// apply returns m with the operator's overrides for name.
+func (l Limits) apply(name string, m Manifest) Manifest {
+	o, ok := l.Overrides[name]
+	if !ok {
+		return m
+	}
+	if o.Deadline > 0 {
+		m.Deadline = o.Deadline
+	}
+	if o.MemoryPages > 0 {
+		m.MemoryPages = o.MemoryPages
+	}
+	if o.PoolSize > 0 {
+		m.PoolSize = o.PoolSize
+	}
+	if o.Mode != "" {
+		m.Mode = o.Mode
+	}
+	if o.FailurePolicy != "" {
+		m.FailurePolicy = o.FailurePolicy
+	}
+	return m
 }
 
 // Default limits.
@@ -96,6 +125,7 @@ type Pack struct {
 // loadPack compiles and loads a module under its manifest's limits. The
 // module always runs with wazero's interrupt check (wasmhost.Load).
 func loadPack(ctx context.Context, name, digest string, module []byte, m Manifest, lim Limits, stats *pluginStats) (*Pack, error) {
+	m = lim.apply(name, m)
 	h, err := wasmhost.New(ctx, lim.hostOptions(m))
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: wasm host: %w", name, err)

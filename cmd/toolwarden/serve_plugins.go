@@ -51,6 +51,11 @@ func openPlugins(ctx context.Context, cfg config.Config, eng *engine.Engine, rec
 		}
 		store = es
 	}
+	overrides := map[string]plugins.Manifest{}
+	for name, o := range pc.Overrides {
+		overrides[name] = plugins.Manifest{Deadline: plugins.Duration(o.Deadline), MemoryPages: o.MemoryPages,
+			PoolSize: o.PoolSize, Mode: o.Mode, FailurePolicy: o.FailurePolicy}
+	}
 	m, err := plugins.NewManager(plugins.Config{
 		Store: store, Engine: eng, Verifier: verifier, Recent: recent, Logger: log,
 		ReconcileEvery: pc.ReconcileInterval, RequireShadow: pc.RequireShadow,
@@ -58,6 +63,7 @@ func openPlugins(ctx context.Context, cfg config.Config, eng *engine.Engine, rec
 			MaxModuleBytes: pc.MaxModuleBytes, Deadline: pc.DefaultDeadline,
 			MemoryBytes: uint64(pc.DefaultMemoryPages) * 65536, PoolSize: pc.DefaultPoolSize,
 			CacheDir: pluginCacheDir(), AllowRuleOverride: pc.AllowRuleOverride, AllowFailOpen: pc.AllowFailOpen,
+			Overrides: overrides,
 		},
 	})
 	if err != nil {
