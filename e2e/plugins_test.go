@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -16,13 +17,16 @@ import (
 // markerModule is the rule plugin written by hand in WebAssembly text
 // against ABI v1 (plugins/testdata/marker.wat): it denies content that
 // contains "twmarker-deny".
-func markerModule(t *testing.T) []byte {
+func markerModule(t *testing.T) []byte { return testModule(t, "marker.wasm") }
+
+// testModule reads a module of plugins/testdata.
+func testModule(t *testing.T, name string) []byte {
 	t.Helper()
 	root, err := moduleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(root, "plugins", "testdata", "marker.wasm"))
+	b, err := os.ReadFile(filepath.Join(root, "plugins", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,14 +125,45 @@ func TestPluginUploadReachesBothRedisServers(t *testing.T) {
 	if code, body := upload(t, a.api.base, agent, markerModule(t), true); code != http.StatusForbidden {
 		t.Fatalf("agent upload: %d %v", code, body)
 	}
+	// Garbage and a never-returning plugin are refused before activation
+	// while scans go on, on both servers.
+	stop := make(chan struct{})
+	scanned := make(chan int)
+	go func() {
+		n := 0
+		defer func() { scanned <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			for _, c := range []*client{newClient(a.api.base, agent), agentB} {
+				code, body, err := c.do(context.Background(), http.MethodPost, "/v1/scan", map[string]any{"language": "bash", "command": "ls -la"})
+				if err != nil || code != http.StatusOK || !strings.Contains(string(body), `"decision":"allow"`) {
+					t.Errorf("scan during refused uploads: %d %s %v", code, body, err)
+					return
+				}
+				n++
+			}
+		}
+	}()
 	if code, body := upload(t, a.api.base, a.opts.Key, []byte("MZ\x90\x00 not wasm"), true); code != http.StatusUnprocessableEntity || body["status"] != "refused" {
 		t.Fatalf("garbage upload: %d %v", code, body)
+	}
+	code, body := upload(t, a.api.base, a.opts.Key, testModule(t, "spin.wasm"), true)
+	if code != http.StatusUnprocessableEntity || !strings.Contains(fmt.Sprint(body["validation"]), "self_test") || !strings.Contains(fmt.Sprint(body["validation"]), "deadline") {
+		t.Fatalf("never-returning upload: %d %v", code, body)
+	}
+	close(stop)
+	if n := <-scanned; n == 0 {
+		t.Fatal("no scan ran during the refused uploads")
 	}
 	if dec, fired := scanDecision(t, agentB, "echo twmarker-deny"); fired || dec != "allow" {
 		t.Fatalf("before activation: %s %v", dec, fired)
 	}
 
-	code, body := upload(t, a.api.base, a.opts.Key, markerModule(t), true)
+	code, body = upload(t, a.api.base, a.opts.Key, markerModule(t), true)
 	if code != http.StatusCreated || body["status"] != "active" {
 		t.Fatalf("upload: %d %v", code, body)
 	}
