@@ -24,6 +24,7 @@ import (
 	"github.com/toolwarden/toolwarden/internal/egress"
 	"github.com/toolwarden/toolwarden/isolation"
 	"github.com/toolwarden/toolwarden/mcp/gateway"
+	"github.com/toolwarden/toolwarden/scanlog"
 	"github.com/toolwarden/toolwarden/secrets"
 	"github.com/toolwarden/toolwarden/workspace"
 )
@@ -68,6 +69,10 @@ type Config struct {
 
 	// Plugins configures uploaded rule plugins (plugins.*).
 	Plugins Plugins `koanf:"plugins"`
+
+	// ScanLog is scanlog.*: the bounded, redacted log of recent scans
+	// (enabled, max_entries, retention, max_content_bytes).
+	ScanLog scanlog.Config `koanf:"scanlog"`
 }
 
 // Plugins holds the plugins.* keys: uploaded rule plugins, their default
@@ -203,6 +208,7 @@ func Default() Config {
 	c.Plugins = Plugins{Enabled: true, MaxModuleBytes: 16 << 20, DefaultDeadline: 250 * time.Millisecond,
 		DefaultMemoryPages: 1024, DefaultPoolSize: 2, ReconcileInterval: time.Second}
 	c.MultiAgent.EinoMiddleware.ReductionEnable = true
+	c.ScanLog = scanlog.DefaultConfig()
 	c.MultiAgent.EinoMiddleware.ReductionMaxLengthForTrunc = 50000
 	c.Isolation.Mode = isolation.ModeAuto
 	c.Security.Workspace = Workspace{
@@ -384,6 +390,15 @@ func (c Config) Validate() error {
 	}
 	if p := c.Plugins; p.RequireSignature && len(p.TrustedKeys) == 0 {
 		bad("plugins.require_signature", "is true but plugins.trusted_keys is empty: no upload could be accepted")
+	}
+	if c.ScanLog.MaxEntries == 0 {
+		bad("scanlog.max_entries", "must be > 0")
+	}
+	if c.ScanLog.Retention == 0 {
+		bad("scanlog.retention", "must be > 0")
+	}
+	if err := c.ScanLog.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	switch c.Isolation.Mode {
 	case "", isolation.ModeAuto, isolation.ModeRequired, isolation.ModeProcessGroup:

@@ -196,7 +196,13 @@ func serve(ctx context.Context, cfg config.Config, x serveExtras, out io.Writer)
 			}
 		}
 	}
-	pm, closePlugins, err := openPlugins(ctx, cfg, eng, nil, log)
+	scans, closeScans, err := openScanLog(cfg, log)
+	if err != nil {
+		return usageErr(err)
+	}
+	defer closeScans()
+	scfg.ScanLog = scans
+	pm, closePlugins, err := openPlugins(ctx, cfg, eng, recentScans(scans), log)
 	if err != nil {
 		return usageErr(err)
 	}

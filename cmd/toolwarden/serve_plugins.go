@@ -11,6 +11,7 @@ import (
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/plugins"
 	"github.com/toolwarden/toolwarden/redisconn"
+	"github.com/toolwarden/toolwarden/scanlog"
 )
 
 // openPlugins opens the plugin store (the data dir's plugins/ directory,
@@ -83,4 +84,23 @@ func pluginCacheDir() string {
 		return ""
 	}
 	return filepath.Join(dir, "toolwarden", "wasm-plugins")
+}
+
+// recentScans feeds plugin shadow runs from the scan log (nil when the
+// scan log is disabled: shadow runs then answer that they need it).
+func recentScans(rec *scanlog.Recorder) plugins.RecentScans {
+	if rec == nil {
+		return nil
+	}
+	return func(ctx context.Context, n int) ([]plugins.Recorded, error) {
+		es, err := rec.Recent(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]plugins.Recorded, len(es))
+		for i, e := range es {
+			out[i] = plugins.Recorded{ScanID: e.ScanID, Time: e.Time, Request: e.Request, Decision: e.Decision, RuleIDs: e.RuleIDs}
+		}
+		return out, nil
+	}
 }
