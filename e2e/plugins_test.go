@@ -220,3 +220,48 @@ func TestPluginSurvivesSIGKILL(t *testing.T) {
 		t.Fatalf("readyz after restart: %d %s %v", code, raw, err)
 	}
 }
+
+// TestPluginShadowRunOverRecordedScans: scans recorded by a real server are
+// replayed against an uploaded, inactive candidate, and the decision it
+// would change is reported with the scan's id; nothing activates.
+func TestPluginShadowRunOverRecordedScans(t *testing.T) {
+	s := startServer(t, serverOpts{NoExecutor: true})
+	code, raw, err := s.api.do(context.Background(), http.MethodPost, "/v1/scan", map[string]any{"language": "bash", "command": "echo twmarker-deny"})
+	if err != nil || code != 200 {
+		t.Fatalf("scan: %d %s %v", code, raw, err)
+	}
+	var rep struct {
+		ScanID string `json:"scan_id"`
+	}
+	_ = json.Unmarshal(raw, &rep)
+	code, body := upload(t, s.api.base, s.opts.Key, markerModule(t), false)
+	if code != http.StatusCreated || body["status"] != "inactive" {
+		t.Fatalf("upload: %d %v", code, body)
+	}
+	digest := body["digest"].(string)
+	var res struct {
+		Replayed int `json:"replayed"`
+		Changed  []struct {
+			ScanID     string   `json:"scan_id"`
+			Before     string   `json:"before"`
+			After      string   `json:"after"`
+			RulesAfter []string `json:"rules_after"`
+		} `json:"changed"`
+	}
+	within(t, 10*time.Second, "the recorded scan is replayed with a changed decision", func() bool {
+		code, raw, err := s.api.do(context.Background(), http.MethodPost, "/v1/plugins/marker/shadow", map[string]any{"digest": digest, "limit": 50})
+		if err != nil || code != 200 {
+			t.Fatalf("shadow: %d %s %v", code, raw, err)
+		}
+		res.Changed = nil
+		_ = json.Unmarshal(raw, &res)
+		return len(res.Changed) > 0
+	})
+	c := res.Changed[0]
+	if c.ScanID != rep.ScanID || c.Before != "allow" || c.After != "deny" || !strings.Contains(strings.Join(c.RulesAfter, ","), "WAT_MARKER") {
+		t.Fatalf("change: %+v (scan %s)", c, rep.ScanID)
+	}
+	if _, fired := scanDecision(t, s.api, "echo twmarker-deny"); fired {
+		t.Fatal("the shadow run activated the candidate")
+	}
+}
