@@ -155,6 +155,7 @@ replace github.com/toolwarden/toolwarden/sdk => ./sdk
 tool github.com/go-task/task/v3/cmd/task
 
 require (
+	aead.dev/minisign v0.3.0
 	github.com/go-viper/mapstructure/v2 v2.4.0
 	github.com/google/uuid v1.6.0
 	github.com/knadh/koanf/parsers/yaml v1.1.1
