@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/auth"
 	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/policystore"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/service"
 )
@@ -95,6 +96,12 @@ func TestOpenAPISchemasHaveEveryField(t *testing.T) {
 		{"Finding", reflect.TypeOf(sdk.Finding{}), nil},
 		// Hash and MAC never leave the key store (Key.Public).
 		{"Key", reflect.TypeOf(auth.Key{}), []string{"hash", "mac"}},
+		{"PolicyRevision", reflect.TypeOf(policystore.Revision{}), nil},
+		{"PolicyDryRun", reflect.TypeOf(struct {
+			Replayed     int            `json:"replayed"`
+			ChangedCount int            `json:"changed_count"`
+			Changed      []policyChange `json:"changed"`
+		}{}), nil},
 	}
 	for _, c := range cases {
 		sc, ok := schemas[c.schema].(map[string]any)

@@ -22,6 +22,7 @@ import (
 	"github.com/toolwarden/toolwarden/auth"
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/policystore"
 	"github.com/toolwarden/toolwarden/service"
 )
 
@@ -60,6 +61,12 @@ type Config struct {
 	// cancelled: the embedded executor removes that conversation's
 	// workspace (deferred while a run still holds it).
 	ConversationCancelled func(ctx context.Context, ownerKeyID, conversationID string)
+	// Policies, when set, manages the active policy as versioned revisions
+	// behind /v1/policy (see policy.go); nil: those routes answer 404.
+	Policies *policystore.Store
+	// RecentScans returns up to n recorded scans, newest first, for policy
+	// dry runs; nil: dry runs answer 404 scanlog_disabled.
+	RecentScans func(ctx context.Context, n int) ([]ReplayScan, error)
 }
 
 // DefaultListen is the loopback address the server binds by default.
@@ -160,6 +167,7 @@ func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.S
 	v1.POST("/executions/:id/approve", s.approveExecution, reviewer)
 	v1.POST("/executions/:id/reject", s.rejectExecution, reviewer)
 	v1.POST("/conversations/:id/cancel", s.cancelConversation, agent)
+	s.policyRoutes(v1, reviewer, admin)
 	v1.POST("/keys", s.createKey, admin)
 	v1.GET("/keys", s.listKeys, admin)
 	v1.DELETE("/keys/:id", s.deleteKey, admin)
