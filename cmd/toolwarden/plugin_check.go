@@ -28,8 +28,10 @@ type pluginCase struct {
 	Name     string `json:"name,omitempty"`
 	Content  string `json:"content"`
 	Language string `json:"language,omitempty"`
-	// Decision is allow, needs_human_review or deny.
+	// Decision is allow, needs_human_review or deny; Expect is the same
+	// under the name a manifest's tests use, so cases move between the two.
 	Decision sdk.Decision `json:"decision"`
+	Expect   sdk.Decision `json:"expect,omitempty"`
 	// Rules are the rule ids the scan must report, as a set: order and
 	// repeats do not matter, a missing or an extra id is a mismatch.
 	Rules []string `json:"rules"`
@@ -57,6 +59,11 @@ func readPluginCorpus(path string) ([]pluginCase, error) {
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&c); err != nil {
 			return nil, fmt.Errorf("corpus %s line %d: %w", path, n, err)
+		}
+		if c.Decision == "" {
+			c.Decision = c.Expect
+		} else if c.Expect != "" && c.Expect != c.Decision {
+			return nil, fmt.Errorf("corpus %s line %d: decision %q and expect %q disagree", path, n, c.Decision, c.Expect)
 		}
 		if !c.Decision.Valid() {
 			return nil, fmt.Errorf("corpus %s line %d: field \"decision\": want allow, needs_human_review or deny, got %q", path, n, c.Decision)

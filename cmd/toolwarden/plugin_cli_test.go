@@ -23,7 +23,7 @@ func buildPlugin(t *testing.T, name string) (dir, wasm string) {
 	}
 	dir = filepath.Join(t.TempDir(), name)
 	wantCode(t, tw(t, "plugin", "init", name, "--dir", dir, "--sdk", sdkDir), 0)
-	for _, f := range []string{"go.mod", "main.go", "rules.go", "rules_test.go", "manifest.json", "cases.jsonl"} {
+	for _, f := range []string{"go.mod", "main.go", "rules.go", "rules_test.go", "manifest.yaml", "cases.jsonl"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Fatalf("init did not write %s: %v", f, err)
 		}
@@ -200,6 +200,17 @@ func TestPluginPush(t *testing.T) {
 	if got["body:application/wasm"] != files[wasm] || query != "" {
 		t.Fatalf("unsigned push sent %q with query %q", got, query)
 	}
+	// A refusal (422) prints the validation report and exits 1.
+	refuse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		_, _ = io.WriteString(w, `{"name":"p","digest":"sha256:abc","status":"refused","validation":{"ok":false,"checks":[{"name":"self_test","ok":false,"detail":"case 1: deny, want allow"}]},"error":{"code":"plugin_refused","message":"self-test failed"}}`)
+	}))
+	defer refuse.Close()
+	r = env.run(t, "plugin", "push", wasm, "--server", refuse.URL)
+	wantCode(t, r, 1)
+	wantContains(t, "refused push", r.stdout, `"self_test"`, "case 1: deny, want allow")
+	wantContains(t, "refused push", r.stderr, "422", "self-test failed")
 	// No key, no upload.
 	wantCode(t, tw(t, "plugin", "push", wasm, "--server", srv.URL), exitUsage)
 }

@@ -21,7 +21,7 @@ func newPluginInitCmd() *cobra.Command {
 		Short: "Write a new Go rule plugin module (rules, a test, a manifest and a test corpus)",
 		Long: `Init writes a Go module for a rule plugin named NAME into ./NAME (or --dir): main.go registers the
 plugin with sdk/rule, rules.go declares one example rule and judges the facts, rules_test.go tests it natively
-with go test, manifest.json carries the plugin's settings and self-test cases for the server, and cases.jsonl
+with go test, manifest.yaml carries the plugin's limits, settings and self-test cases for the server, and cases.jsonl
 is a corpus for "toolwarden plugin test". --sdk DIR points the module at a local checkout of the sdk module
 (a replace directive), for building without fetching it.`,
 		Args: cobra.ExactArgs(1),
@@ -91,7 +91,7 @@ func pluginTemplate(name, sdkDir string) map[string]string {
 		"main.go":       tmplMain,
 		"rules.go":      tmplRules,
 		"rules_test.go": tmplRulesTest,
-		"manifest.json": tmplManifest,
+		"manifest.yaml": tmplManifest,
 		"cases.jsonl":   tmplCases,
 		".gitignore":    "*.wasm\n*.minisig\n",
 	} {
@@ -226,16 +226,26 @@ func TestConfigReplacesTheList(t *testing.T) {
 }
 `
 
-const tmplManifest = `{
-  "name": "{{NAME}}",
-  "version": "0.1.0",
-  "failure_policy": "fail_closed",
-  "mode": "enforce",
-  "cases": [
-    {"content": "telnet example.com 23", "language": "bash", "decision": "deny", "rules": ["{{PREFIX}}_FORBIDDEN_COMMAND"]},
-    {"content": "ls -la", "language": "bash", "decision": "allow", "rules": []}
-  ]
-}
+const tmplManifest = `# What the server needs to know beyond describe: limits, failure policy,
+# mode, settings and self-test cases (run before the module may activate).
+name: {{NAME}}
+version: 0.1.0
+# deadline: 200ms        # per-call deadline (default: the server's)
+# memory_pages: 512      # 64 KiB pages per instance (default: the host cap)
+failure_policy: fail_closed  # fail_open only where the server allows it
+mode: enforce                # monitor: findings recorded, decision unaffected
+settings:                    # handed to the plugin as ScanInput.Config
+  forbidden: [telnet, rlogin]
+tests:
+  - name: telnet is forbidden
+    language: bash
+    content: telnet example.com 23
+    expect: deny
+    rules: [{{PREFIX}}_FORBIDDEN_COMMAND]
+  - name: plain listing
+    language: bash
+    content: ls -la
+    expect: allow
 `
 
 const tmplCases = `{"name": "telnet is forbidden", "content": "telnet example.com 23", "language": "bash", "decision": "deny", "rules": ["{{PREFIX}}_FORBIDDEN_COMMAND"]}

@@ -51,12 +51,18 @@ Exit codes: 0 accepted, 1 refused by the server, 3 no answer or unreadable input
 				}
 			}
 			rev, err := c.UploadPlugin(cmd.Context(), up)
+			if rev != nil {
+				// A refusal carries the validation report: print it too.
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				if eerr := enc.Encode(rev); eerr != nil && err == nil {
+					err = eerr
+				}
+			}
 			if err != nil {
 				return apiFailure(err)
 			}
-			enc := json.NewEncoder(cmd.OutOrStdout())
-			enc.SetIndent("", "  ")
-			return enc.Encode(rev)
+			return nil
 		},
 	}
 	o.register(cmd)

@@ -111,7 +111,9 @@ type ReplayResult struct {
 }
 
 // UploadPlugin uploads a module (admin role). The server validates it
-// before storing anything; a module that fails is refused with the reason.
+// before storing anything. A module that fails validation is refused: the
+// error is an *APIError (422) and the returned revision, when the server
+// sent one, carries the validation report saying which check failed.
 // Without a signature or manifest the module goes as application/wasm,
 // otherwise as multipart/form-data (module, signature, manifest).
 func (c *Client) UploadPlugin(ctx context.Context, up PluginUpload) (*PluginRevision, error) {
@@ -123,7 +125,7 @@ func (c *Client) UploadPlugin(ctx context.Context, up PluginUpload) (*PluginRevi
 		q.Set("activate", "true")
 	}
 	cl := call{method: http.MethodPost, path: "/v1/plugins", query: q,
-		accept: []int{http.StatusOK, http.StatusCreated}}
+		accept: []int{http.StatusOK, http.StatusCreated, http.StatusUnprocessableEntity}}
 	if len(up.Signature) == 0 && len(up.Manifest) == 0 {
 		cl.raw, cl.contentType = up.Module, "application/wasm"
 	} else {
@@ -132,7 +134,7 @@ func (c *Client) UploadPlugin(ctx context.Context, up PluginUpload) (*PluginRevi
 		parts := []struct {
 			field, file string
 			data        []byte
-		}{{"module", "plugin.wasm", up.Module}, {"signature", "plugin.wasm.minisig", up.Signature}, {"manifest", "manifest.json", up.Manifest}}
+		}{{"module", "plugin.wasm", up.Module}, {"signature", "plugin.wasm.minisig", up.Signature}, {"manifest", "manifest.yaml", up.Manifest}}
 		for _, p := range parts {
 			if len(p.data) == 0 {
 				continue
@@ -150,11 +152,23 @@ func (c *Client) UploadPlugin(ctx context.Context, up PluginUpload) (*PluginRevi
 		}
 		cl.raw, cl.contentType = buf.Bytes(), mw.FormDataContentType()
 	}
-	var out PluginRevision
-	if _, err := c.do(ctx, cl, &out); err != nil {
+	var out struct {
+		PluginRevision
+		Error *APIError `json:"error"`
+	}
+	status, err := c.do(ctx, cl, &out)
+	if err != nil {
 		return nil, err
 	}
-	return &out, nil
+	if status == http.StatusUnprocessableEntity {
+		ae := out.Error
+		if ae == nil {
+			ae = &APIError{Code: "refused", Message: "the server refused the module"}
+		}
+		ae.StatusCode = status
+		return &out.PluginRevision, ae
+	}
+	return &out.PluginRevision, nil
 }
 
 // ListPlugins lists the built-in packs and uploaded plugins (admin role).
