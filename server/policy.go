@@ -229,11 +229,12 @@ func (s *Server) dryRunPolicy(c echo.Context) error {
 	if err != nil {
 		return policyError(err)
 	}
-	if s.cfg.RecentScans == nil {
+	recent := s.recentScans()
+	if recent == nil {
 		return apiError(http.StatusNotFound, "scanlog_disabled", "no scans are recorded on this server (scanlog disabled), so there is nothing to replay")
 	}
 	ctx := c.Request().Context()
-	scans, err := s.cfg.RecentScans(ctx, limit)
+	scans, err := recent(ctx, limit)
 	if err != nil {
 		return apiError(http.StatusServiceUnavailable, "store_unavailable", "read recorded scans: "+err.Error())
 	}
@@ -246,6 +247,29 @@ func (s *Server) dryRunPolicy(c echo.Context) error {
 		changed = changed[:maxChangedListed]
 	}
 	return c.JSON(http.StatusOK, map[string]any{"replayed": len(scans), "changed_count": total, "changed": changed})
+}
+
+// recentScans is where dry runs find recorded scans: Config.RecentScans,
+// else the scan log (its content redacted, env values never kept), else
+// nil.
+func (s *Server) recentScans() func(ctx context.Context, n int) ([]ReplayScan, error) {
+	if s.cfg.RecentScans != nil {
+		return s.cfg.RecentScans
+	}
+	if s.cfg.ScanLog == nil {
+		return nil
+	}
+	return func(ctx context.Context, n int) ([]ReplayScan, error) {
+		entries, err := s.cfg.ScanLog.Recent(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]ReplayScan, len(entries))
+		for i, e := range entries {
+			out[i] = ReplayScan{ScanID: e.ScanID, Request: e.Request}
+		}
+		return out, nil
+	}
 }
 
 // replayPolicy judges every scan under the policy in force and under the

@@ -20,6 +20,7 @@ import (
 	"github.com/toolwarden/toolwarden/execution/embedded"
 	"github.com/toolwarden/toolwarden/policies"
 	"github.com/toolwarden/toolwarden/policystore"
+	"github.com/toolwarden/toolwarden/scanlog"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/sdk/client"
 	"github.com/toolwarden/toolwarden/server"
@@ -49,6 +50,13 @@ const (
 // is shared between servers of one deployment (nil: a new one).
 func newPolicyServer(t *testing.T, backend policystore.Backend, keys *auth.Store, recent func(context.Context, int) ([]server.ReplayScan, error)) *policyServer {
 	t.Helper()
+	return newPolicyServerCfg(t, backend, keys, server.Config{RecentScans: recent})
+}
+
+// newPolicyServerCfg is newPolicyServer with more of the server's
+// configuration (the scan log).
+func newPolicyServerCfg(t *testing.T, backend policystore.Backend, keys *auth.Store, cfg server.Config) *policyServer {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	eng, err := engine.New(ctx, engine.Options{Policy: policies.Default(), Packs: engine.NativePacks()})
@@ -77,7 +85,8 @@ func newPolicyServer(t *testing.T, backend policystore.Backend, keys *auth.Store
 	p.adminKey, _, _ = keys.Create("admin", auth.RoleAdmin)
 	p.rev, _, _ = keys.Create("reviewer", auth.RoleReviewer)
 	p.agentKey, _, _ = keys.Create("agent", auth.RoleAgent)
-	srv := httptest.NewServer(server.New(server.Config{RatePerSecond: -1, Policies: ps, RecentScans: recent}, eng, b, keys).Handler())
+	cfg.RatePerSecond, cfg.Policies = -1, ps
+	srv := httptest.NewServer(server.New(cfg, eng, b, keys).Handler())
 	t.Cleanup(srv.Close)
 	p.url = srv.URL
 	mk := func(tok string) *client.Client {
@@ -388,5 +397,42 @@ func TestPolicyTwoServersOneRedis(t *testing.T) {
 	}
 	if got := decisionOf(t, b.eng, reviewContent); got != sdk.Deny {
 		t.Fatalf("a forged record changed the policy: decision %s", got)
+	}
+}
+
+// TestPolicyDryRunReplaysTheScanLog: scans made through the API are
+// recorded by the scan log, and a dry run replays them.
+func TestPolicyDryRunReplaysTheScanLog(t *testing.T) {
+	l, err := scanlog.OpenSQLite(t.TempDir(), scanlog.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	rec := scanlog.NewRecorder(l, scanlog.DefaultConfig(), 0, nil)
+	defer rec.Close()
+	p := newPolicyServerCfg(t, embeddedBackend(t, t.TempDir()), nil, server.Config{ScanLog: rec})
+	ctx := context.Background()
+	var reviewID string
+	for _, cmd := range []string{reviewContent, "ls -la", "echo hi"} {
+		rep, err := p.agent.Scan(ctx, client.ToolRequest{Language: "bash", Command: cmd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cmd == reviewContent {
+			reviewID = rep.ScanID
+		}
+	}
+	fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := rec.Flush(fctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.admin.DryRunPolicy(ctx, denySleep, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Replayed != 3 || len(res.Changed) != 1 || res.Changed[0].ScanID != reviewID ||
+		res.Changed[0].Before != sdk.NeedsHumanReview || res.Changed[0].After != sdk.Deny {
+		t.Fatalf("dry run over the scan log = %+v, want 3 replayed and %s changed review → deny", res, reviewID)
 	}
 }

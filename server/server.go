@@ -66,7 +66,8 @@ type Config struct {
 	// behind /v1/policy (see policy.go); nil: those routes answer 404.
 	Policies *policystore.Store
 	// RecentScans returns up to n recorded scans, newest first, for policy
-	// dry runs; nil: dry runs answer 404 scanlog_disabled.
+	// dry runs; nil: the scan log's (ScanLog), and without one dry runs
+	// answer 404 scanlog_disabled.
 	RecentScans func(ctx context.Context, n int) ([]ReplayScan, error)
 	// ScanLog, when set, receives every scan (REST, executions, MCP through
 	// Service) and serves GET /v1/scans; nil: the scan log is disabled and
