@@ -191,3 +191,13 @@ func writeErrorField(w http.ResponseWriter, status int, code, msg, field string)
 	}
 	writeJSON(w, status, map[string]any{"error": e})
 }
+
+// Assets returns the panel's embedded files (for checks that nothing in
+// them loads from another origin).
+func Assets() fs.FS {
+	sub, err := fs.Sub(assets, "assets")
+	if err != nil {
+		panic(err)
+	}
+	return sub
+}
