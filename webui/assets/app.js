@@ -232,15 +232,15 @@ function pageSignIn(main) {
 // ---- Overview ----
 function svgBars(title, items, opts) {
   opts = opts || {};
-  const w = 360, rowH = 22, hgt = Math.max(1, items.length) * rowH + 10;
+  const w = 440, rowH = 22, hgt = Math.max(1, items.length) * rowH + 10;
   const max = Math.max(1, ...items.map((i) => i.value));
   const svg = h("svg:svg", { class: "chart", viewBox: "0 0 " + w + " " + hgt, width: "100%", role: "img", "aria-label": title });
   svg.append(h("svg:title", {}, title));
   items.forEach((it, i) => {
-    const y = 5 + i * rowH, bw = Math.round((w - 170) * it.value / max);
-    svg.append(h("svg:text", { x: 0, y: y + 14 }, it.label.length > 22 ? it.label.slice(0, 21) + "…" : it.label));
-    svg.append(h("svg:rect", { x: 140, y: y + 3, width: Math.max(bw, 1), height: rowH - 8, fill: it.color || "#0b5cad", rx: 2 }));
-    svg.append(h("svg:text", { x: 146 + bw, y: y + 14 }, String(it.value)));
+    const y = 5 + i * rowH, bw = Math.round((w - 260) * it.value / max);
+    svg.append(h("svg:text", { x: 0, y: y + 14 }, it.label.length > 30 ? it.label.slice(0, 29) + "…" : it.label, h("svg:title", {}, it.label)));
+    svg.append(h("svg:rect", { x: 215, y: y + 3, width: Math.max(bw, 1), height: rowH - 8, fill: it.color || "#0b5cad", rx: 2 }));
+    svg.append(h("svg:text", { x: 221 + bw, y: y + 14 }, String(it.value)));
   });
   return svg;
 }
@@ -283,7 +283,10 @@ async function pageOverview(main) {
     execs = (await api("GET", "/v1/executions?limit=1000")).executions || [];
   } catch (e) { main.append(errorBox(e)); }
   try { scans = (await api("GET", "/v1/scans?limit=1000", undefined, { noSignIn: true })).scans || []; } catch (_) { scans = null; }
-  const reports = scans ? scans.map((s) => s.report || s.Report || s).filter(Boolean) : execs.map((e) => e.safety_report).filter(Boolean);
+  // One shape for both sources: time, decision, rule ids, scan latency.
+  const reports = scans
+    ? scans.map((s) => ({ timestamp: s.time, decision: s.decision, rules: s.rule_ids || [], elapsed_ms: s.safety_report ? s.safety_report.elapsed_ms : undefined }))
+    : execs.map((e) => e.safety_report).filter(Boolean).map((r) => ({ timestamp: r.timestamp, decision: r.decision, rules: (r.findings || []).map((f) => f.rule_id), elapsed_ms: r.elapsed_ms }));
   status.textContent = "From the newest " + reports.length + (scans ? " scans" : " executions' scans") + " and " + execs.length + " executions; times in your time zone.";
   // Decisions over time: 12 hourly buckets ending now.
   const now = Date.now(), hour = 3600e3, buckets = [];
@@ -299,7 +302,7 @@ async function pageOverview(main) {
   grid.append(card("Decisions over time (last 12 hours)", svgTimeline("Decisions per hour: allow, review, deny", buckets),
     h("p", { class: "muted" }, "green allow · amber review · red deny")));
   const rules = {};
-  for (const r of reports) for (const f of r.findings || []) rules[f.rule_id] = (rules[f.rule_id] || 0) + 1;
+  for (const r of reports) for (const id of r.rules) rules[id] = (rules[id] || 0) + 1;
   const top = Object.entries(rules).sort((a, b) => b[1] - a[1]).slice(0, 8).map(([label, value]) => ({ label, value }));
   grid.append(card("Top rules", top.length ? svgBars("Findings per rule", top) : empty("No findings yet.")));
   const byStatus = STATUSES.map((s) => ({ label: s.replace(/_/g, " "), value: execs.filter((e) => e.status === s).length })).filter((x) => x.value > 0);
@@ -312,7 +315,7 @@ async function pageOverview(main) {
   grid.append(card("Scan latency", ms.length ? svgBars("Scan latency in milliseconds", [{ label: "p50 (ms)", value: +p50.toFixed(2) }, { label: "p99 (ms)", value: +p99.toFixed(2) }]) : empty("No scans yet.")));
   const health = h("dl", { class: "meta", id: "health" });
   grid.append(card("Health", health));
-  for (const [name, path] of [["Service", "/healthz"], ["Readiness (executors, store, queue)", "/readyz"]]) {
+  for (const [name, path] of [["Service", "/healthz"], ["Readiness", "/readyz"]]) {
     let text = "", ok = false;
     try { const r = await fetch(path, { cache: "no-store" }); ok = r.ok; const t = await r.text(); text = (ok ? "ok" : "failing") + (t && !ok ? ": " + t.slice(0, 300) : ""); } catch (e) { text = "unreachable: " + e.message; }
     health.append(h("dt", {}, name), h("dd", { class: ok ? "d-allow" : "d-deny" }, text));
@@ -482,7 +485,7 @@ function pageReview(main) {
   const live = h("span", { class: "live" });
   const listBox = h("div", { id: "review-list" });
   const detail = h("div", { id: "review-detail" });
-  main.append(live, h("div", { class: "grid" }, h("section", { class: "card", "aria-label": "held executions" }, listBox), h("section", { class: "card", "aria-label": "selected execution" }, detail)));
+  main.append(live, h("div", { class: "split" }, h("section", { class: "card", "aria-label": "held executions" }, listBox), h("section", { class: "card", "aria-label": "selected execution" }, detail)));
   let items = [], sel = 0;
   const reason = h("textarea", { id: "review-reason", rows: 2, "aria-describedby": "review-reason-error" });
   reason.classList.add("reason");
@@ -499,7 +502,12 @@ function pageReview(main) {
     } catch (err) { reasonErr.textContent = err.message; }
   }
   function show() {
-    listBox.replaceChildren(items.length ? execTable(items, items[sel] && items[sel].execution_id) : empty("Nothing awaits review. Held executions appear here as soon as an agent submits one."));
+    const selID = items[sel] && items[sel].execution_id;
+    listBox.replaceChildren(items.length ? h("div", { class: "table-wrap" }, h("table", { class: "executions" },
+      h("thead", {}, h("tr", {}, ["Held since", "Execution", "Agent", "Risk"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, items.map((e) => h("tr", { "data-id": e.execution_id, class: e.execution_id === selID ? "selected" : "", "aria-selected": e.execution_id === selID ? "true" : "false" },
+        h("td", {}, timeEl(e.created_at)), h("td", { class: "mono" }, e.execution_id.slice(0, 12)),
+        h("td", { class: "mono" }, e.owner_key_id || "—"), h("td", {}, (e.safety_report || {}).risk_level || "—")))))) : empty("Nothing awaits review. Held executions appear here as soon as an agent submits one."));
     for (const tr of listBox.querySelectorAll("tbody tr")) tr.addEventListener("click", () => { sel = items.findIndex((x) => x.execution_id === tr.dataset.id); show(); });
     const e = items[sel];
     if (!e) { detail.replaceChildren(empty("Select a held execution.")); return; }
@@ -777,7 +785,7 @@ async function pageScan(main, id) {
     const s = await api("GET", "/v1/scans/" + encodeURIComponent(id));
     const req = s.request || {};
     main.append(h("section", { class: "card" }, h("p", {}, timeEl(s.time), " · tool ", s.tool_name || "—", " · agent ", h("span", { class: "mono" }, s.owner_key_id || "—")),
-      reportView(s.report, req.content !== undefined ? req.content : (req.Content || ""))));
+      reportView(s.safety_report, req.content || "")));
   } catch (e) { main.append(errorBox(e)); }
 }
 
