@@ -179,6 +179,28 @@ func (b *browser) waitVisible(sel string) {
 	b.run(chromedp.WaitVisible(chromedp.CSS(sel)))
 }
 
+// checkUsable fails the test when a form control on the page has no label
+// or a button no name, or when the page is wider than the window (it
+// must reflow, with wide tables scrolling in their own box).
+func (b *browser) checkUsable() {
+	b.t.Helper()
+	unlabelled := eval[string](b, `[...document.querySelectorAll("input, select, textarea")]
+		.filter((e) => e.type !== "hidden" && !e.labels.length && !e.getAttribute("aria-label"))
+		.map((e) => e.outerHTML.slice(0, 80)).join(" | ")`)
+	if unlabelled != "" {
+		b.t.Errorf("controls without a label: %s", unlabelled)
+	}
+	nameless := eval[string](b, `[...document.querySelectorAll("button, a[href]")]
+		.filter((e) => !(e.innerText || e.getAttribute("aria-label") || "").trim())
+		.map((e) => e.outerHTML.slice(0, 80)).join(" | ")`)
+	if nameless != "" {
+		b.t.Errorf("buttons or links without a name: %s", nameless)
+	}
+	if over := eval[bool](b, "document.documentElement.scrollWidth > window.innerWidth + 1"); over {
+		b.t.Errorf("the page is wider than the window")
+	}
+}
+
 func jsString(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 	return `"` + r.Replace(s) + `"`
@@ -195,6 +217,7 @@ func (b *browser) screenshot(name string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		b.t.Fatal(err)
 	}
+	b.checkUsable()
 	// Quality 100 makes chromedp capture PNG.
 	buf, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/toolwarden/toolwarden/execution"
 	"github.com/toolwarden/toolwarden/policies"
 )
@@ -189,4 +191,22 @@ func waitStatus(t *testing.T, f *fixture, id string, want execution.Status) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// On a phone-sized window every page reflows: labelled controls, nothing
+// wider than the window.
+func TestBrowserNarrowWindow(t *testing.T) {
+	f := newFixture(t, policies.Default(), false)
+	f.call(f.client(), "POST", "/v1/executions", f.agent, "", map[string]any{"command": "ls -la /tmp && echo a-long-line-of-output-that-must-wrap", "wait_seconds": 0})
+	b, s := signedIn(t, f, f.admin)
+	b.run(chromedp.EmulateViewport(390, 844))
+	for _, p := range []string{"overview", "executions", "review", "plugins", "policy", "audit", "keys", "playground"} {
+		b.run(chromedp.Navigate(b.base + "/ui/#/" + p))
+		b.waitVisible(`main[data-page="` + p + `"]`)
+		time.Sleep(300 * time.Millisecond) // let the page's first answers render
+		b.checkUsable()
+	}
+	s.goTo("executions")
+	b.waitText("#exec-list", "ls -la")
+	b.screenshot("narrow-executions")
 }
