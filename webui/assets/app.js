@@ -48,7 +48,7 @@ class APIError extends Error {
   constructor(status, body) {
     const e = (body && body.error) || {};
     super(e.message || "the server answered " + status);
-    this.status = status; this.code = e.code || ""; this.field = e.field || "";
+    this.status = status; this.code = e.code || ""; this.field = e.field || ""; this.body = body || {};
   }
 }
 
@@ -624,7 +624,8 @@ function pagePlugins(main, args) {
       report.replaceChildren(validationView(r));
       load();
     } catch (e) {
-      report.replaceChildren(errorBox(e));
+      // A refused module comes back with its validation report.
+      report.replaceChildren(errorBox(e), e.body.validation ? validationView(e.body) : "");
     }
   }
   drop.addEventListener("dragover", (ev) => { ev.preventDefault(); drop.classList.add("over"); });
@@ -641,7 +642,7 @@ function pagePlugins(main, args) {
         h("tbody", {}, ps.map((p) => h("tr", { "data-name": p.name },
           h("td", {}, h("a", { href: "#/plugins/" + encodeURIComponent(p.name) }, p.name)), h("td", {}, p.builtin ? "built-in" : "uploaded"),
           h("td", {}, p.status || "—"), h("td", { class: "mono" }, (p.active_digest || "—").slice(0, 23)),
-          h("td", {}, String((p.rules || []).length))))))) : empty("No plugins."));
+          h("td", {}, String((p.rules || []).length) + (p.revisions ? " · " + p.revisions + " revision(s)" : ""))))))) : empty("No plugins."));
     } catch (e) { list.replaceChildren(e.status === 404 ? empty("This server has no plugin API.") : errorBox(e)); }
   }
   load();
@@ -726,7 +727,7 @@ function pagePolicy(main) {
     } catch (e) { meta.replaceChildren(e.status === 404 ? "This server has no policy API." : errorBox(e)); }
     try {
       const hs = await api("GET", "/v1/policy/history");
-      const items = hs.history || hs.versions || [];
+      const items = hs.revisions || hs.history || [];
       hist.replaceChildren(items.length ? h("table", {}, h("thead", {}, h("tr", {}, ["Version", "Digest", "Updated", "By", ""].map((t) => h("th", { scope: "col" }, t)))),
         h("tbody", {}, items.map((v) => h("tr", {}, h("td", {}, String(v.version)), h("td", { class: "mono" }, (v.digest || "").slice(0, 19)), h("td", {}, timeEl(v.updated_at)), h("td", {}, v.updated_by || "—"),
           h("td", {}, canEdit ? h("button", { type: "button", class: "secondary", onclick: async () => {
