@@ -730,7 +730,7 @@ function pagePolicy(main) {
       const items = hs.revisions || hs.history || [];
       hist.replaceChildren(items.length ? h("table", {}, h("thead", {}, h("tr", {}, ["Version", "Digest", "Updated", "By", ""].map((t) => h("th", { scope: "col" }, t)))),
         h("tbody", {}, items.map((v) => h("tr", {}, h("td", {}, String(v.version)), h("td", { class: "mono" }, (v.digest || "").slice(0, 19)), h("td", {}, timeEl(v.updated_at)), h("td", {}, v.updated_by || "—"),
-          h("td", {}, canEdit ? h("button", { type: "button", class: "secondary", onclick: async () => {
+          h("td", {}, v.version === hs.active_version ? h("span", { class: "muted" }, "active") : canEdit ? h("button", { type: "button", class: "secondary", onclick: async () => {
             try { await api("POST", "/v1/policy/rollback", { version: v.version }); toast("Rolled back to version " + v.version); load(); } catch (e) { toast(e.message, true); }
           } }, "Roll back to this") : null))))) : empty("No earlier versions."));
     } catch (e) { hist.replaceChildren(e.status === 404 ? empty("No history available.") : errorBox(e)); }
