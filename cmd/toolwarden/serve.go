@@ -201,6 +201,12 @@ func serve(ctx context.Context, cfg config.Config, x serveExtras, out io.Writer)
 	sessions := webui.NewSessions(webui.SessionOptions{})
 	scfg.Sessions = sessions
 	scfg.UI = webui.Handler(webui.Options{Keys: keys, Sessions: sessions})
+	scans, closeScans, err := openScanLog(cfg, log)
+	if err != nil {
+		return usageErr(err)
+	}
+	defer closeScans()
+	scfg.ScanLog = scans
 	srv := server.New(scfg, eng, backend, keys)
 	_ = server.RegisterQueueGauge(backend)
 	if cfg.EmbeddedExecutor {
