@@ -20,6 +20,7 @@ import (
 	"github.com/toolwarden/toolwarden/execution/embedded"
 	"github.com/toolwarden/toolwarden/executor"
 	"github.com/toolwarden/toolwarden/isolation"
+	"github.com/toolwarden/toolwarden/scanlog"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/server"
 	"github.com/toolwarden/toolwarden/webui"
@@ -38,6 +39,7 @@ type fixture struct {
 	agent    string
 	agent2   string
 	agentID  string
+	scans    *scanlog.Recorder
 }
 
 func newFixture(t *testing.T, pol *sdk.Policy, withExecutor bool) *fixture {
@@ -65,8 +67,14 @@ func newFixture(t *testing.T, pol *sdk.Policy, withExecutor bool) *fixture {
 	f.agentID = ak.ID
 	f.agent2, _, _ = keys.Create("agent2", auth.RoleAgent)
 	red := filepath.Join(dir, "reduction")
+	sl, err := scanlog.OpenSQLite(dir, scanlog.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.scans = scanlog.NewRecorder(sl, scanlog.DefaultConfig(), 0, nil)
+	t.Cleanup(func() { f.scans.Close(); sl.Close() })
 	srv := server.New(server.Config{
-		Sessions: f.sessions, ReductionRoot: red, RatePerSecond: -1,
+		Sessions: f.sessions, ReductionRoot: red, RatePerSecond: -1, ScanLog: f.scans,
 		UI: webui.Handler(webui.Options{Keys: keys, Sessions: f.sessions}),
 	}, eng, b, keys)
 	if withExecutor {

@@ -234,3 +234,39 @@ func TestBrowserNarrowWindow(t *testing.T) {
 	b.waitText("#exec-list", "ls -la")
 	b.screenshot("narrow-executions")
 }
+
+func TestBrowserAuditSearch(t *testing.T) {
+	f := newFixture(t, policies.Default(), false)
+	for _, cmd := range []string{"ls -la", "rm -rf /", "python3 -c 'print(1)'", "git status"} {
+		if resp, out := f.call(f.client(), "POST", "/v1/scan", f.agent, "", map[string]any{"command": cmd, "tool_name": "bash"}); resp.StatusCode != 200 {
+			t.Fatalf("scan %q: %d %v", cmd, resp.StatusCode, out)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := f.scans.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b, s := signedIn(t, f, f.reviewer)
+	s.goTo("audit")
+	b.waitText("#audit-results", "git")
+	b.waitText("#audit-results", "allow")
+	b.run(chromedpSelect("#a-decision", "deny"))
+	b.click("#audit-search")
+	rows := 0
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if rows = eval[int](b, `document.querySelectorAll("#audit-results tbody tr").length`); rows == 1 {
+			break
+		}
+	}
+	if got := b.text("#audit-results"); rows != 1 || !strings.Contains(got, "BASH_RECURSIVE_DELETE") || strings.Contains(got, "allow") {
+		t.Fatalf("deny filter: %d rows: %q", rows, b.text("#audit-results"))
+	}
+	b.screenshot("audit")
+	b.click("#audit-results tbody tr a")
+	b.waitText("main", "rm -rf /")
+	if b.text("main mark") == "" {
+		t.Fatal("the opened report highlights no evidence")
+	}
+	b.screenshot("audit-report")
+}

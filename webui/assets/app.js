@@ -767,11 +767,12 @@ function pageAudit(main, args) {
       const r = await api("GET", "/v1/scans?" + q.toString());
       const scans = r.scans || [];
       out.replaceChildren(scans.length ? h("div", { class: "table-wrap" }, h("table", { class: "scans" },
-        h("thead", {}, h("tr", {}, ["Time", "Scan", "Tool", "Decision", "Risk", "Rules", "Agent"].map((t) => h("th", { scope: "col" }, t)))),
+        h("thead", {}, h("tr", {}, ["Time", "Scan", "Tool", "Decision", "Risk", "Rules", "Agent", "Content"].map((t) => h("th", { scope: "col" }, t)))),
         h("tbody", {}, scans.map((s) => h("tr", {}, h("td", {}, timeEl(s.time)),
           h("td", {}, h("a", { href: "#/audit/" + encodeURIComponent(s.scan_id), class: "mono" }, (s.scan_id || "").slice(0, 12))),
           h("td", {}, s.tool_name || "—"), h("td", {}, badge("d", s.decision)), h("td", {}, s.risk_level || "—"),
-          h("td", { class: "mono" }, (s.rule_ids || []).join(", ") || "—"), h("td", { class: "mono" }, s.owner_key_id || "—")))))) : empty("No scans match. Widen the time range or clear a filter."),
+          h("td", { class: "mono" }, (s.rule_ids || []).join(", ") || "—"), h("td", { class: "mono" }, s.owner_key_id || "—"),
+          h("td", { class: "mono" }, redact(((s.request || {}).content || "").split("\n")[0].slice(0, 60)))))))) : empty("No scans match. Widen the time range or clear a filter."),
         h("div", { class: "pager" },
           h("button", { type: "button", class: "secondary", disabled: !history.length, onclick: () => { cursor = history.pop() || ""; load(); } }, "Previous page"),
           h("button", { type: "button", class: "secondary", disabled: !r.next_cursor, onclick: () => { history.push(cursor); cursor = r.next_cursor; load(); } }, "Next page")));
