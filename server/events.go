@@ -61,7 +61,7 @@ func (s *Server) executionEvents(c echo.Context) error {
 	}
 	f.Limit = 200
 	ctx := c.Request().Context()
-	recs, _, err := s.backend.List(ctx, f)
+	recs, _, err := s.svc.List(ctx, f, caller(c))
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (s *Server) executionEvents(c echo.Context) error {
 			return nil
 		case <-tick.C:
 		}
-		recs, _, err := s.backend.List(ctx, f)
+		recs, _, err := s.svc.List(ctx, f, caller(c))
 		if err != nil {
 			// The store is away: say so and let the browser reconnect.
 			fmt.Fprintf(w, "event: error\ndata: %s\n\n", mustJSON(map[string]string{"message": "execution store unavailable: " + err.Error()}))
@@ -105,7 +105,7 @@ func (s *Server) executionEvents(c echo.Context) error {
 			if seen[r.ExecutionID] == sig {
 				continue
 			}
-			if _, err := fmt.Fprintf(w, "event: execution\ndata: %s\n\n", mustJSON(view(r, 0, false))); err != nil {
+			if _, err := fmt.Fprintf(w, "event: execution\ndata: %s\n\n", mustJSON(service.View(r, false, 0))); err != nil {
 				return nil
 			}
 			sent = true
