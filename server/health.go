@@ -49,6 +49,18 @@ func (s *Server) readyz(c echo.Context) error {
 	} else {
 		checks["executor"] = "none embedded: executors elsewhere are judged by the queue"
 	}
+	degraded := false
+	if m := s.cfg.Plugins; m != nil {
+		// A replica that could not load the active plugin set serves its
+		// previous one: still safe to send scans to, so degraded (200)
+		// rather than not ready.
+		if err := m.Health(); err != nil {
+			checks["plugin_set"] = "degraded: " + err.Error()
+			degraded = true
+		} else {
+			checks["plugin_set"] = "ok"
+		}
+	}
 	msg, qok := s.queueCheck(ctx)
 	checks["queue"] = msg
 	ok = ok && qok
@@ -56,6 +68,8 @@ func (s *Server) readyz(c echo.Context) error {
 	state := "ready"
 	if !ok {
 		status, state = http.StatusServiceUnavailable, "not_ready"
+	} else if degraded {
+		state = "degraded"
 	}
 	return c.JSON(status, map[string]any{"status": state, "checks": checks})
 }

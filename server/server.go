@@ -22,6 +22,7 @@ import (
 	"github.com/toolwarden/toolwarden/auth"
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/plugins"
 	"github.com/toolwarden/toolwarden/scanlog"
 	"github.com/toolwarden/toolwarden/service"
 )
@@ -67,6 +68,13 @@ type Config struct {
 	// UI, when set, is the web panel: served at /ui/ without an API key
 	// (its sign-in is the way to get a session), and / redirects to it.
 	UI http.Handler
+	// Plugins manages uploaded rule plugins (the /v1/plugins routes and
+	// the plugin_set readiness check); nil: the routes answer 503.
+	Plugins *plugins.Manager
+	// PluginMaxModuleBytes is plugins.max_module_bytes: POST /v1/plugins
+	// takes bodies up to it (plus a manifest and a signature) instead of
+	// BodyLimit.
+	PluginMaxModuleBytes int
 	// ScanLog, when set, receives every scan (REST, executions, MCP through
 	// Service) and serves GET /v1/scans; nil: the scan log is disabled and
 	// those routes answer 404 scanlog_disabled.
@@ -133,7 +141,13 @@ func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.S
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(middleware.Recover())
-	e.Use(middleware.BodyLimit(cfg.BodyLimit))
+	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
+		Limit: cfg.BodyLimit,
+		// A module upload has its own, larger limit (uploadPlugin).
+		Skipper: func(c echo.Context) bool {
+			return c.Request().Method == http.MethodPost && c.Path() == "/v1/plugins"
+		},
+	}))
 	e.Use(s.metrics.middleware)
 
 	e.GET("/healthz", s.healthz)
@@ -187,6 +201,14 @@ func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.S
 	v1.POST("/keys", s.createKey, admin)
 	v1.GET("/keys", s.listKeys, admin)
 	v1.DELETE("/keys/:id", s.deleteKey, admin)
+	v1.POST("/plugins", s.uploadPlugin, admin)
+	v1.GET("/plugins", s.listPlugins, admin)
+	v1.GET("/plugins/:name", s.getPlugin, admin)
+	v1.POST("/plugins/:name/activate", s.activatePlugin, admin)
+	v1.POST("/plugins/:name/deactivate", s.deactivatePlugin, admin)
+	v1.POST("/plugins/:name/rollback", s.rollbackPlugin, admin)
+	v1.POST("/plugins/:name/shadow", s.shadowPlugin, admin)
+	v1.DELETE("/plugins/:name/revisions/:digest", s.deletePluginRevision, admin)
 	s.e = e
 	return s
 }

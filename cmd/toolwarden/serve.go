@@ -207,6 +207,12 @@ func serve(ctx context.Context, cfg config.Config, x serveExtras, out io.Writer)
 	}
 	defer closeScans()
 	scfg.ScanLog = scans
+	pm, closePlugins, err := openPlugins(ctx, cfg, eng, recentScans(scans), log)
+	if err != nil {
+		return usageErr(err)
+	}
+	defer closePlugins()
+	scfg.Plugins, scfg.PluginMaxModuleBytes = pm, cfg.Plugins.MaxModuleBytes
 	srv := server.New(scfg, eng, backend, keys)
 	_ = server.RegisterQueueGauge(backend)
 	if cfg.EmbeddedExecutor {
