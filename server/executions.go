@@ -254,14 +254,11 @@ func (s *Server) cancelConversation(c echo.Context) error {
 }
 
 func (s *Server) listExecutions(c echo.Context) error {
-	f := execution.Filter{ConversationID: c.QueryParam("conversation_id"), Cursor: c.QueryParam("cursor")}
-	if v := c.QueryParam("status"); v != "" {
-		st := execution.Status(v)
-		if !st.Valid() {
-			return service.BadField("status", "unknown status "+strconv.Quote(v))
-		}
-		f.Status = st
+	f, err := listFilter(c)
+	if err != nil {
+		return err
 	}
+	f.Cursor = c.QueryParam("cursor")
 	if v := c.QueryParam("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > execution.MaxListLimit {

@@ -63,6 +63,12 @@ type Config struct {
 	// cancelled: the embedded executor removes that conversation's
 	// workspace (deferred while a run still holds it).
 	ConversationCancelled func(ctx context.Context, ownerKeyID, conversationID string)
+	// Sessions, when set, lets the /v1 routes accept the web panel's
+	// session cookie as well as API keys (webui.Sessions).
+	Sessions SessionAuth
+	// UI, when set, is the web panel: served at /ui/ without an API key
+	// (its sign-in is the way to get a session), and / redirects to it.
+	UI http.Handler
 	// Plugins manages uploaded rule plugins (the /v1/plugins routes and
 	// the plugin_set readiness check); nil: the routes answer 503.
 	Plugins *plugins.Manager
@@ -156,6 +162,12 @@ func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.S
 	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
 	e.GET("/v1/openapi.json", s.openapi)
+	if cfg.UI != nil {
+		ui := echo.WrapHandler(cfg.UI)
+		e.Any("/ui", ui)
+		e.Any("/ui/*", ui)
+		e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/ui/") })
+	}
 
 	// The /v1 routes take their middleware per route rather than through
 	// Group.Use, which would add catch-all routes answering 404 to a wrong
@@ -184,6 +196,7 @@ func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.S
 	v1.POST("/scan", s.scan, agent)
 	v1.POST("/executions", s.createExecution, agent)
 	v1.GET("/executions", s.listExecutions, agent)
+	v1.GET("/executions/events", s.executionEvents, agent)
 	v1.GET("/executions/:id", s.getExecution, agent)
 	v1.POST("/executions/:id/wait", s.waitExecution, agent)
 	v1.POST("/executions/:id/cancel", s.cancelExecution, agent)
