@@ -7,7 +7,13 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"slices"
 	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 // BenchmarkSpawnBareExec is the floor: os/exec of /bin/true with no
@@ -106,16 +112,22 @@ func BenchmarkEchoVsBwrap(b *testing.B) {
 	echo := func(be Backend) func(b *testing.B) {
 		return func(b *testing.B) {
 			ws := b.TempDir()
+			st := recordStages(b)
+			var waits []time.Duration
 			for b.Loop() {
 				var out bytes.Buffer
 				p, err := be.Start(context.Background(), Spec{Path: "/bin/echo", Args: []string{"echo", "hi"}, Workspace: ws, Dir: ws, Hardening: DefaultHardening(), Stdout: &out})
 				if err != nil {
 					b.Fatal(err)
 				}
+				t0 := time.Now()
 				if ex, err := p.Wait(); err != nil || ex.Code != 0 || out.String() != "hi\n" {
 					b.Fatalf("exit %+v err %v out %q", ex, err, out.String())
 				}
+				waits = append(waits, time.Since(t0))
 			}
+			st.report(b)
+			b.ReportMetric(p50ms(waits), "wait-ms")
 		}
 	}
 	be := openTest(b, cfg)
@@ -140,4 +152,46 @@ func BenchmarkEchoVsBwrap(b *testing.B) {
 			}
 		}
 	})
+}
+
+// stageRecorder collects the start-up spans of the runs of one benchmark.
+type stageRecorder struct{ rec *tracetest.SpanRecorder }
+
+// recordStages installs a span recorder for the rest of b.
+func recordStages(b *testing.B) stageRecorder {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	prev := otel.GetTracerProvider()
+	otel.SetTracerProvider(tp)
+	b.Cleanup(func() { otel.SetTracerProvider(prev) })
+	return stageRecorder{rec}
+}
+
+// report adds the p50 (ms) of every start-up stage and of the shim's own
+// timings (root build, confinement) to b.
+func (s stageRecorder) report(b *testing.B) {
+	by := map[string][]time.Duration{}
+	for _, sp := range s.rec.Ended() {
+		by[sp.Name()] = append(by[sp.Name()], sp.EndTime().Sub(sp.StartTime()))
+		for _, a := range sp.Attributes() {
+			if k := string(a.Key); len(k) > 3 && k[len(k)-3:] == "_us" {
+				by[k] = append(by[k], time.Duration(a.Value.AsInt64())*time.Microsecond)
+			}
+		}
+	}
+	for name, d := range by {
+		if len(d) > 0 {
+			b.ReportMetric(p50ms(d), name+"-ms")
+		}
+	}
+}
+
+// p50ms is the median of d in milliseconds.
+func p50ms(d []time.Duration) float64 {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return float64(s[len(s)/2]) / float64(time.Millisecond)
 }
