@@ -181,7 +181,9 @@ type workspaceError struct {
 	err error
 }
 
-func (e *workspaceError) Error() string { return fmt.Sprintf("root: open workspace %s: %v", e.ws, e.err) }
+func (e *workspaceError) Error() string {
+	return fmt.Sprintf("root: open workspace %s: %v", e.ws, e.err)
+}
 func (e *workspaceError) Unwrap() error { return e.err }
 
 // bindSystem mirrors the host's src at dst: a symlink as the same
