@@ -189,6 +189,7 @@ func BenchmarkScanAndRunEcho(b *testing.B) {
 				b.Logf("no bwrap reference: %v", bwrapErr)
 			}
 			var l, scan, run, bwrap latencies
+			var legs [4]latencies
 			for b.Loop() {
 				if bwrapErr == nil {
 					// The reference runs right before each request, so
@@ -204,13 +205,27 @@ func BenchmarkScanAndRunEcho(b *testing.B) {
 				if err != nil || code != http.StatusOK || r.Status != "completed" || r.Result != "hi\n" {
 					b.Fatalf("echo hi: HTTP %d %v status %q result %q: %.300s", code, err, r.Status, r.Result, body)
 				}
-				l.add(time.Since(start))
+				end := time.Now()
+				l.add(end.Sub(start))
 				var rep struct {
 					ElapsedMS float64 `json:"elapsed_ms"`
 				}
 				_ = json.Unmarshal(r.SafetyReport, &rep)
 				scan.add(time.Duration(rep.ElapsedMS * float64(time.Millisecond)))
 				run.add(time.Duration(r.DurationMS) * time.Millisecond)
+				// The record's own times (same clock: one host) split the
+				// request into its legs.
+				var at struct {
+					Created time.Time  `json:"created_at"`
+					Started *time.Time `json:"started_at"`
+					Ended   *time.Time `json:"ended_at"`
+				}
+				if json.Unmarshal(body, &at) == nil && at.Started != nil && at.Ended != nil {
+					legs[0].add(at.Created.Sub(start))
+					legs[1].add(at.Started.Sub(at.Created))
+					legs[2].add(at.Ended.Sub(*at.Started))
+					legs[3].add(end.Sub(*at.Ended))
+				}
 			}
 			l.report(b)
 			b.ReportMetric(float64(l.quantile(0.5))/float64(bare), "x-bare-p50")
@@ -223,6 +238,13 @@ func BenchmarkScanAndRunEcho(b *testing.B) {
 			// the run from start to end as the executor records it.
 			b.ReportMetric(ms(scan.quantile(0.5)), "scan-p50-ms")
 			b.ReportMetric(ms(run.quantile(0.5)), "run-p50-ms")
+			// request → created_at (HTTP, auth, scan, record), created_at →
+			// started_at (queue and claim), started_at → ended_at (workspace,
+			// isolated run, result), ended_at → response (finish commit,
+			// the waiter's wake-up, HTTP).
+			for i, name := range []string{"to-created", "queued", "started-to-ended", "ended-to-response"} {
+				b.ReportMetric(ms(legs[i].quantile(0.5)), name+"-p50-ms")
+			}
 		})
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -104,77 +106,106 @@ func pipe() (*os.File, *os.File, error) { return os.Pipe() }
 // run gets (own network, PID and mount namespaces, the built root,
 // default hardening and limits) next to bubblewrap doing comparable work
 // (`bwrap --unshare-all --die-with-parent --ro-bind / / --dev /dev --proc
-// /proc --tmpfs /tmp /bin/echo hi`), side by side on the same machine.
+// /proc --tmpfs /tmp /bin/echo hi`), side by side on the same machine:
+// each toolwarden run follows one bwrap run, and x-bwrap-p50 is the ratio
+// of the two p50s. Sub-benchmarks: the test binary as the shim, the small
+// shim (as `toolwarden serve` runs it) on warm shims — stdout and stderr
+// one writer, as the runner passes them — and the small shim forced onto
+// fresh shims (a stdin). The start-up stages' p50s come from their spans.
 func BenchmarkEchoVsBwrap(b *testing.B) {
 	l := needCgroups(b)
-	cfg := testConfig(b, l)
-	cfg.Limits = Limits{}
-	echo := func(be Backend) func(b *testing.B) {
+	bwrap, bwrapErr := exec.LookPath("bwrap")
+	if bwrapErr != nil {
+		b.Log("bwrap not installed: no comparison")
+	}
+	echo := func(be Backend, fresh bool) func(b *testing.B) {
 		return func(b *testing.B) {
 			ws := b.TempDir()
 			st := recordStages(b)
-			var waits []time.Duration
+			var runs, waits, refs []time.Duration
 			for b.Loop() {
+				if bwrapErr == nil {
+					t0 := time.Now()
+					out, err := exec.Command(bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "/bin/echo", "hi").Output()
+					if err != nil || string(out) != "hi\n" {
+						b.Fatalf("bwrap: %v %q", err, out)
+					}
+					refs = append(refs, time.Since(t0))
+				}
 				var out bytes.Buffer
-				p, err := be.Start(context.Background(), Spec{Path: "/bin/echo", Args: []string{"echo", "hi"}, Workspace: ws, Dir: ws, Hardening: DefaultHardening(), Stdout: &out})
+				spec := Spec{Path: "/bin/echo", Args: []string{"echo", "hi"}, Workspace: ws, Dir: ws, Hardening: DefaultHardening(), Stdout: &out, Stderr: &out}
+				if fresh {
+					spec.Stdin = bytes.NewReader(nil)
+				}
+				t0 := time.Now()
+				p, err := be.Start(context.Background(), spec)
 				if err != nil {
 					b.Fatal(err)
 				}
-				t0 := time.Now()
+				t1 := time.Now()
 				if ex, err := p.Wait(); err != nil || ex.Code != 0 || out.String() != "hi\n" {
 					b.Fatalf("exit %+v err %v out %q", ex, err, out.String())
 				}
-				waits = append(waits, time.Since(t0))
+				runs = append(runs, time.Since(t0))
+				waits = append(waits, time.Since(t1))
 			}
 			st.report(b)
+			b.ReportMetric(p50ms(runs), "p50-ms")
 			b.ReportMetric(p50ms(waits), "wait-ms")
-		}
-	}
-	be := openTest(b, cfg)
-	// The shim is the test binary here: it pays this package's test
-	// dependencies' init, less than the whole toolwarden binary does.
-	b.Run("toolwarden-"+be.Name()+"-self-shim", echo(be))
-	// The small shim of package shimbin, as `toolwarden serve` runs it.
-	useShimForTest(b, buildShim(b))
-	small := testConfig(b, l)
-	small.Limits = Limits{}
-	b.Run("toolwarden-"+be.Name()+"-small-shim", echo(openTest(b, small)))
-	bwrap, err := exec.LookPath("bwrap")
-	if err != nil {
-		b.Log("bwrap not installed: no comparison")
-		return
-	}
-	b.Run("bwrap", func(b *testing.B) {
-		for b.Loop() {
-			out, err := exec.Command(bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "/bin/echo", "hi").Output()
-			if err != nil || string(out) != "hi\n" {
-				b.Fatalf("bwrap: %v %q", err, out)
+			if len(refs) > 0 {
+				b.ReportMetric(p50ms(refs), "bwrap-p50-ms")
+				b.ReportMetric(p50ms(runs)/p50ms(refs), "x-bwrap-p50")
 			}
 		}
-	})
+	}
+	open := func() Backend {
+		cfg := testConfig(b, l)
+		cfg.Limits = Limits{}
+		return openTest(b, cfg)
+	}
+	be := open()
+	// The shim is the test binary here: it pays this package's test
+	// dependencies' init, less than the whole toolwarden binary does.
+	b.Run("toolwarden-"+be.Name()+"-self-shim", echo(be, false))
+	// The small shim of package shimbin, as `toolwarden serve` runs it.
+	useShimForTest(b, buildShim(b))
+	small := open()
+	b.Run("toolwarden-"+be.Name()+"-small-shim", echo(small, false))
+	b.Run("toolwarden-"+be.Name()+"-small-shim-fresh", echo(small, true))
 }
+
+// spanRecorder is the process's one span recorder: OpenTelemetry's global
+// provider delegates the tracers obtained before it was set only to the
+// first provider installed, so every test and benchmark shares this one.
+var spanRecorder = sync.OnceValue(func() *tracetest.SpanRecorder {
+	rec := tracetest.NewSpanRecorder()
+	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)))
+	return rec
+})
 
 // stageRecorder collects the start-up spans of the runs of one benchmark.
-type stageRecorder struct{ rec *tracetest.SpanRecorder }
-
-// recordStages installs a span recorder for the rest of b.
-func recordStages(b *testing.B) stageRecorder {
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(tp)
-	b.Cleanup(func() { otel.SetTracerProvider(prev) })
-	return stageRecorder{rec}
+type stageRecorder struct {
+	rec  *tracetest.SpanRecorder
+	from int
 }
+
+// recordStages starts collecting the spans that end from now on.
+func recordStages(testing.TB) stageRecorder {
+	rec := spanRecorder()
+	return stageRecorder{rec, len(rec.Ended())}
+}
+
+// ended returns the spans ended since recordStages.
+func (s stageRecorder) ended() []sdktrace.ReadOnlySpan { return s.rec.Ended()[s.from:] }
 
 // report adds the p50 (ms) of every start-up stage and of the shim's own
 // timings (root build, confinement) to b.
 func (s stageRecorder) report(b *testing.B) {
 	by := map[string][]time.Duration{}
-	for _, sp := range s.rec.Ended() {
+	for _, sp := range s.ended() {
 		by[sp.Name()] = append(by[sp.Name()], sp.EndTime().Sub(sp.StartTime()))
 		for _, a := range sp.Attributes() {
-			if k := string(a.Key); len(k) > 3 && k[len(k)-3:] == "_us" {
+			if k := string(a.Key); strings.HasSuffix(k, "_us") {
 				by[k] = append(by[k], time.Duration(a.Value.AsInt64())*time.Microsecond)
 			}
 		}
