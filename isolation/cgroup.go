@@ -365,7 +365,7 @@ func startShim(ctx, spanCtx context.Context, cmd *exec.Cmd, spec Spec, sc shimCo
 	}
 	defer stR.Close()
 	cmd.ExtraFiles = append([]*os.File{cfgR, stW}, cmd.ExtraFiles...)
-	cmd.Env = []string{}
+	cmd.Env = shimEnv()
 	cmd.Dir = sc.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = spec.Stdin, spec.Stdout, spec.Stderr
 	// Output pipes are closed once the unit is empty; this only guards

@@ -440,3 +440,10 @@ func lookPath(name string, env []string) (string, error) {
 	}
 	return "", fmt.Errorf("resolve workload %q: not found in PATH %s", name, pathEnv)
 }
+
+// shimEnv is the environment of the shim process itself (the workload gets
+// Spec.Env at execve, never this): one P and no garbage collector, because
+// the shim is a short single-threaded program whose Go runtime would
+// otherwise spend more CPU on spinning threads and cgroup probing
+// (GOMAXPROCS unset makes the runtime read mountinfo) than on its work.
+func shimEnv() []string { return []string{"GOMAXPROCS=1", "GOGC=off"} }

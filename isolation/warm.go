@@ -233,7 +233,7 @@ func (w *warmShim) launch(shim string) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: cgFD,
 		Cloneflags: unix.CLONE_NEWNET | unix.CLONE_NEWPID | unix.CLONE_NEWNS}
 	cmd.ExtraFiles = []*os.File{cfgR, stW}
-	cmd.Env = []string{}
+	cmd.Env = shimEnv()
 	cmd.Dir = "/"
 	cmd.Stdout, cmd.Stderr = outW, outW
 	p.cmd = cmd
