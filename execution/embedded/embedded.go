@@ -66,6 +66,13 @@ type Backend struct {
 	waiters []*claimWaiter
 	// commits counts the write transactions of records (each one fsync).
 	commits atomic.Int64
+	// docs holds the stored document of every watched record, as last
+	// read or written, so a watcher's wake-up decodes it instead of reading
+	// it back. Every write of a record goes through write, which keeps it
+	// current. Guarded by mu.
+	docs map[string][]byte
+	// reads counts record reads from the database.
+	reads atomic.Int64
 }
 
 // claimWaiter is one Claim blocked on an empty queue. A record handed to it
@@ -133,7 +140,7 @@ func Open(dataDir string, opts Options) (*Backend, error) {
 	b := &Backend{
 		db: db, lock: lock, lease: opts.LeaseTTL, now: opts.Now,
 		queued: make(chan struct{}), watchers: map[string]map[chan struct{}]struct{}{}, done: make(chan struct{}),
-		env: map[string]map[string]string{},
+		env: map[string]map[string]string{}, docs: map[string][]byte{},
 	}
 	if b.lease <= 0 {
 		b.lease = execution.DefaultLeaseTTL
@@ -249,6 +256,16 @@ func (b *Backend) queryDocs(ctx context.Context, q string, args ...any) ([]*exec
 
 // load reads one record; caller holds mu.
 func (b *Backend) load(ctx context.Context, id string) (*execution.Record, error) {
+	doc, err := b.loadDoc(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return decode(id, doc)
+}
+
+// loadDoc reads the stored document of id; caller holds mu.
+func (b *Backend) loadDoc(ctx context.Context, id string) ([]byte, error) {
+	b.reads.Add(1)
 	var doc []byte
 	err := b.db.QueryRowContext(ctx, `SELECT doc FROM executions WHERE id = ?`, id).Scan(&doc)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -257,11 +274,30 @@ func (b *Backend) load(ctx context.Context, id string) (*execution.Record, error
 	if err != nil {
 		return nil, dbErr("load execution "+id, err)
 	}
+	return doc, nil
+}
+
+// decode turns a stored document into a record of its own.
+func decode(id string, doc []byte) (*execution.Record, error) {
 	r, err := execution.Unmarshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("decode execution %s: %w", id, err)
 	}
 	return r, nil
+}
+
+// getWatched is Get for a watcher of id: the document kept for watchers
+// when there is one (the same bytes the database holds), else a read.
+func (b *Backend) getWatched(ctx context.Context, id string) (*execution.Record, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.checkOpen(); err != nil {
+		return nil, err
+	}
+	if doc, ok := b.docs[id]; ok {
+		return decode(id, doc)
+	}
+	return b.load(ctx, id)
 }
 
 // write stores r (caller holds mu) and, when enqueue, gives it the next queue
@@ -282,9 +318,13 @@ func (b *Backend) write(ctx context.Context, r *execution.Record, enqueue bool) 
 		q = `UPDATE executions SET status = ?, doc = ? WHERE id = ?`
 	}
 	if _, err := b.db.ExecContext(ctx, q, string(r.Status), doc, r.ExecutionID); err != nil {
+		delete(b.docs, r.ExecutionID) // unknown now: watchers read it back
 		return dbErr("store execution "+r.ExecutionID, err)
 	}
 	b.commits.Add(1)
+	if b.watchers[r.ExecutionID] != nil {
+		b.docs[r.ExecutionID] = doc
+	}
 	b.notify(r.ExecutionID, enqueue)
 	return nil
 }
@@ -670,10 +710,12 @@ func (b *Backend) Watch(ctx context.Context, id string) (<-chan *execution.Recor
 		b.mu.Unlock()
 		return nil, err
 	}
-	if _, err := b.load(ctx, id); err != nil {
+	doc, err := b.loadDoc(ctx, id)
+	if err != nil {
 		b.mu.Unlock()
 		return nil, err
 	}
+	b.docs[id] = doc
 	sig := make(chan struct{}, 1)
 	if b.watchers[id] == nil {
 		b.watchers[id] = map[chan struct{}]struct{}{}
@@ -695,11 +737,12 @@ func (b *Backend) Watch(ctx context.Context, id string) (<-chan *execution.Recor
 		delete(b.watchers[id], sig)
 		if len(b.watchers[id]) == 0 {
 			delete(b.watchers, id)
+			delete(b.docs, id)
 		}
 		b.mu.Unlock()
 	}
 	out := make(chan *execution.Record, 1)
-	go watch.Loop(wctx, func(ctx context.Context) (*execution.Record, error) { return b.Get(ctx, id) }, sig, 0, out, stop)
+	go watch.Loop(wctx, func(ctx context.Context) (*execution.Record, error) { return b.getWatched(ctx, id) }, sig, 0, out, stop)
 	return out, nil
 }
 

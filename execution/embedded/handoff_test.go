@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"reflect"
 	"testing"
 	"time"
 
@@ -134,5 +135,55 @@ func TestRequeuedRecordsGoBeforeHandOffs(t *testing.T) {
 	first, err := b.Claim(ctx, "w1", 0)
 	if err != nil || first.ExecutionID != held.ExecutionID {
 		t.Fatalf("first claim %v %v, want the requeued %s", first, err, held.ExecutionID)
+	}
+}
+
+// TestWatchersDecodeWhatWasWritten: a watcher's wake-ups decode the
+// document just written instead of reading the record back, and what it
+// gets is what Get returns.
+func TestWatchersDecodeWhatWasWritten(t *testing.T) {
+	b, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx := context.Background()
+	r := &execution.Record{ToolName: "exec", Content: "echo hi"}
+	if err := b.Create(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := b.Watch(ctx, r.ExecutionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := b.reads.Load()
+	if _, err := b.Claim(ctx, "w1", 0); err != nil {
+		t.Fatal(err)
+	}
+	code := 0
+	if err := b.Finish(ctx, "w1", r.ExecutionID, &execution.Record{Status: execution.StatusCompleted, ExitCode: &code, Result: "hi\n"}); err != nil {
+		t.Fatal(err)
+	}
+	var last *execution.Record
+	for got := range ch {
+		last = got
+	}
+	// Finish reads the record once to apply itself; the watcher's
+	// wake-ups read nothing.
+	if n := b.reads.Load() - before; n != 1 {
+		t.Errorf("%d record reads for a claim, a finish and the watcher's wake-ups, want 1", n)
+	}
+	stored, err := b.Get(ctx, r.ExecutionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last == nil || last.Status != execution.StatusCompleted || !reflect.DeepEqual(last, stored) {
+		t.Errorf("watcher saw %+v, store has %+v", last, stored)
+	}
+	b.mu.Lock()
+	n := len(b.docs)
+	b.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d documents kept after the watch ended", n)
 	}
 }
