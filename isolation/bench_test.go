@@ -112,14 +112,18 @@ func pipe() (*os.File, *os.File, error) { return os.Pipe() }
 // of the two p50s. Sub-benchmarks: the test binary as the shim, the small
 // shim (as `toolwarden serve` runs it) on warm shims — stdout and stderr
 // one writer, as the runner passes them — and the small shim forced onto
-// fresh shims (a stdin). The start-up stages' p50s come from their spans.
+// fresh shims (a stdin), and `bash -c 'echo hi'` on warm shims (what a
+// scan-and-run executes). The start-up stages' p50s come from their spans.
 func BenchmarkEchoVsBwrap(b *testing.B) {
 	l := needCgroups(b)
 	bwrap, bwrapErr := exec.LookPath("bwrap")
 	if bwrapErr != nil {
 		b.Log("bwrap not installed: no comparison")
 	}
-	echo := func(be Backend, fresh bool) func(b *testing.B) {
+	echo := func(be Backend, fresh bool, argv ...string) func(b *testing.B) {
+		if len(argv) == 0 {
+			argv = []string{"/bin/echo", "echo", "hi"}
+		}
 		return func(b *testing.B) {
 			ws := b.TempDir()
 			st := recordStages(b)
@@ -138,7 +142,7 @@ func BenchmarkEchoVsBwrap(b *testing.B) {
 				}
 				c0 := processCPU()
 				var out bytes.Buffer
-				spec := Spec{Path: "/bin/echo", Args: []string{"echo", "hi"}, Workspace: ws, Dir: ws, Hardening: DefaultHardening(), Stdout: &out, Stderr: &out}
+				spec := Spec{Path: argv[0], Args: argv[1:], Workspace: ws, Dir: ws, Hardening: DefaultHardening(), Stdout: &out, Stderr: &out}
 				if fresh {
 					spec.Stdin = bytes.NewReader(nil)
 				}
@@ -185,6 +189,8 @@ func BenchmarkEchoVsBwrap(b *testing.B) {
 	small := open()
 	b.Run("toolwarden-"+be.Name()+"-small-shim", echo(small, false))
 	b.Run("toolwarden-"+be.Name()+"-small-shim-fresh", echo(small, true))
+	// What a scan-and-run executes: the command through bash.
+	b.Run("toolwarden-"+be.Name()+"-small-shim-bash", echo(small, false, "/bin/bash", "bash", "-c", "echo hi"))
 }
 
 // spanRecorder is the process's one span recorder: OpenTelemetry's global
