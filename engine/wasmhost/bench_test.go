@@ -3,6 +3,8 @@ package wasmhost
 import (
 	"context"
 	"testing"
+
+	"github.com/toolwarden/toolwarden/sdk"
 )
 
 // BenchmarkScanEcho measures the host's per-call overhead: pool acquire,
@@ -17,6 +19,25 @@ func BenchmarkScanEcho(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := p.Scan(ctx, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkJudgeEchoV2 is BenchmarkScanEcho through ABI v2 (layout in,
+// finding records out, configured once): run beside it, the ratio is the
+// per-call saving of v2 for a guest that does almost no work.
+func BenchmarkJudgeEchoV2(b *testing.B) {
+	h := newHost(b, Options{PoolSize: 1})
+	p := load(b, h, "echo")
+	in := &Input{Scan: &sdk.ScanInput{Facts: &sdk.Facts{Version: 1}, Content: "ls -la /tmp && echo done", Language: "bash",
+		Context: sdk.RequestContext{ToolName: "run_shell"}}, Config: NewConfig(&sdk.Policy{Name: "bench"})}
+	defer in.Release()
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := p.Judge(ctx, in); err != nil {
 			b.Fatal(err)
 		}
 	}
