@@ -258,7 +258,10 @@ func (v v1Pack) Judge(ctx context.Context, in *wasmhost.Input) ([]sdk.Finding, e
 
 // builtinV1 loads the built-in module (bounded, as production does) and
 // serves it through ABI v1.
-func builtinV1(b *testing.B) []engine.Pack {
+func builtinV1(b *testing.B) []engine.Pack { return builtinV1Load(b, false) }
+
+// builtinV1Load is builtinV1, under the interrupt check when checked.
+func builtinV1Load(b *testing.B, checked bool) []engine.Pack {
 	all, err := builtin.Packs()
 	if err != nil {
 		b.Skip(err)
@@ -270,7 +273,11 @@ func builtinV1(b *testing.B) []engine.Pack {
 	b.Cleanup(func() { h.Close(context.Background()) })
 	var out []engine.Pack
 	for _, p := range all {
-		pl, err := h.LoadBounded(context.Background(), p.Name, p.Wasm)
+		load := h.LoadBounded
+		if checked {
+			load = h.Load
+		}
+		pl, err := load(context.Background(), p.Name, p.Wasm)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -285,3 +292,14 @@ func builtinV1(b *testing.B) []engine.Pack {
 func BenchmarkScanWasmV1_1KB(b *testing.B)  { benchScan(b, builtinV1(b), 1024) }
 func BenchmarkScanWasmV1_20KB(b *testing.B) { benchScan(b, builtinV1(b), 20*1024) }
 func BenchmarkScanWasmV1Short(b *testing.B) { benchScanReq(b, builtinV1(b), false, shortCommand) }
+
+// BenchmarkScanWasmV1Checked1KB and BenchmarkScanWasmV1CheckedShort are the
+// v1 protocol under the interrupt check (how custom plugins run), beside
+// BenchmarkScanWasmChecked1KB / BenchmarkScanWasmCheckedShort (v2).
+func BenchmarkScanWasmV1Checked1KB(b *testing.B) {
+	benchScanReq(b, builtinV1Load(b, true), false, "")
+}
+func BenchmarkScanWasmV1CheckedShort(b *testing.B) {
+	benchScanReq(b, builtinV1Load(b, true), false, shortCommand)
+}
+func BenchmarkScanWasmCheckedShort(b *testing.B) { benchScanReq(b, nil, true, shortCommand) }
