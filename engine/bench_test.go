@@ -303,3 +303,33 @@ func BenchmarkScanWasmV1CheckedShort(b *testing.B) {
 	benchScanReq(b, builtinV1Load(b, true), false, shortCommand)
 }
 func BenchmarkScanWasmCheckedShort(b *testing.B) { benchScanReq(b, nil, true, shortCommand) }
+
+// variantPacks loads the module named by TOOLWARDEN_BENCH_WASM (bounded,
+// served by ABI v2) in place of the built-in one, to measure a build
+// variant of the same packs — e.g. a different guest GOGC — beside the
+// embedded module in one run; skipped without it.
+func variantPacks(b *testing.B) []engine.Pack {
+	path := os.Getenv("TOOLWARDEN_BENCH_WASM")
+	if path == "" {
+		b.Skip("TOOLWARDEN_BENCH_WASM names no module")
+	}
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := wasmhost.New(context.Background(), wasmhost.Options{CallTimeout: engine.DefaultCallTimeout})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { h.Close(context.Background()) })
+	pl, err := h.LoadBounded(context.Background(), "variant", wasm)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return []engine.Pack{pl}
+}
+
+func BenchmarkScanWasmVariant1KB(b *testing.B) { benchScan(b, variantPacks(b), 1024) }
+func BenchmarkScanWasmVariantShort(b *testing.B) {
+	benchScanReq(b, variantPacks(b), false, shortCommand)
+}

@@ -111,3 +111,33 @@ func BenchmarkInstantiate(b *testing.B) {
 		inst.close()
 	}
 }
+
+// BenchmarkEchoBounded is BenchmarkScanEcho (v1) and BenchmarkJudgeEchoV2
+// on the runtime without the interrupt check, where the built-in packs
+// run: the guest kit's fixed cost per call in production.
+func BenchmarkEchoBounded(b *testing.B) {
+	h := newHost(b, Options{PoolSize: 1})
+	p, err := h.LoadBounded(context.Background(), "echo", pluginWasm["echo"])
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.Run("v1", func(b *testing.B) {
+		in := input(b, "ls -la /tmp && echo done", nil)
+		for b.Loop() {
+			if _, err := p.Scan(ctx, in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("v2", func(b *testing.B) {
+		in := &Input{Scan: &sdk.ScanInput{Facts: &sdk.Facts{Version: 1}, Content: "ls -la /tmp && echo done", Language: "bash",
+			Context: sdk.RequestContext{ToolName: "run_shell"}}, Config: NewConfig(&sdk.Policy{Name: "bench"})}
+		defer in.Release()
+		for b.Loop() {
+			if _, err := p.Judge(ctx, in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

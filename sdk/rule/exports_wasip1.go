@@ -4,6 +4,8 @@ package rule
 
 import (
 	"runtime"
+	"runtime/debug"
+	"strconv"
 	"sync"
 	"unsafe"
 
@@ -56,6 +58,18 @@ func lookup(ptr uint32) ([]byte, bool) {
 // packed pins b and returns ptr<<32|len, the ABI's way to return a buffer.
 func packed(b []byte, output bool) uint64 {
 	return uint64(pin(b, output))<<32 | uint64(uint32(len(b)))
+}
+
+// gcPercent, when set at link time (-ldflags "-X
+// github.com/toolwarden/toolwarden/sdk/rule.gcPercent=400"), replaces the
+// guest's GOGC (WASI gives it no environment), so the GC's placement can
+// be measured against the default; see BENCHMARKS.md.
+var gcPercent string
+
+func init() {
+	if n, err := strconv.Atoi(gcPercent); err == nil {
+		debug.SetGCPercent(n)
+	}
 }
 
 // maxSpareOut bounds the output buffer kept for reuse: one huge output
