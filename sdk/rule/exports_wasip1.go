@@ -66,9 +66,30 @@ func packed(b []byte, output bool) uint64 {
 // be measured against the default; see BENCHMARKS.md.
 var gcPercent string
 
+// goschedEvery, when set at link time like gcPercent, makes scan_v2 yield
+// to the Go scheduler (runtime.Gosched, which lets the GC's background
+// work run) only every n-th call instead of on every call ("0": never —
+// for measurement only; the heap then grows until the memory cap).
+var goschedEvery string
+
+// yieldEvery is goschedEvery parsed (1 by default) and scans counts the
+// scan_v2 calls.
+var yieldEvery, scans = 1, 0
+
 func init() {
 	if n, err := strconv.Atoi(gcPercent); err == nil {
 		debug.SetGCPercent(n)
+	}
+	if n, err := strconv.Atoi(goschedEvery); err == nil && n >= 0 {
+		yieldEvery = n
+	}
+}
+
+// maybeGosched is scan_v2's runtime.Gosched, every yieldEvery-th call.
+func maybeGosched() {
+	scans++
+	if yieldEvery > 0 && scans%yieldEvery == 0 {
+		runtime.Gosched()
 	}
 }
 
@@ -180,7 +201,7 @@ var v2Out []byte
 //
 //go:wasmexport scan_v2
 func scanV2(ptr, length uint32) uint64 {
-	defer runtime.Gosched()
+	defer maybeGosched()
 	if cap(v2Out) > maxSpareOut {
 		// The previous output was huge: the host has copied it by now
 		// (it is valid until this call), so let it go.
