@@ -29,6 +29,9 @@ type Plugin struct {
 	// abi is the plugin's abi_version: 1 (JSON scan) or 2 (layout
 	// scan_v2 after configure; scan may be exported too).
 	abi uint32
+	// hasScan says the module exports v1's JSON scan (every v1 module,
+	// and v2 modules that keep it, like the Go kit's).
+	hasScan bool
 	// sel is what a v2 plugin's describe declared interest in (nil: all).
 	sel *layout.Selection
 	// settings are this plugin's configure settings, settingsVer their
@@ -194,6 +197,7 @@ func (h *Host) load(ctx context.Context, name string, wasm []byte, bounded bool)
 	if err := checkModule(compiled); err != nil {
 		return fail(err)
 	}
+	_, p.hasScan = compiled.ExportedFunctions()["scan"]
 	first, err := p.instantiate(ctx)
 	if err != nil {
 		return fail(err)
@@ -450,7 +454,7 @@ func (p *Plugin) Stats() Stats {
 // output, a trap, a timeout (wrapping ErrCallTimeout), a bad pointer or
 // length, or exhausting the memory cap. The instance involved is discarded.
 func (p *Plugin) Scan(ctx context.Context, input []byte) ([]sdk.Finding, error) {
-	if p.abi != sdk.ABIVersion && p.compiled.ExportedFunctions()["scan"] == nil {
+	if !p.hasScan {
 		return nil, fmt.Errorf("wasm rule %s: speaks ABI %d without v1's scan export; use Judge", p.name, p.abi)
 	}
 	return p.scanWith(ctx, input, nil)

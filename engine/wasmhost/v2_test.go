@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/sdk"
+	"github.com/toolwarden/toolwarden/sdk/layout"
 )
 
 func judgeInput(content string, facts *sdk.Facts, cfg *Config) *Input {
@@ -141,5 +142,36 @@ func TestExpandTemplate(t *testing.T) {
 		if got := ExpandTemplate(tmpl, f); got != want {
 			t.Errorf("ExpandTemplate(%q) = %q, want %q", tmpl, got, want)
 		}
+	}
+}
+
+// TestV2HandAssembledModule: ABI v2 is language-neutral — a module written
+// by hand (no Go, no kit) that answers configure with 0 and scan_v2 with a
+// constant output layout loads and judges; without v1's scan export the
+// JSON protocol is refused instead of guessed.
+func TestV2HandAssembledModule(t *testing.T) {
+	var enc layout.Encoder
+	out, err := enc.AppendScanOutput(nil, &sdk.ScanOutput{Findings: []sdk.Finding{{RuleID: "CONST_RULE", Evidence: "by hand",
+		Metadata: map[string]any{"k": "v"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	describe := `{"name":"handmade2","version":"0.1","rules":[{"id":"CONST_RULE","risk_type":"process_command","risk":"high","decision":"deny","description":"always fires","message":"fired with {k}"}]}`
+	h := newHost(t, Options{PoolSize: 1})
+	p, err := h.Load(context.Background(), "v2", constPlugin{abiVersion: 2, describe: describe, v2Out: out, noScan: true}.wasm())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := judgeInput("x", nil, NewConfig(&sdk.Policy{Name: "p"}))
+	defer in.Release()
+	fs, err := p.Judge(context.Background(), in)
+	if err != nil || len(fs) != 1 || fs[0].Evidence != "by hand" || fs[0].Decision != sdk.Deny || fs[0].Message != "fired with v" {
+		t.Fatalf("Judge = %+v, %v", fs, err)
+	}
+	if s := p.Stats(); s.ABI != 2 || s.Configures != 1 {
+		t.Fatalf("stats %+v", s)
+	}
+	if _, err := p.Scan(context.Background(), input(t, "x", nil)); err == nil {
+		t.Fatal("v1 Scan of a module without scan succeeded")
 	}
 }
