@@ -16,6 +16,7 @@ import (
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/engine/analyze"
 	"github.com/toolwarden/toolwarden/engine/builtin"
+	"github.com/toolwarden/toolwarden/engine/wasmhost"
 	"github.com/toolwarden/toolwarden/policies"
 	"github.com/toolwarden/toolwarden/sdk"
 )
@@ -238,4 +239,97 @@ func BenchmarkInterruptChecks(b *testing.B) {
 			}
 		})
 	}
+}
+
+// v1Pack serves a Wasm plugin through ABI v1 (the JSON input with the
+// policy, on every scan) even when it speaks v2: the built-in module
+// exports v1's scan beside scan_v2, so the benchmarks below compare the
+// two protocols on the very same rules.
+type v1Pack struct{ p *wasmhost.Plugin }
+
+func (v v1Pack) Info() sdk.PluginInfo { return v.p.Info() }
+func (v v1Pack) Judge(ctx context.Context, in *wasmhost.Input) ([]sdk.Finding, error) {
+	b, err := in.JSON()
+	if err != nil {
+		return nil, err
+	}
+	return v.p.Scan(ctx, b)
+}
+
+// builtinV1 loads the built-in module (bounded, as production does) and
+// serves it through ABI v1.
+func builtinV1(b *testing.B) []engine.Pack { return builtinV1Load(b, false) }
+
+// builtinV1Load is builtinV1, under the interrupt check when checked.
+func builtinV1Load(b *testing.B, checked bool) []engine.Pack {
+	all, err := builtin.Packs()
+	if err != nil {
+		b.Skip(err)
+	}
+	h, err := wasmhost.New(context.Background(), wasmhost.Options{CallTimeout: engine.DefaultCallTimeout})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { h.Close(context.Background()) })
+	var out []engine.Pack
+	for _, p := range all {
+		load := h.LoadBounded
+		if checked {
+			load = h.Load
+		}
+		pl, err := load(context.Background(), p.Name, p.Wasm)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, v1Pack{pl})
+	}
+	return out
+}
+
+// BenchmarkScanWasmV1_1KB and its siblings are BenchmarkScanWasm1KB, …
+// with the built-in module served by ABI v1: run beside them, the ratio is
+// what ABI v2 saves.
+func BenchmarkScanWasmV1_1KB(b *testing.B)  { benchScan(b, builtinV1(b), 1024) }
+func BenchmarkScanWasmV1_20KB(b *testing.B) { benchScan(b, builtinV1(b), 20*1024) }
+func BenchmarkScanWasmV1Short(b *testing.B) { benchScanReq(b, builtinV1(b), false, shortCommand) }
+
+// BenchmarkScanWasmV1Checked1KB and BenchmarkScanWasmV1CheckedShort are the
+// v1 protocol under the interrupt check (how custom plugins run), beside
+// BenchmarkScanWasmChecked1KB / BenchmarkScanWasmCheckedShort (v2).
+func BenchmarkScanWasmV1Checked1KB(b *testing.B) {
+	benchScanReq(b, builtinV1Load(b, true), false, "")
+}
+func BenchmarkScanWasmV1CheckedShort(b *testing.B) {
+	benchScanReq(b, builtinV1Load(b, true), false, shortCommand)
+}
+func BenchmarkScanWasmCheckedShort(b *testing.B) { benchScanReq(b, nil, true, shortCommand) }
+
+// variantPacks loads the module named by TOOLWARDEN_BENCH_WASM (bounded,
+// served by ABI v2) in place of the built-in one, to measure a build
+// variant of the same packs — e.g. a different guest GOGC — beside the
+// embedded module in one run; skipped without it.
+func variantPacks(b *testing.B) []engine.Pack {
+	path := os.Getenv("TOOLWARDEN_BENCH_WASM")
+	if path == "" {
+		b.Skip("TOOLWARDEN_BENCH_WASM names no module")
+	}
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := wasmhost.New(context.Background(), wasmhost.Options{CallTimeout: engine.DefaultCallTimeout})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { h.Close(context.Background()) })
+	pl, err := h.LoadBounded(context.Background(), "variant", wasm)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return []engine.Pack{pl}
+}
+
+func BenchmarkScanWasmVariant1KB(b *testing.B) { benchScan(b, variantPacks(b), 1024) }
+func BenchmarkScanWasmVariantShort(b *testing.B) {
+	benchScanReq(b, variantPacks(b), false, shortCommand)
 }

@@ -47,10 +47,12 @@ const RulePluginError = "RULE_PLUGIN_ERROR"
 type Pack interface {
 	// Info describes the pack and its rules.
 	Info() sdk.PluginInfo
-	// Scan judges one encoded sdk.ScanInput. The engine reuses input's
-	// memory for the next scan once Scan returns, so neither the returned
-	// findings nor anything Scan keeps may refer to it.
-	Scan(ctx context.Context, input []byte) ([]sdk.Finding, error)
+	// Judge judges one scan: the pack encodes what it needs from in (ABI
+	// v1's JSON or v2's layout, shared by the packs of the scan). The
+	// engine releases in's encodings once every pack has returned, so
+	// neither the returned findings nor anything Judge keeps may refer to
+	// them.
+	Judge(ctx context.Context, in *wasmhost.Input) ([]sdk.Finding, error)
 }
 
 // Options configure an Engine.
@@ -87,6 +89,9 @@ type Options struct {
 type Engine struct {
 	opts   Options
 	policy atomic.Pointer[sdk.Policy]
+	// config is the policy as ABI v2 plugins receive it (configure once
+	// per version), swapped with policy.
+	config atomic.Pointer[wasmhost.Config]
 	host   *wasmhost.Host
 	mu     sync.RWMutex
 	packs  []Pack
@@ -136,6 +141,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e := &Engine{opts: opts}
 	e.policy.Store(opts.Policy)
+	e.config.Store(wasmhost.NewConfig(opts.Policy))
 	if opts.Packs != nil {
 		e.packs = append(e.packs, opts.Packs...)
 	}
@@ -354,6 +360,7 @@ func (e *Engine) Policy() *sdk.Policy { return e.policy.Load() }
 // SetPolicy swaps the policy for later scans; scans under way keep theirs.
 func (e *Engine) SetPolicy(p *sdk.Policy) {
 	if p != nil {
+		e.config.Store(wasmhost.NewConfig(p))
 		e.policy.Store(p)
 	}
 }
@@ -394,7 +401,8 @@ func (e *Engine) ScanWithFacts(ctx context.Context, req Request) (*sdk.SafetyRep
 // observed and audited here (ScanStaged observes the merged report once).
 func (e *Engine) scanWithFacts(ctx context.Context, req Request, observe bool) (*sdk.SafetyReport, *sdk.Facts, error) {
 	start := time.Now()
-	pol := e.policyFor(ctx)
+	cfg := e.configFor(ctx)
+	pol := cfg.Policy
 	facts, err := analyze.Analyze(req.Language, req.Content, analyze.Options{MaxBytes: e.opts.MaxContentBytes})
 	if err != nil {
 		return nil, nil, fmt.Errorf("scan: %w", err)
@@ -414,17 +422,12 @@ func (e *Engine) scanWithFacts(ctx context.Context, req Request, observe bool) (
 			Metadata:       req.Metadata,
 		},
 	}
-	buf := inputBufs.Get().(*[]byte)
-	input, err := sdk.AppendScanInput((*buf)[:0], &in)
-	if err != nil {
-		putInputBuf(buf, input)
-		return nil, nil, fmt.Errorf("scan: encode input: %w", err)
-	}
+	input := &wasmhost.Input{Scan: &in, Config: cfg}
 	enforced, monitored := e.runPacks(ctx, input, pol)
 	findings := dropAllowedEnvHooks(enforced, pol)
-	// Every pack has returned and none keeps the input (see Pack.Scan), so
-	// the buffer is free for the next scan.
-	putInputBuf(buf, input)
+	// Every pack has returned and none keeps the input (see Pack.Judge),
+	// so its encodings are free for the next scan.
+	input.Release()
 
 	id := req.ScanID
 	if id == "" {
@@ -469,29 +472,10 @@ func (e *Engine) observe(ctx context.Context, rep *sdk.SafetyReport) {
 	}
 }
 
-// inputBufs holds the buffers scan inputs are encoded into, as *[]byte. A
-// 20 KB script encodes to about 200 KB of JSON; reusing the buffer saves
-// allocating (and the GC clearing) that much on every scan.
-var inputBufs = sync.Pool{New: func() any { return new([]byte) }}
-
-// maxPooledInput is the largest input buffer kept for reuse: a scan of
-// unusually large content should not pin its buffer for the scans after it.
-const maxPooledInput = 4 << 20
-
-// putInputBuf returns buf to inputBufs holding input's memory, unless that
-// memory is too large to keep.
-func putInputBuf(buf *[]byte, input []byte) {
-	if cap(input) > maxPooledInput {
-		return
-	}
-	*buf = input[:0]
-	inputBufs.Put(buf)
-}
-
 // runPacks runs every pack on input concurrently and turns each failure into
 // a RULE_PLUGIN_ERROR finding. It returns the findings that decide and,
 // apart, those that are only recorded (see PackMode).
-func (e *Engine) runPacks(ctx context.Context, input []byte, pol *sdk.Policy) (enforced, monitored []sdk.Finding) {
+func (e *Engine) runPacks(ctx context.Context, input *wasmhost.Input, pol *sdk.Policy) (enforced, monitored []sdk.Finding) {
 	packs, done := e.acquirePacks(ctx)
 	defer done()
 	results := make([][]sdk.Finding, len(packs))
@@ -518,8 +502,8 @@ func (e *Engine) runPacks(ctx context.Context, input []byte, pol *sdk.Policy) (e
 	return enforced, monitored
 }
 
-func scanPack(ctx context.Context, p Pack, input []byte, pol *sdk.Policy) ([]sdk.Finding, bool) {
-	fs, err := p.Scan(ctx, input)
+func scanPack(ctx context.Context, p Pack, input *wasmhost.Input, pol *sdk.Policy) ([]sdk.Finding, bool) {
+	fs, err := p.Judge(ctx, input)
 	if err == nil {
 		return fs, false
 	}

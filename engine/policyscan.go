@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/toolwarden/toolwarden/engine/wasmhost"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -23,11 +24,13 @@ func (e *Engine) ScanWithPolicy(ctx context.Context, req Request, pol *sdk.Polic
 	return rep, err
 }
 
-// policyFor is the policy a scan runs under: ScanWithPolicy's, or the one
-// in force.
-func (e *Engine) policyFor(ctx context.Context) *sdk.Policy {
+// configFor is the policy a scan runs under, as plugins receive it:
+// ScanWithPolicy's (a Config of its own, so ABI v2 instances are
+// configured with the candidate for that scan and again with the policy in
+// force for the next live one), or the one in force.
+func (e *Engine) configFor(ctx context.Context) *wasmhost.Config {
 	if p, ok := ctx.Value(policyOverride{}).(*sdk.Policy); ok && p != nil {
-		return p
+		return wasmhost.NewConfig(p)
 	}
-	return e.policy.Load()
+	return e.config.Load()
 }

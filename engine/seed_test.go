@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/engine"
+	"github.com/toolwarden/toolwarden/engine/wasmhost"
 	"github.com/toolwarden/toolwarden/policies"
 	"github.com/toolwarden/toolwarden/sdk"
 )
@@ -215,7 +216,9 @@ type failingPack struct{ err error }
 func (f failingPack) Info() sdk.PluginInfo {
 	return sdk.PluginInfo{Name: "failing", Version: "0", Rules: nil}
 }
-func (f failingPack) Scan(context.Context, []byte) ([]sdk.Finding, error) { return nil, f.err }
+func (f failingPack) Judge(context.Context, *wasmhost.Input) ([]sdk.Finding, error) {
+	return nil, f.err
+}
 
 func TestPluginFailureFailsClosed(t *testing.T) {
 	packs := append(engine.NativePacks(), failingPack{err: errors.New("trap: unreachable")})

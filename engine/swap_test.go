@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/engine"
+	"github.com/toolwarden/toolwarden/engine/wasmhost"
 	"github.com/toolwarden/toolwarden/policies"
 	"github.com/toolwarden/toolwarden/sdk"
 )
@@ -30,7 +31,7 @@ func (p *setPack) Info() sdk.PluginInfo {
 	return sdk.PluginInfo{Name: "pack-" + p.rule, Version: "1", Rules: []sdk.RuleInfo{{ID: p.rule, RiskType: "unknown", Risk: sdk.RiskLow, Decision: sdk.NeedsHumanReview}}}
 }
 
-func (p *setPack) Scan(context.Context, []byte) ([]sdk.Finding, error) {
+func (p *setPack) Judge(context.Context, *wasmhost.Input) ([]sdk.Finding, error) {
 	if p.fail {
 		return nil, errors.New("broken on purpose")
 	}

@@ -144,6 +144,7 @@ func loadPack(ctx context.Context, name, digest string, module []byte, m Manifes
 			return nil, fmt.Errorf("plugin %s: manifest settings: %w", name, err)
 		}
 		pk.config = append(append([]byte(`,"config":`), b...), '}')
+		p.SetSettings(m.Settings)
 	}
 	if pk.stats == nil {
 		pk.stats = newPluginStats()
@@ -172,20 +173,34 @@ func (p *Pack) FailOpen() bool { return p.failOpen }
 // Digest is the loaded revision's digest.
 func (p *Pack) Digest() string { return p.digest }
 
-// Scan implements engine.Pack: the plugin judges input (with its settings
-// as config), and the call is counted.
-func (p *Pack) Scan(ctx context.Context, input []byte) ([]sdk.Finding, error) {
-	in := input
-	if p.config != nil && len(input) > 0 && input[len(input)-1] == '}' && bytes.HasPrefix(input, []byte("{")) {
-		// A later "config" key wins in every JSON decoder the ABI's
-		// guests use; the engine's own input has none.
-		buf := make([]byte, 0, len(input)+len(p.config))
-		in = append(append(buf, input[:len(input)-1]...), p.config...)
-	}
+// Judge implements engine.Pack: the plugin judges in with its settings
+// (ABI v2: through configure; ABI v1: spliced into its JSON input as
+// ScanInput.config), and the call is counted.
+func (p *Pack) Judge(ctx context.Context, in *wasmhost.Input) ([]sdk.Finding, error) {
 	start := time.Now()
-	fs, err := p.plugin.Scan(ctx, in)
+	var fs []sdk.Finding
+	var err error
+	if p.config != nil && p.plugin.ABIVersion() != sdk.ABIVersion2 {
+		var input []byte
+		if input, err = in.JSON(); err == nil {
+			fs, err = p.plugin.Scan(ctx, p.withSettings(input))
+		}
+	} else {
+		fs, err = p.plugin.Judge(ctx, in)
+	}
 	p.stats.observe(p.name, time.Since(start), fs, err)
 	return fs, err
+}
+
+// withSettings returns a copy of the v1 input document with the plugin's
+// settings as its "config" key (a later key wins in every JSON decoder the
+// ABI's guests use; the engine's own input has none).
+func (p *Pack) withSettings(input []byte) []byte {
+	if len(input) == 0 || input[len(input)-1] != '}' || !bytes.HasPrefix(input, []byte("{")) {
+		return input
+	}
+	buf := make([]byte, 0, len(input)+len(p.config))
+	return append(append(buf, input[:len(input)-1]...), p.config...)
 }
 
 // Close releases the plugin's host.

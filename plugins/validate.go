@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/engine/analyze"
 	"github.com/toolwarden/toolwarden/engine/report"
+	"github.com/toolwarden/toolwarden/engine/wasmhost"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -198,14 +199,14 @@ func (v *validator) checkRules(ctx context.Context, val *Validation, info sdk.Pl
 }
 
 // encodeInput builds the scan input a live scan of content would give the
-// plugin (facts from the native analyzers, the policy in force).
-func encodeInput(language, content string, pol *sdk.Policy) ([]byte, error) {
+// plugin (facts from the native analyzers, the policy in force as cfg).
+func encodeInput(language, content string, cfg *wasmhost.Config) (*wasmhost.Input, error) {
 	facts, err := analyze.Analyze(language, content, analyze.Options{})
 	if err != nil {
 		return nil, err
 	}
-	return sdk.AppendScanInput(nil, &sdk.ScanInput{Facts: facts, Content: content, Language: facts.Language,
-		Policy: pol, Context: sdk.RequestContext{ToolName: "self_test"}})
+	return &wasmhost.Input{Scan: &sdk.ScanInput{Facts: facts, Content: content, Language: facts.Language,
+		Context: sdk.RequestContext{ToolName: "self_test"}}, Config: cfg}, nil
 }
 
 // selfTest runs the fixture set, then the manifest's own cases.
@@ -214,12 +215,15 @@ func (v *validator) selfTest(ctx context.Context, val *Validation, pk *Pack, m M
 	if v.policy != nil {
 		pol = v.policy()
 	}
+	cfg := wasmhost.NewConfig(pol)
 	for i, fx := range fixtures {
-		in, err := encodeInput(fx.language, fx.content, pol)
+		in, err := encodeInput(fx.language, fx.content, cfg)
 		if err != nil {
 			return val.add("self_test", false, "fixture %d: encode: %v", i, err)
 		}
-		if _, err := pk.Scan(ctx, in); err != nil {
+		_, err = pk.Judge(ctx, in)
+		in.Release()
+		if err != nil {
 			return val.add("self_test", false, "fixture %d (%s, %q): %v", i, fx.language, abbreviate(fx.content), err)
 		}
 	}
@@ -229,12 +233,13 @@ func (v *validator) selfTest(ctx context.Context, val *Validation, pk *Pack, m M
 	}
 	var fails []string
 	for i, tc := range m.Tests {
-		in, err := encodeInput(tc.Language, tc.Content, pol)
+		in, err := encodeInput(tc.Language, tc.Content, cfg)
 		if err != nil {
 			fails = append(fails, fmt.Sprintf("case %d %s: %v", i, tc.Name, err))
 			continue
 		}
-		fs, err := pk.Scan(ctx, in)
+		fs, err := pk.Judge(ctx, in)
+		in.Release()
 		if err != nil {
 			fails = append(fails, fmt.Sprintf("case %d %s: plugin failed: %v", i, tc.Name, err))
 			continue

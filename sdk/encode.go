@@ -956,3 +956,8 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// AppendJSONObject appends the JSON of m to dst exactly as json.Marshal
+// would, without reflection for the value types rules use (see
+// AppendScanOutput); ABI v2 carries metadata maps as this text.
+func AppendJSONObject(dst []byte, m map[string]any) ([]byte, error) { return appendMap(dst, m, 0) }

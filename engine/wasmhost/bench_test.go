@@ -3,6 +3,8 @@ package wasmhost
 import (
 	"context"
 	"testing"
+
+	"github.com/toolwarden/toolwarden/sdk"
 )
 
 // BenchmarkScanEcho measures the host's per-call overhead: pool acquire,
@@ -17,6 +19,25 @@ func BenchmarkScanEcho(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := p.Scan(ctx, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkJudgeEchoV2 is BenchmarkScanEcho through ABI v2 (layout in,
+// finding records out, configured once): run beside it, the ratio is the
+// per-call saving of v2 for a guest that does almost no work.
+func BenchmarkJudgeEchoV2(b *testing.B) {
+	h := newHost(b, Options{PoolSize: 1})
+	p := load(b, h, "echo")
+	in := &Input{Scan: &sdk.ScanInput{Facts: &sdk.Facts{Version: 1}, Content: "ls -la /tmp && echo done", Language: "bash",
+		Context: sdk.RequestContext{ToolName: "run_shell"}}, Config: NewConfig(&sdk.Policy{Name: "bench"})}
+	defer in.Release()
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := p.Judge(ctx, in); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -89,4 +110,34 @@ func BenchmarkInstantiate(b *testing.B) {
 		}
 		inst.close()
 	}
+}
+
+// BenchmarkEchoBounded is BenchmarkScanEcho (v1) and BenchmarkJudgeEchoV2
+// on the runtime without the interrupt check, where the built-in packs
+// run: the guest kit's fixed cost per call in production.
+func BenchmarkEchoBounded(b *testing.B) {
+	h := newHost(b, Options{PoolSize: 1})
+	p, err := h.LoadBounded(context.Background(), "echo", pluginWasm["echo"])
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.Run("v1", func(b *testing.B) {
+		in := input(b, "ls -la /tmp && echo done", nil)
+		for b.Loop() {
+			if _, err := p.Scan(ctx, in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("v2", func(b *testing.B) {
+		in := &Input{Scan: &sdk.ScanInput{Facts: &sdk.Facts{Version: 1}, Content: "ls -la /tmp && echo done", Language: "bash",
+			Context: sdk.RequestContext{ToolName: "run_shell"}}, Config: NewConfig(&sdk.Policy{Name: "bench"})}
+		defer in.Release()
+		for b.Loop() {
+			if _, err := p.Judge(ctx, in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // testPlugins are the rules-wasm/testplugins commands the tests load.
-var testPlugins = []string{"echo", "loop", "hog", "panic", "badptr"}
+var testPlugins = []string{"echo", "loop", "hog", "panic", "badptr", "picky"}
 
 // pluginWasm maps a test plugin name to its compiled bytes, filled by TestMain.
 var pluginWasm = map[string][]byte{}

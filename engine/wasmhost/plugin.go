@@ -12,6 +12,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/toolwarden/toolwarden/sdk"
+	"github.com/toolwarden/toolwarden/sdk/layout"
 )
 
 // Plugin is one loaded rule module with its pool of instances. It is safe
@@ -25,6 +26,19 @@ type Plugin struct {
 	compiled wazero.CompiledModule
 	info     sdk.PluginInfo
 	rules    map[string]sdk.RuleInfo
+	// abi is the plugin's abi_version: 1 (JSON scan) or 2 (layout
+	// scan_v2 after configure; scan may be exported too).
+	abi uint32
+	// hasScan says the module exports v1's JSON scan (every v1 module,
+	// and v2 modules that keep it, like the Go kit's).
+	hasScan bool
+	// sel is what a v2 plugin's describe declared interest in (nil: all).
+	sel *layout.Selection
+	// settings are this plugin's configure settings, settingsVer their
+	// version (see SetSettings).
+	settingsMu  sync.Mutex
+	settings    map[string]any
+	settingsVer atomic.Uint64
 
 	// slots holds PoolSize entries: a ready instance or nil for a slot whose
 	// instance was discarded and will be re-created by the next acquirer.
@@ -34,6 +48,9 @@ type Plugin struct {
 	closeErr  error
 
 	waiting, calls, instantiated, discarded, recycled, inputAllocs atomic.Int64
+	// skipped counts v2 scans not run because nothing in them was of
+	// interest; configures the configure calls made.
+	skipped, configures atomic.Int64
 	// quarantined counts the instances of a bounded plugin abandoned at a
 	// deadline; stuck those of them still running.
 	quarantined, stuck atomic.Int64
@@ -41,17 +58,20 @@ type Plugin struct {
 
 // Stats is a snapshot of a plugin's pool, for metrics and tests.
 type Stats struct {
-	PoolSize     int   // instance slots
-	Available    int   // slots not in use (ready or to be re-created)
-	Waiting      int64 // scans waiting for a slot now
-	Calls        int64 // scan calls made
-	Instantiated int64 // instances created, including pre-warming
-	Discarded    int64 // instances thrown away after an error, trap or timeout
-	Recycled     int64 // instances replaced after RecycleAfterCalls or RecycleAboveBytes
-	InputAllocs  int64 // input buffers allocated in instances (kept and reused while inputs fit)
-	Bounded      bool  // loaded with LoadBounded: runs without the interrupt check
-	Quarantined  int64 // instances of a bounded plugin abandoned at a deadline, ever
-	Stuck        int64 // quarantined instances still running now
+	PoolSize     int    // instance slots
+	Available    int    // slots not in use (ready or to be re-created)
+	Waiting      int64  // scans waiting for a slot now
+	Calls        int64  // scan calls made
+	Instantiated int64  // instances created, including pre-warming
+	Discarded    int64  // instances thrown away after an error, trap or timeout
+	Recycled     int64  // instances replaced after RecycleAfterCalls or RecycleAboveBytes
+	InputAllocs  int64  // input buffers allocated in instances (kept and reused while inputs fit)
+	Bounded      bool   // loaded with LoadBounded: runs without the interrupt check
+	Quarantined  int64  // instances of a bounded plugin abandoned at a deadline, ever
+	Stuck        int64  // quarantined instances still running now
+	ABI          uint32 // the plugin's ABI version, 1 or 2
+	Skipped      int64  // v2 scans skipped: no fact of interest (PluginInfo.Interests)
+	Configures   int64  // v2 configure calls (once per instance and policy/settings version)
 }
 
 // instance is one instantiated module; it is used by one goroutine at a time.
@@ -59,7 +79,15 @@ type instance struct {
 	mod                               api.Module
 	abiVersion, describe, alloc, free api.Function
 	scan                              api.Function
-	calls                             int
+	// configure and scanV2 are ABI v2's exports (nil for a v1 plugin);
+	// v2 says that the current call runs scanV2 (whose result the guest
+	// keeps) rather than v1's scan; scanWith sets it per call.
+	configure, scanV2 api.Function
+	v2                bool
+	// cfgKey is the configuration this instance last accepted (zero:
+	// none yet).
+	cfgKey configKey
+	calls  int
 
 	// in is the input buffer from an earlier alloc, kept for the next
 	// scans of this instance while they fit (inCap bytes): two Wasm calls
@@ -90,14 +118,22 @@ const (
 // the small scans that dominate a busy server share one allocation.
 const minInputBuffer = 16 << 10
 
-// exportSig is the ABI's required export signatures.
-var exportSig = map[string]struct{ params, results []api.ValueType }{
+type sig struct{ params, results []api.ValueType }
+
+// exportSig is the required export signatures common to both ABIs.
+var exportSig = map[string]sig{
 	"abi_version": {nil, []api.ValueType{api.ValueTypeI32}},
 	"describe":    {nil, []api.ValueType{api.ValueTypeI64}},
 	"alloc":       {[]api.ValueType{api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}},
 	"free":        {[]api.ValueType{api.ValueTypeI32}, nil},
-	"scan":        {[]api.ValueType{api.ValueTypeI32, api.ValueTypeI32}, []api.ValueType{api.ValueTypeI64}},
 }
+
+// scanSig is the signature of scan (v1), scan_v2 and configure (v2).
+var scanSig = sig{[]api.ValueType{api.ValueTypeI32, api.ValueTypeI32}, []api.ValueType{api.ValueTypeI64}}
+
+// versionExports are the exports each ABI version requires beside
+// exportSig; a v2 module may export v1's scan too.
+var versionExports = map[uint32][]string{1: {"scan"}, 2: {"configure", "scan_v2"}}
 
 // Load compiles wasm once (through the compilation cache), checks that it
 // exports the ABI with the right signatures and imports nothing but WASI,
@@ -161,6 +197,7 @@ func (h *Host) load(ctx context.Context, name string, wasm []byte, bounded bool)
 	if err := checkModule(compiled); err != nil {
 		return fail(err)
 	}
+	_, p.hasScan = compiled.ExportedFunctions()["scan"]
 	first, err := p.instantiate(ctx)
 	if err != nil {
 		return fail(err)
@@ -171,6 +208,11 @@ func (h *Host) load(ctx context.Context, name string, wasm []byte, bounded bool)
 		return fail(err)
 	}
 	p.info = info
+	if p.abi == sdk.ABIVersion2 {
+		if p.sel, err = layout.NewSelection(info.Interests); err != nil {
+			return fail(fmt.Errorf("describe: %w", err))
+		}
+	}
 	p.rules = make(map[string]sdk.RuleInfo, len(info.Rules))
 	for _, r := range info.Rules {
 		p.rules[r.ID] = r
@@ -197,13 +239,16 @@ func (h *Host) load(ctx context.Context, name string, wasm []byte, bounded bool)
 func checkModule(m wazero.CompiledModule) error {
 	exports := m.ExportedFunctions()
 	for name, want := range exportSig {
-		def, ok := exports[name]
-		if !ok {
-			return fmt.Errorf("missing export %q (see sdk/ABI.md)", name)
+		if err := checkExport(exports, name, want); err != nil {
+			return err
 		}
-		if !sameTypes(def.ParamTypes(), want.params) || !sameTypes(def.ResultTypes(), want.results) {
-			return fmt.Errorf("export %q has signature %v -> %v, want %v -> %v",
-				name, typeNames(def.ParamTypes()), typeNames(def.ResultTypes()), typeNames(want.params), typeNames(want.results))
+	}
+	// A module exporting scan must give it v1's signature whatever its
+	// version; which of scan / scan_v2 is required is checked once
+	// abi_version has answered (checkVersionExports).
+	if _, ok := exports["scan"]; ok {
+		if err := checkExport(exports, "scan", scanSig); err != nil {
+			return err
 		}
 	}
 	if _, ok := m.ExportedMemories()["memory"]; !ok {
@@ -212,6 +257,33 @@ func checkModule(m wazero.CompiledModule) error {
 	for _, def := range m.ImportedFunctions() {
 		if mod, fn, _ := def.Import(); mod != wasiModule {
 			return fmt.Errorf("imports %s.%s: only %s may be imported", mod, fn, wasiModule)
+		}
+	}
+	return nil
+}
+
+func checkExport(exports map[string]api.FunctionDefinition, name string, want sig) error {
+	def, ok := exports[name]
+	if !ok {
+		return fmt.Errorf("missing export %q (see sdk/ABI.md)", name)
+	}
+	if !sameTypes(def.ParamTypes(), want.params) || !sameTypes(def.ResultTypes(), want.results) {
+		return fmt.Errorf("export %q has signature %v -> %v, want %v -> %v",
+			name, typeNames(def.ParamTypes()), typeNames(def.ResultTypes()), typeNames(want.params), typeNames(want.results))
+	}
+	return nil
+}
+
+// checkVersionExports checks the exports ABI version v requires.
+func checkVersionExports(m wazero.CompiledModule, v uint32) error {
+	names, ok := versionExports[v]
+	if !ok {
+		return fmt.Errorf("abi_version %d, this host speaks %d and %d", v, sdk.ABIVersion, sdk.ABIVersion2)
+	}
+	exports := m.ExportedFunctions()
+	for _, name := range names {
+		if err := checkExport(exports, name, scanSig); err != nil {
+			return fmt.Errorf("abi_version %d: %w", v, err)
 		}
 	}
 	return nil
@@ -256,6 +328,8 @@ func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 		alloc:      mod.ExportedFunction("alloc"),
 		free:       mod.ExportedFunction("free"),
 		scan:       mod.ExportedFunction("scan"),
+		configure:  mod.ExportedFunction("configure"),
+		scanV2:     mod.ExportedFunction("scan_v2"),
 		done:       make(chan callResult, 1),
 	}, nil
 }
@@ -271,9 +345,11 @@ func (p *Plugin) describeAndCheck(ctx context.Context, inst *instance) (sdk.Plug
 	if err != nil {
 		return sdk.PluginInfo{}, callErr(ctx, cctx, "abi_version", err)
 	}
-	if v := uint32(res[0]); v != sdk.ABIVersion {
-		return sdk.PluginInfo{}, fmt.Errorf("abi_version %d, this host speaks %d", v, sdk.ABIVersion)
+	v := uint32(res[0])
+	if err := checkVersionExports(p.compiled, v); err != nil {
+		return sdk.PluginInfo{}, err
 	}
+	p.abi = v
 	res, err = inst.describe.Call(cctx)
 	if err != nil {
 		return sdk.PluginInfo{}, callErr(ctx, cctx, "describe", err)
@@ -292,6 +368,19 @@ func (p *Plugin) describeAndCheck(ctx context.Context, inst *instance) (sdk.Plug
 // take copies the buffer that a ptr<<32|len result points at out of guest
 // memory and frees it in the guest.
 func (i *instance) take(ctx context.Context, packed uint64) ([]byte, error) {
+	out, err := i.copyOut(packed)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := i.free.Call(ctx, uint64(uint32(packed>>32))); err != nil {
+		return nil, fmt.Errorf("free result: %w", err)
+	}
+	return out, nil
+}
+
+// copyOut copies the buffer that a ptr<<32|len result points at out of
+// guest memory.
+func (i *instance) copyOut(packed uint64) ([]byte, error) {
 	ptr, n := uint32(packed>>32), uint32(packed)
 	if n == 0 {
 		return nil, errors.New("empty result (ptr<<32|len has len 0)")
@@ -305,9 +394,6 @@ func (i *instance) take(ctx context.Context, packed uint64) ([]byte, error) {
 	}
 	out := make([]byte, n)
 	copy(out, view)
-	if _, err := i.free.Call(ctx, uint64(ptr)); err != nil {
-		return nil, fmt.Errorf("free result: %w", err)
-	}
 	return out, nil
 }
 
@@ -339,6 +425,10 @@ func (p *Plugin) Name() string { return p.name }
 // Info returns the plugin's validated description (name, version, rules).
 func (p *Plugin) Info() sdk.PluginInfo { return p.info }
 
+// ABIVersion is the rule ABI the module speaks (sdk.ABIVersion or
+// sdk.ABIVersion2), as its describe declared it.
+func (p *Plugin) ABIVersion() int { return int(p.abi) }
+
 // Stats returns a snapshot of the plugin's pool counters.
 func (p *Plugin) Stats() Stats {
 	return Stats{
@@ -353,6 +443,9 @@ func (p *Plugin) Stats() Stats {
 		Bounded:      p.bounded,
 		Quarantined:  p.quarantined.Load(),
 		Stuck:        p.stuck.Load(),
+		ABI:          p.abi,
+		Skipped:      p.skipped.Load(),
+		Configures:   p.configures.Load(),
 	}
 }
 
@@ -365,6 +458,16 @@ func (p *Plugin) Stats() Stats {
 // output, a trap, a timeout (wrapping ErrCallTimeout), a bad pointer or
 // length, or exhausting the memory cap. The instance involved is discarded.
 func (p *Plugin) Scan(ctx context.Context, input []byte) ([]sdk.Finding, error) {
+	if !p.hasScan {
+		return nil, fmt.Errorf("wasm rule %s: speaks ABI %d without v1's scan export; use Judge", p.name, p.abi)
+	}
+	return p.scanWith(ctx, input, nil)
+}
+
+// scanWith runs one scan call: v1's scan on JSON input when cfg is nil,
+// else configure (when the instance has not seen cfg yet) and scan_v2 on a
+// layout input.
+func (p *Plugin) scanWith(ctx context.Context, input []byte, cfg *Config) ([]sdk.Finding, error) {
 	if err := ctx.Err(); err != nil {
 		// Checked first so a dead context does not cost a pooled instance.
 		return nil, fmt.Errorf("wasm rule %s: %w", p.name, err)
@@ -380,6 +483,13 @@ func (p *Plugin) Scan(ctx context.Context, input []byte) ([]sdk.Finding, error) 
 	}
 	p.calls.Add(1)
 	var raw []byte
+	inst.v2 = cfg != nil
+	if cfg != nil {
+		if err := p.ensureConfigured(ctx, inst, cfg); err != nil {
+			p.release(inst, true)
+			return nil, fmt.Errorf("wasm rule %s: %w", p.name, err)
+		}
+	}
 	if p.bounded {
 		var abandoned bool
 		raw, err, abandoned = p.boundedCall(ctx, inst, input)
@@ -394,7 +504,11 @@ func (p *Plugin) Scan(ctx context.Context, input []byte) ([]sdk.Finding, error) 
 	}
 	var findings []sdk.Finding
 	if err == nil {
-		findings, err = p.checkOutput(raw)
+		if cfg != nil {
+			findings, err = p.checkOutputV2(raw)
+		} else {
+			findings, err = p.checkOutput(raw)
+		}
 	}
 	// Output errors discard the instance too: a plugin that reports an
 	// error or a recovered panic may have left its globals half-updated.
@@ -492,14 +606,24 @@ func (p *Plugin) stage(ctx, cctx context.Context, inst *instance, input []byte) 
 
 // run calls scan on the staged input and copies the result out.
 func (p *Plugin) run(ctx, cctx context.Context, inst *instance, in, n uint32) ([]byte, error) {
-	res, err := inst.scan.Call(cctx, uint64(in), uint64(n))
+	fn := inst.scan
+	if inst.v2 {
+		fn = inst.scanV2
+	}
+	res, err := fn.Call(cctx, uint64(in), uint64(n))
 	if err != nil {
 		// A trap says nothing about its cause; the memory size tells an
 		// operator whether the cap was the reason.
 		return nil, fmt.Errorf("%w (guest memory %d of %d bytes)", callErr(ctx, cctx, "scan", err),
 			inst.mod.Memory().Size(), p.host.opts.MemoryLimitBytes)
 	}
-	out, err := inst.take(cctx, res[0])
+	var out []byte
+	if inst.v2 {
+		// scan_v2's result stays the guest's: copied, not freed.
+		out, err = inst.copyOut(res[0])
+	} else {
+		out, err = inst.take(cctx, res[0])
+	}
 	if err != nil {
 		return nil, fmt.Errorf("scan: %w", callErr(ctx, cctx, "result", err))
 	}

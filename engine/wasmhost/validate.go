@@ -57,38 +57,12 @@ func ValidatePluginInfo(info sdk.PluginInfo) error {
 	return nil
 }
 
-// checkOutput decodes a scan result and completes its findings from the
-// declared rules; anything doubtful is an error.
+// checkOutput decodes a v1 scan result and completes its findings from
+// the declared rules; anything doubtful is an error.
 func (p *Plugin) checkOutput(raw []byte) ([]sdk.Finding, error) {
 	var out sdk.ScanOutput
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return nil, fmt.Errorf("decode scan output: %w", err)
 	}
-	if out.Error != "" {
-		return nil, fmt.Errorf("plugin reported an error: %s", out.Error)
-	}
-	if len(out.Findings) > maxFindings {
-		return nil, fmt.Errorf("scan output has %d findings, limit %d", len(out.Findings), maxFindings)
-	}
-	for i := range out.Findings {
-		f := &out.Findings[i]
-		decl, ok := p.rules[f.RuleID]
-		if !ok {
-			return nil, fmt.Errorf("finding %d has undeclared rule id %q", i, f.RuleID)
-		}
-		if f.RiskType == "" {
-			f.RiskType = decl.RiskType
-		}
-		if f.RiskLevel == "" {
-			f.RiskLevel = decl.Risk
-		} else if f.RiskLevel.Rank() < 0 {
-			return nil, fmt.Errorf("finding %d (%s) has invalid risk_level %q", i, f.RuleID, f.RiskLevel)
-		}
-		if f.Decision == "" {
-			f.Decision = decl.Decision
-		} else if !f.Decision.Valid() {
-			return nil, fmt.Errorf("finding %d (%s) has invalid decision %q", i, f.RuleID, f.Decision)
-		}
-	}
-	return out.Findings, nil
+	return p.complete(&out)
 }

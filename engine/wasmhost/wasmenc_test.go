@@ -146,11 +146,16 @@ type constPlugin struct {
 	describe   string
 	scan       string
 	scanBody   []byte // overrides the constant scan result
+	// v2Out, when set, adds ABI v2's configure (answering 0) and scan_v2
+	// (answering these bytes, an output layout); noScan drops v1's scan.
+	v2Out  []byte
+	noScan bool
 }
 
 const (
 	constDescribeAt = 16
 	constScanAt     = 2048
+	constV2At       = 3072
 	constAllocAt    = 4096
 )
 
@@ -159,17 +164,26 @@ func (c constPlugin) module() wmodule {
 	if scanBody == nil {
 		scanBody = packedConst(constScanAt, uint32(len(c.scan)))
 	}
-	return wmodule{
+	m := wmodule{
 		memPages: 1,
 		funcs: []wfunc{
 			{name: "abi_version", results: []byte{i32}, body: i32const(c.abiVersion)},
 			{name: "describe", results: []byte{i64}, body: packedConst(constDescribeAt, uint32(len(c.describe)))},
 			{name: "alloc", params: []byte{i32}, results: []byte{i32}, body: i32const(constAllocAt)},
 			{name: "free", params: []byte{i32}, body: nil},
-			{name: "scan", params: []byte{i32, i32}, results: []byte{i64}, body: scanBody},
 		},
 		data: []wdata{{constDescribeAt, []byte(c.describe)}, {constScanAt, []byte(c.scan)}},
 	}
+	if !c.noScan {
+		m.funcs = append(m.funcs, wfunc{name: "scan", params: []byte{i32, i32}, results: []byte{i64}, body: scanBody})
+	}
+	if c.v2Out != nil {
+		m.funcs = append(m.funcs,
+			wfunc{name: "configure", params: []byte{i32, i32}, results: []byte{i64}, body: i64const(0)},
+			wfunc{name: "scan_v2", params: []byte{i32, i32}, results: []byte{i64}, body: packedConst(constV2At, uint32(len(c.v2Out)))})
+		m.data = append(m.data, wdata{constV2At, c.v2Out})
+	}
+	return m
 }
 
 func (c constPlugin) wasm() []byte { return c.module().encode() }

@@ -9,6 +9,7 @@ import (
 	"github.com/toolwarden/toolwarden/rules-wasm/packs"
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/packtest"
 	"github.com/toolwarden/toolwarden/sdk"
+	"github.com/toolwarden/toolwarden/sdk/layout"
 )
 
 func TestCombineDeclaresEveryRuleOnce(t *testing.T) {
@@ -131,6 +132,59 @@ func TestCoreWithReusedDecoder(t *testing.T) {
 			g, _ := json.Marshal(got)
 			if string(g) != wants[i] {
 				t.Fatalf("%s (round %d): reused decoder gives\n%s\nfresh memory gives\n%s", cases[i].ID, round, g, wants[i])
+			}
+		}
+	}
+}
+
+// TestCoreLayoutMatchesJSON runs the combined packs as the kit does under
+// ABI v2: every corpus document written as a layout by the host's encoder
+// and read in place into one reused layout.Decoder, the policy set once as
+// configure does. The findings must equal those of the JSON (v1) input
+// decoded into fresh memory: the ABI changes nothing the rules see.
+func TestCoreLayoutMatchesJSON(t *testing.T) {
+	core := packs.Core()
+	pol := packtest.Policy()
+	cases := loadCases(t)
+	var enc layout.Encoder
+	var dec layout.Decoder
+	var buf []byte
+	for round := range 2 {
+		for k := range cases {
+			i := k
+			if round == 1 {
+				i = len(cases) - 1 - k
+			}
+			c := cases[i]
+			in := sdk.ScanInput{Facts: c.Facts, Content: c.Content, Language: c.Language, Policy: pol}
+			raw, err := json.Marshal(&in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh, err := sdk.DecodeScanInput(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := core.Scan(fresh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, _ := json.Marshal(want)
+			if buf, err = enc.AppendScanInput(buf[:0], &in, nil); err != nil {
+				t.Fatal(err)
+			}
+			v2, err := dec.DecodeScanInput(buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v2.Policy = pol
+			got, err := core.Scan(v2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, _ := json.Marshal(got)
+			if string(g) != string(w) {
+				t.Fatalf("%s (round %d): layout input gives\n%s\nJSON input gives\n%s", c.ID, round, g, w)
 			}
 		}
 	}

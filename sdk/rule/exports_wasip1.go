@@ -4,6 +4,8 @@ package rule
 
 import (
 	"runtime"
+	"runtime/debug"
+	"strconv"
 	"sync"
 	"unsafe"
 
@@ -58,6 +60,39 @@ func packed(b []byte, output bool) uint64 {
 	return uint64(pin(b, output))<<32 | uint64(uint32(len(b)))
 }
 
+// gcPercent, when set at link time (-ldflags "-X
+// github.com/toolwarden/toolwarden/sdk/rule.gcPercent=400"), replaces the
+// guest's GOGC (WASI gives it no environment), so the GC's placement can
+// be measured against the default; see BENCHMARKS.md.
+var gcPercent string
+
+// goschedEvery, when set at link time like gcPercent, makes scan_v2 yield
+// to the Go scheduler (runtime.Gosched, which lets the GC's background
+// work run) only every n-th call instead of on every call ("0": never —
+// for measurement only; the heap then grows until the memory cap).
+var goschedEvery string
+
+// yieldEvery is goschedEvery parsed (1 by default) and scans counts the
+// scan_v2 calls.
+var yieldEvery, scans = 1, 0
+
+func init() {
+	if n, err := strconv.Atoi(gcPercent); err == nil {
+		debug.SetGCPercent(n)
+	}
+	if n, err := strconv.Atoi(goschedEvery); err == nil && n >= 0 {
+		yieldEvery = n
+	}
+}
+
+// maybeGosched is scan_v2's runtime.Gosched, every yieldEvery-th call.
+func maybeGosched() {
+	scans++
+	if yieldEvery > 0 && scans%yieldEvery == 0 {
+		runtime.Gosched()
+	}
+}
+
 // maxSpareOut bounds the output buffer kept for reuse: one huge output
 // must not pin its memory for the life of the instance.
 const maxSpareOut = 1 << 20
@@ -68,7 +103,9 @@ const maxSpareOut = 1 << 20
 //go:wasmexport abi_version
 func abiVersion() uint32 {
 	defer runtime.Gosched()
-	return sdk.ABIVersion
+	// Version 2, with v1's JSON scan export kept beside scan_v2, so the
+	// same module serves a host of either generation.
+	return sdk.ABIVersion2
 }
 
 // describe returns ptr<<32|len of the sdk.PluginInfo JSON, or 0 when no
@@ -136,4 +173,48 @@ func scan(ptr, length uint32) uint64 {
 	spareOut = nil
 	pinMu.Unlock()
 	return packed(handleInto(dst, buf[:length]), true)
+}
+
+// configure installs the policy and settings JSON at ptr/len (ABI v2). It
+// returns 0, or ptr<<32|len of an error message the host frees.
+//
+//go:wasmexport configure
+func configure(ptr, length uint32) uint64 {
+	defer runtime.Gosched()
+	buf, ok := lookup(ptr)
+	if !ok || uint64(length) > uint64(len(buf)) {
+		return packed([]byte("configure: input is not inside a buffer returned by alloc"), false)
+	}
+	if err := Configure(buf[:length]); err != nil {
+		return packed([]byte(err.Error()), false)
+	}
+	return 0
+}
+
+// v2Out is scan_v2's output buffer: it stays the guest's, valid until the
+// next call, so the host copies it out without a free call (one Wasm call
+// fewer per scan) and the next scan writes over it.
+var v2Out []byte
+
+// scanV2 reads the ABI v2 layout at ptr/len in place, runs the registered
+// pack and returns ptr<<32|len of the output layout in v2Out.
+//
+//go:wasmexport scan_v2
+func scanV2(ptr, length uint32) uint64 {
+	defer maybeGosched()
+	if cap(v2Out) > maxSpareOut {
+		// The previous output was huge: the host has copied it by now
+		// (it is valid until this call), so let it go.
+		v2Out = nil
+	}
+	buf, ok := lookup(ptr)
+	if !ok || uint64(length) > uint64(len(buf)) {
+		v2Out = HandleV2Error(v2Out[:0], "scan: input is not inside a buffer returned by alloc")
+	} else {
+		v2Out = HandleV2(v2Out[:0], buf[:length])
+	}
+	if len(v2Out) == 0 {
+		return 0
+	}
+	return uint64(uint32(uintptr(unsafe.Pointer(unsafe.SliceData(v2Out)))))<<32 | uint64(uint32(len(v2Out)))
 }

@@ -18,8 +18,17 @@
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -o fs.wasm ./packs/fs/cmd
 //
 // the kit supplies the exports of the Wasm rule ABI (abi_version, describe,
-// alloc, free, scan; see ../ABI.md), so a pack author never touches pointers,
-// JSON or the Go wasm runtime's quirks. The export shims live in a file built
+// alloc, free, configure, scan_v2, and v1's scan; see ../ABI.md), so a pack
+// author never touches pointers, JSON, layouts or the Go wasm runtime's
+// quirks. The kit speaks ABI v2: the host sends the policy and settings
+// once per instance (configure; the kit hands them to every scan as
+// ScanInput.Policy and ScanInput.Config) and each scan's facts as a binary
+// layout that the kit reads in place — strings point into the input
+// buffer, records land in arenas reused from scan to scan, so a warm scan
+// allocates no facts. How a rule is written did not change: the same
+// Register(info, scan) serves both ABIs. A pack may narrow what it is sent
+// with PluginInfo.Interests, and leave finding messages to the host with
+// RuleInfo.Message/Recommendation templates. The export shims live in a file built
 // only for wasip1; everything else (Register, Handle, Describe) is plain Go
 // so a pack can be unit-tested natively through exactly the code path the
 // host reaches.
@@ -41,7 +50,7 @@ import (
 //
 // The input, and every string and slice reachable from it, lives only
 // until the function returns: the kit decodes each scan into the memory of
-// the previous one (see sdk.Decoder), so a pack that keeps anything from it
+// the previous one (see sdk.Decoder and layout.Decoder), so a pack that keeps anything from it
 // across scans must copy it (strings.Clone). Findings may quote the input
 // freely; they are encoded before the memory is reused.
 type ScanFunc func(in *sdk.ScanInput) ([]sdk.Finding, error)
