@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/policies"
@@ -45,8 +46,19 @@ func TestScanWithPolicyIsolated(t *testing.T) {
 	if live.Decision != sdk.NeedsHumanReview {
 		t.Fatalf("live scan after a candidate scan: %s, want needs_human_review", live.Decision)
 	}
-	if data, _ := os.ReadFile(audit); !strings.Contains(string(data), live.ScanID) {
-		t.Fatalf("the live scan was not audited:\n%s", data)
+	// The audit log is written in the background: wait for the live line
+	// (bounded), then check the candidate's never came.
+	var data2 []byte
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if data2, _ = os.ReadFile(audit); strings.Contains(string(data2), live.ScanID) {
+			break
+		}
+	}
+	if !strings.Contains(string(data2), live.ScanID) {
+		t.Fatalf("the live scan was not audited:\n%s", data2)
+	}
+	if strings.Contains(string(data2), rep.ScanID) {
+		t.Fatalf("the candidate scan was audited:\n%s", data2)
 	}
 	if _, err := eng.ScanWithPolicy(ctx, req, nil); err == nil {
 		t.Fatal("a nil candidate policy was accepted")

@@ -122,7 +122,14 @@ func (b *pgBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 		exitW.Close()
 		return nil, fmt.Errorf("isolation: control pipe: %w", err)
 	}
-	cmd := exec.Command(b.shim, supervisorArg)
+	bin := b.shim
+	if userns && strings.HasPrefix(bin, "/proc/") {
+		// The sealed memfd of UseShimBinary is reached through the daemon's
+		// /proc, which a process in another user namespace may not open:
+		// the supervisor of a user namespace run is the host binary.
+		bin = b.cfg.WatchdogPath
+	}
+	cmd := exec.Command(bin, supervisorArg)
 	cmd.SysProcAttr = attr
 	cmd.ExtraFiles = []*os.File{exitW, ctlR}
 	p := &pgProcess{b: b, cmd: cmd, exitR: exitR, ctlW: ctlW, runState: newRunState()}
