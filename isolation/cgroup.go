@@ -27,7 +27,6 @@ import (
 // Bounds of the cgroup backends. They are generous: they only matter when
 // the kernel misbehaves, and then the outcome is recorded, not hidden.
 const (
-	killBound  = 10 * time.Second // cgroup.kill → populated 0
 	startBound = 30 * time.Second // shim start → execve
 	rmdirBound = 2 * time.Second
 )
@@ -288,35 +287,6 @@ func shimConfigFor(spec Spec, h Hardening, lim Limits, v1Procs []string) shimCon
 		V1Procs: v1Procs, UID: h.UID, GID: h.GID, TmpfsBytes: lim.TmpfsMaxBytes,
 		Landlock: h.Landlock, Seccomp: h.Seccomp, Rlimits: h.Rlimits,
 	}
-}
-
-// checkSpec enforces, in depth, what the API validates: a workspace is an
-// absolute directory other than "/", and the working directory is the
-// workspace or below it (never a way to widen what a run may write).
-func checkSpec(spec Spec) error {
-	if spec.Workspace != "" {
-		if !filepath.IsAbs(spec.Workspace) || filepath.Clean(spec.Workspace) == "/" {
-			return fmt.Errorf("isolation: workspace %q must be an absolute directory other than /", spec.Workspace)
-		}
-	}
-	if spec.Dir == "" || (spec.Workspace == "" && spec.Dir == "/") {
-		// No workspace: the run starts in its (read-only) root.
-		return nil
-	}
-	if spec.Workspace == "" || !dirInWorkspace(spec.Dir, spec.Workspace) {
-		return fmt.Errorf("isolation: working directory %q is outside the workspace %q", spec.Dir, spec.Workspace)
-	}
-	return nil
-}
-
-func workDir(spec Spec) string {
-	switch {
-	case spec.Dir != "":
-		return spec.Dir
-	case spec.Workspace != "":
-		return spec.Workspace
-	}
-	return "/"
 }
 
 // startShim starts cmd (the shim) with the config and status pipes and
@@ -595,55 +565,4 @@ func (b *cgroupBackend) Close() error {
 	}
 	_ = unix.Close(b.lockFD)
 	return errors.Join(errs...)
-}
-
-// exitFrom converts a reaped process state into an Exit.
-func exitFrom(st *os.ProcessState) Exit {
-	if st == nil {
-		return Exit{Code: -1}
-	}
-	ws, ok := st.Sys().(syscall.WaitStatus)
-	if !ok {
-		return Exit{Code: st.ExitCode()}
-	}
-	if ws.Signaled() {
-		return Exit{Code: -1, Signal: unix.SignalName(ws.Signal())}
-	}
-	return Exit{Code: ws.ExitStatus()}
-}
-
-// mergeLimits overrides defaults with the non-zero fields of spec.
-func mergeLimits(def, spec Limits) Limits {
-	if spec.MaxProcesses > 0 {
-		def.MaxProcesses = spec.MaxProcesses
-	}
-	if spec.MemoryMaxBytes > 0 {
-		def.MemoryMaxBytes = spec.MemoryMaxBytes
-	}
-	if spec.CPUQuotaMicros > 0 {
-		def.CPUQuotaMicros = spec.CPUQuotaMicros
-	}
-	if spec.TmpfsMaxBytes > 0 {
-		def.TmpfsMaxBytes = spec.TmpfsMaxBytes
-	}
-	return def
-}
-
-// resolveHardening picks the run's hardening: the spec's when set, else
-// the backend default, else DefaultHardening; uid/gid 0 become nobody.
-func resolveHardening(def, spec Hardening) Hardening {
-	h := spec
-	if h == (Hardening{}) {
-		h = def
-	}
-	if h == (Hardening{}) {
-		h = DefaultHardening()
-	}
-	if h.UID <= 0 {
-		h.UID = nobodyID
-	}
-	if h.GID <= 0 {
-		h.GID = nobodyID
-	}
-	return h
 }

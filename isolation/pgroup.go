@@ -24,9 +24,6 @@ import (
 // daemon's decisions from a root test process.
 var daemonEUID = os.Geteuid
 
-// pgGrace is how long a process-group run gets between SIGTERM and SIGKILL.
-const pgGrace = 3 * time.Second
-
 // pgBackend is the best-effort backend for hosts without usable cgroups:
 // each run gets its own process group headed by a supervisor (a re-exec of
 // the host binary) that is a child subreaper, so setsid'd descendants are

@@ -270,13 +270,3 @@ func mkdirAll(p string) error {
 	}
 	return nil
 }
-
-// dirInWorkspace reports whether dir is the workspace or below it
-// (lexically, after cleaning): the only working directories a run gets.
-func dirInWorkspace(dir, ws string) bool {
-	if !filepath.IsAbs(dir) || !filepath.IsAbs(ws) {
-		return false
-	}
-	dir, ws = filepath.Clean(dir), filepath.Clean(ws)
-	return ws != "/" && (dir == ws || strings.HasPrefix(dir, ws+"/"))
-}

@@ -34,9 +34,6 @@ const (
 	fdCtl    = 6 // supervisor only, read: EOF means "kill the tree"
 )
 
-// nobodyID is the unprivileged uid/gid used when Hardening leaves UID/GID 0.
-const nobodyID = 65534
-
 // shimConfig is everything the shim needs to confine and execute one
 // workload. It travels over a pipe, never argv or env, because Env may
 // hold secrets and argv is world-readable in /proc.
@@ -108,7 +105,7 @@ func IsShim() bool {
 		return false
 	}
 	switch os.Args[1] {
-	case shimArg, supervisorArg, watchdogArg:
+	case shimArg, supervisorArg, watchdogArg, liteShimArg, liteWatchdogArg:
 		return true
 	}
 	return false
@@ -128,6 +125,10 @@ func ShimMain() {
 		err = runSupervisor()
 	case watchdogArg:
 		err = runWatchdog(os.Stdin, os.Stdout)
+	case liteShimArg:
+		err = runLiteShim()
+	case liteWatchdogArg:
+		err = runLiteWatchdog(os.Stdin, os.Stdout)
 	default:
 		err = fmt.Errorf("unknown helper %q", os.Args[1])
 	}

@@ -122,7 +122,8 @@ type Server struct {
 func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.Store) *Server {
 	cfg.defaults()
 	s := &Server{cfg: cfg, eng: eng, backend: backend, keys: keys, metrics: newMetrics(backend),
-		svc: &service.Service{Engine: eng, Backend: backend, MaxTimeout: cfg.MaxTimeout}}
+		svc: &service.Service{Engine: eng, Backend: backend, MaxTimeout: cfg.MaxTimeout,
+			ConversationCancelled: cfg.ConversationCancelled}}
 	if cfg.Workspaces != nil {
 		s.svc.Workspaces = cfg.Workspaces
 	}
