@@ -42,6 +42,15 @@ type Service struct {
 	MaxTimeout time.Duration
 	// StagedLimits bound the staged-file scan (zero: engine defaults).
 	StagedLimits engine.StagedLimits
+	// MaxResultBytes is reduction_max_length_for_trunc: every record the
+	// operations return has its result re-capped to it on read (see
+	// reduction.Recap), so a result stored under a larger cap, or imported
+	// past the writer, never reaches a caller over today's cap. Zero:
+	// reduction.DefaultMaxLength.
+	MaxResultBytes int
+	// ReductionRoot is where oversized results are persisted
+	// (default reduction.DefaultRoot).
+	ReductionRoot string
 	// Others are further stores whose records the operations find (get,
 	// wait, cancel, conversation cancel): the MCP gateway's, which must not
 	// be the executors' queue.
@@ -250,7 +259,8 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 	if got == nil {
 		got = rec
 	}
-	return got, done, nil
+	got, err = s.capped(got)
+	return got, done, err
 }
 
 func sortedKeys(m map[string]string) []string {
