@@ -22,6 +22,7 @@ import (
 	"github.com/toolwarden/toolwarden/auth"
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/scanlog"
 	"github.com/toolwarden/toolwarden/service"
 )
 
@@ -63,6 +64,10 @@ type Config struct {
 	// cancelled: the embedded executor removes that conversation's
 	// workspace (deferred while a run still holds it).
 	ConversationCancelled func(ctx context.Context, ownerKeyID, conversationID string)
+	// ScanLog, when set, receives every scan (REST, executions, MCP through
+	// Service) and serves GET /v1/scans; nil: the scan log is disabled and
+	// those routes answer 404 scanlog_disabled.
+	ScanLog *scanlog.Recorder
 }
 
 // DefaultListen is the loopback address the server binds by default.
@@ -118,6 +123,9 @@ func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.S
 	if cfg.Workspaces != nil {
 		s.svc.Workspaces = cfg.Workspaces
 	}
+	if cfg.ScanLog != nil {
+		s.svc.ScanLog = cfg.ScanLog
+	}
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -165,6 +173,8 @@ func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.S
 	v1.POST("/executions/:id/approve", s.approveExecution, reviewer)
 	v1.POST("/executions/:id/reject", s.rejectExecution, reviewer)
 	v1.POST("/conversations/:id/cancel", s.cancelConversation, agent)
+	v1.GET("/scans", s.listScans, agent)
+	v1.GET("/scans/:id", s.getScan, agent)
 	v1.POST("/keys", s.createKey, admin)
 	v1.GET("/keys", s.listKeys, admin)
 	v1.DELETE("/keys/:id", s.deleteKey, admin)
