@@ -7,8 +7,10 @@
 // heartbeats (heartbeat.go), cancel requests (canceller.go), partial-output
 // previews (partial.go), orphan reconciliation (reconciler.go), the run's
 // workspace (workspace.go), its disk bound while it runs (diskwatch.go),
-// the sweep of idle workspaces (janitor.go) and the mapping of a run's
-// Result onto the record (result.go).
+// the sweep of idle workspaces (janitor.go), the mapping of a run's
+// Result onto the record (result.go) and the executions of other kinds
+// than processes — upstream MCP calls — run by a registered Runner on the
+// same duties (kinds.go).
 //
 // No record is ever lost: every path after a successful Claim ends in a
 // Finish (failed with the error text when the run could not even start), or

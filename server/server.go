@@ -46,6 +46,9 @@ type Config struct {
 	MaxWait time.Duration
 	// ReductionRoot is where spilled outputs live, for the output endpoint.
 	ReductionRoot string
+	// MaxResultBytes is reduction_max_length_for_trunc: results are
+	// re-capped to it on read (service.Service.MaxResultBytes).
+	MaxResultBytes int
 	// Workspaces locates run workspaces, so that an execution's cwd is
 	// judged against the workspace it will run in (service.Service); nil
 	// accepts only relative cwds.
@@ -137,7 +140,8 @@ func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.S
 	cfg.defaults()
 	s := &Server{cfg: cfg, eng: eng, backend: backend, keys: keys, metrics: newMetrics(backend),
 		svc: &service.Service{Engine: eng, Backend: backend, MaxTimeout: cfg.MaxTimeout,
-			ConversationCancelled: cfg.ConversationCancelled}}
+			ConversationCancelled: cfg.ConversationCancelled,
+			MaxResultBytes:        cfg.MaxResultBytes, ReductionRoot: cfg.ReductionRoot}}
 	if cfg.Workspaces != nil {
 		s.svc.Workspaces = cfg.Workspaces
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolwarden/toolwarden/execution"
 	"github.com/toolwarden/toolwarden/internal/errs"
+	"github.com/toolwarden/toolwarden/reduction"
 )
 
 // The operations on stored executions. REST (server/executions.go) and MCP
@@ -52,6 +53,30 @@ func (s *Service) AddStore(b execution.Backend) {
 	s.Others = append(s.Others, b)
 }
 
+// capped returns r with its result re-capped to MaxResultBytes (a copy
+// when anything changed). A result that cannot be re-capped is an error,
+// never shown over the cap.
+func (s *Service) capped(r *execution.Record) (*execution.Record, error) {
+	if r == nil {
+		return nil, nil
+	}
+	max := s.MaxResultBytes
+	if max <= 0 {
+		max = reduction.DefaultMaxLength
+	}
+	if len(r.Result) <= max {
+		return r, nil
+	}
+	cfg := reduction.Config{MaxLength: max, Root: s.ReductionRoot, ConversationID: r.ConversationID, ExecutionID: r.ExecutionID}
+	res, spill, err := reduction.Recap(cfg, r.Result, r.SpillPath)
+	if err != nil && (res == "" || len(res) > max) {
+		return nil, fmt.Errorf("execution %s: re-cap stored result: %w", r.ExecutionID, err)
+	}
+	c := r.Clone()
+	c.Result, c.SpillPath = res, spill
+	return c, nil
+}
+
 // stores lists where records live: the service's backend, then Others.
 func (s *Service) stores() []execution.Backend {
 	return append([]execution.Backend{s.Backend}, s.Others...)
@@ -87,7 +112,10 @@ func (s *Service) locate(ctx context.Context, id string, c Caller) (*execution.R
 // Get returns the record id if the caller may see it.
 func (s *Service) Get(ctx context.Context, id string, c Caller) (*execution.Record, error) {
 	r, _, err := s.locate(ctx, id, c)
-	return r, err
+	if err != nil {
+		return nil, err
+	}
+	return s.capped(r)
 }
 
 // Wait waits up to d for id to end and returns the newest record; done
@@ -98,7 +126,12 @@ func (s *Service) Wait(ctx context.Context, id string, c Caller, d time.Duration
 	if err != nil {
 		return nil, false, err
 	}
-	return execution.Wait(ctx, b, id, d)
+	r, done, err := execution.Wait(ctx, b, id, d)
+	if err != nil {
+		return r, done, err
+	}
+	r, err = s.capped(r)
+	return r, done, err
 }
 
 // Cancellation is the answer to a cancel: the newest record, whether it
@@ -122,6 +155,9 @@ func (s *Service) Cancel(ctx context.Context, id string, c Caller, reason string
 		return nil, err
 	}
 	if r.Status.Terminal() {
+		if r, err = s.capped(r); err != nil {
+			return nil, err
+		}
 		return &Cancellation{Record: r, Done: true, Message: "already finished as " + string(r.Status) + "; nothing to cancel"}, nil
 	}
 	if reason == "" {
@@ -135,6 +171,9 @@ func (s *Service) Cancel(ctx context.Context, id string, c Caller, reason string
 	}
 	got, done, err := execution.Wait(ctx, b, id, wait)
 	if err != nil {
+		return nil, err
+	}
+	if got, err = s.capped(got); err != nil {
 		return nil, err
 	}
 	msg := "cancelled"
@@ -227,7 +266,11 @@ func (s *Service) Review(ctx context.Context, id string, c Caller, approve bool,
 	if err != nil {
 		return nil, err
 	}
-	return s.Backend.Get(ctx, id)
+	r, err := s.Backend.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return s.capped(r)
 }
 
 // List returns a page of the records the caller may see (only its own
@@ -243,6 +286,11 @@ func (s *Service) List(ctx context.Context, f execution.Filter, c Caller) ([]*ex
 			return nil, "", BadField("cursor", err.Error())
 		}
 		return nil, "", err
+	}
+	for i, r := range recs {
+		if recs[i], err = s.capped(r); err != nil {
+			return nil, "", err
+		}
 	}
 	return recs, next, nil
 }

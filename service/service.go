@@ -43,6 +43,15 @@ type Service struct {
 	MaxTimeout time.Duration
 	// StagedLimits bound the staged-file scan (zero: engine defaults).
 	StagedLimits engine.StagedLimits
+	// MaxResultBytes is reduction_max_length_for_trunc: every record the
+	// operations return has its result re-capped to it on read (see
+	// reduction.Recap), so a result stored under a larger cap, or imported
+	// past the writer, never reaches a caller over today's cap. Zero:
+	// reduction.DefaultMaxLength.
+	MaxResultBytes int
+	// ReductionRoot is where oversized results are persisted
+	// (default reduction.DefaultRoot).
+	ReductionRoot string
 	// ScanLog, when set, is given every scan this service makes (REST,
 	// MCP, executions alike); it must not block (scanlog.Recorder queues
 	// and stores in the background).
@@ -278,7 +287,8 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 	if got == nil {
 		got = rec
 	}
-	return got, done, nil
+	got, err = s.capped(got)
+	return got, done, err
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -80,7 +80,8 @@ func serveMCPStdio(ctx context.Context, cfg config.Config, identity string) erro
 	defer st.close()
 	pol := st.pol
 	svc := &service.Service{Engine: st.eng, Backend: st.backend, MaxTimeout: cfg.ToolTimeout(),
-		Workspaces: wsp.Locator{Root: cfg.WorkspaceRoot()}}
+		Workspaces:     wsp.Locator{Root: cfg.WorkspaceRoot()},
+		MaxResultBytes: cfg.MaxResultBytes(), ReductionRoot: cfg.ReductionRoot()}
 
 	srv, closeMCP, err := newMCPServer(ctx, cfg, svc, mcp.FixedIdentity(mcp.Caller{ID: identity}), log)
 	if err != nil {

@@ -193,6 +193,7 @@ func serve(ctx context.Context, cfg config.Config, x serveExtras, out io.Writer)
 		RateBurst:       cfg.RateBurst,
 		WaitTimeout:     cfg.WaitTimeout(),
 		ReductionRoot:   cfg.ReductionRoot(),
+		MaxResultBytes:  cfg.MaxResultBytes(),
 		MaxTimeout:      cfg.ToolTimeout(),
 		Workspaces:      wsp.Locator{Root: cfg.WorkspaceRoot()},
 	}
