@@ -57,7 +57,7 @@ func TestUIDCacheSeesOtherAllocators(t *testing.T) {
 		t.Fatal(err)
 	}
 	delete(uids, last)
-	alloc(m1, "exe_e") // rescans (the root changed), caches
+	alloc(m1, "exe_e")    // rescans (the root changed), caches
 	const marker = 999999 // owns nothing: a scan would drop it
 	m1.mu.Lock()
 	m1.uids.used[marker] = true
