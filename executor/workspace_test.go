@@ -248,6 +248,14 @@ func TestJanitorKeepsRunningWorkspaces(t *testing.T) {
 	busy := submit(t, b, "o", "busy", "", "sleep "+marker)
 	waitUntil(t, b, busy.ExecutionID, "running", func(r *execution.Record) bool { return r.Status == execution.StatusRunning })
 	busyPath := m.Path(wsp.Key("o", "busy"), "")
+	// A record is running from its claim on; the executor opens its
+	// workspace (and its last-use file) right after.
+	busyLock := filepath.Join(m.Root(), ".meta", filepath.Base(busyPath)+".lock")
+	for deadline := time.Now().Add(waitFor); !fileExists(busyLock); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s while the run is running", busyLock)
+		}
+	}
 	old := time.Now().Add(-2 * time.Hour)
 	for _, name := range []string{idle.Name, filepath.Base(busyPath)} {
 		if err := os.Chtimes(filepath.Join(m.Root(), ".meta", name+".lock"), old, old); err != nil {
@@ -302,4 +310,10 @@ func TestWorkspaceUnderClosedDataDir(t *testing.T) {
 	if long.Status != execution.StatusCompleted || long.Result != "hi\n" {
 		t.Errorf("script: %s %q %s", long.Status, long.Result, long.Error)
 	}
+}
+
+// fileExists reports whether p exists.
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

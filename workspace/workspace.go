@@ -82,6 +82,8 @@ type Manager struct {
 	// held counts this process's runs per workspace name, with the open
 	// lock file that carries their shared flock.
 	held map[string]*hold
+	// uids caches the used uid set between allocations (uid.go).
+	uids *uidCache
 }
 
 type hold struct {
