@@ -1,16 +1,24 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/toolwarden/toolwarden/sdk/client"
 )
 
 // buildPlugin runs plugin init and plugin build for a plugin called name
@@ -88,6 +96,9 @@ func TestPluginRoundTrip(t *testing.T) {
 	wantCode(t, pw.run(t, "plugin", "sign", wasm, "--key", filepath.Join(keys, "locked.key"), "-o", filepath.Join(keys, "x.minisig")), 0)
 	wantCode(t, tw(t, "plugin", "verify", wasm, "--pub", filepath.Join(keys, "locked.pub"), "--sig", filepath.Join(keys, "x.minisig")), 0)
 
+	t.Run("push to a real server", func(t *testing.T) {
+		pushToServe(t, dir, wasm, filepath.Join(keys, "author.pub"))
+	})
 	t.Run("mismatch exits non-zero", func(t *testing.T) {
 		corpus := filepath.Join(t.TempDir(), "wrong.jsonl")
 		lines := `{"name": "expects allow", "content": "telnet example.com", "language": "bash", "decision": "allow", "rules": []}
@@ -117,6 +128,94 @@ func TestPluginRoundTrip(t *testing.T) {
 		wantCode(t, r, 0)
 		wantContains(t, "bench output", r.stdout, "4 cases × 3 rounds", "with plugin:", "without rules:", "plugin adds:")
 	})
+}
+
+// pushToServe starts `toolwarden serve` trusting pubFile and requiring
+// signatures, pushes the signed module with its manifest and --activate,
+// and checks that scans then run the plugin's rule.
+func pushToServe(t *testing.T, dir, wasm, pubFile string) {
+	t.Helper()
+	pub, err := os.ReadFile(pubFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(pub)), "\n")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	data := filepath.Join(t.TempDir(), "data")
+	cfg := filepath.Join(t.TempDir(), "serve.yaml")
+	doc := fmt.Sprintf("plugins:\n  require_signature: true\n  trusted_keys: [%q]\n", lines[len(lines)-1])
+	if err := os.WriteFile(cfg, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const adminKey = "tw_plugin_push_test_admin_key_0123456789"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	serve := exec.CommandContext(ctx, bin, "serve", "--no-executor", "--listen", addr, "--data-dir", data, "--config", cfg)
+	serve.Env = append(os.Environ(), "TOOLWARDEN_ADMIN_KEY="+adminKey)
+	var out strings.Builder
+	serve.Stdout, serve.Stderr = &out, &out
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cancel()
+		_ = serve.Wait()
+		if t.Failed() {
+			t.Logf("serve output:\n%s", clip(out.String()))
+		}
+	}()
+	url := "http://" + addr
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		resp, err := http.Get(url + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not answer within 2 minutes")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	env := invocation{env: []string{"TOOLWARDEN_KEY=" + adminKey}}
+	// Unsigned: refused, since the server requires signatures.
+	r := env.run(t, "plugin", "push", wasm, "--server", url, "--unsigned")
+	if r.code == 0 {
+		t.Fatalf("an unsigned push was accepted by a server that requires signatures:\n%s", r)
+	}
+	r = env.run(t, "plugin", "push", wasm, "--server", url, "--manifest", filepath.Join(dir, "manifest.yaml"), "--activate")
+	wantCode(t, r, 0)
+	var rev client.PluginRevision
+	decodeJSON(t, "push output", r.stdout, &rev)
+	data2, _ := os.ReadFile(wasm)
+	if rev.Digest != moduleDigest(data2) || rev.Name != "acme-rules" || !rev.Validation.OK {
+		t.Fatalf("push answered %+v", rev)
+	}
+	c, err := client.New(url, adminKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rules []string
+	for time.Now().Before(deadline) {
+		rep, err := c.Scan(context.Background(), client.ToolRequest{Language: "bash", Command: "telnet example.com 23"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules = rules[:0]
+		for _, f := range rep.Findings {
+			rules = append(rules, f.RuleID)
+		}
+		if slices.Contains(rules, "ACME_RULES_FORBIDDEN_COMMAND") {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("after push --activate a scan reports %v, want ACME_RULES_FORBIDDEN_COMMAND", rules)
 }
 
 func TestPluginInitRefuses(t *testing.T) {
