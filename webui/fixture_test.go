@@ -20,6 +20,7 @@ import (
 	"github.com/toolwarden/toolwarden/execution/embedded"
 	"github.com/toolwarden/toolwarden/executor"
 	"github.com/toolwarden/toolwarden/isolation"
+	"github.com/toolwarden/toolwarden/plugins"
 	"github.com/toolwarden/toolwarden/scanlog"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/server"
@@ -73,8 +74,19 @@ func newFixture(t *testing.T, pol *sdk.Policy, withExecutor bool) *fixture {
 	}
 	f.scans = scanlog.NewRecorder(sl, scanlog.DefaultConfig(), 0, nil)
 	t.Cleanup(func() { f.scans.Close(); sl.Close() })
+	pstore, err := plugins.OpenEmbedded(filepath.Join(dir, "plugins"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm, err := plugins.NewManager(plugins.Config{Store: pstore, Engine: eng, Limits: plugins.Limits{Deadline: 5 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pctx, stopPlugins := context.WithCancel(context.Background())
+	t.Cleanup(stopPlugins)
+	pm.Start(pctx)
 	srv := server.New(server.Config{
-		Sessions: f.sessions, ReductionRoot: red, RatePerSecond: -1, ScanLog: f.scans,
+		Sessions: f.sessions, ReductionRoot: red, RatePerSecond: -1, ScanLog: f.scans, Plugins: pm,
 		UI: webui.Handler(webui.Options{Keys: keys, Sessions: f.sessions}),
 	}, eng, b, keys)
 	if withExecutor {

@@ -2,6 +2,8 @@ package webui_test
 
 import (
 	"context"
+	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -269,4 +271,47 @@ func TestBrowserAuditSearch(t *testing.T) {
 		t.Fatal("the opened report highlights no evidence")
 	}
 	b.screenshot("audit-report")
+}
+
+func TestBrowserPluginUploadAndActivation(t *testing.T) {
+	f := newFixture(t, policies.Default(), false)
+	wasm, err := filepath.Abs("../plugins/testdata/marker.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := map[string]any{"command": "echo twmarker-deny"}
+	if _, out := f.call(f.client(), "POST", "/v1/scan", f.agent, "", probe); out["decision"] == "deny" {
+		t.Fatalf("denied before the plugin is active: %v", out)
+	}
+	b, s := signedIn(t, f, f.admin)
+	s.goTo("plugins")
+	b.waitText("#plugin-list", "built-in")
+	b.run(chromedp.SetUploadFiles(chromedp.CSS("#plugin-file"), []string{wasm}))
+	b.waitText("#upload-report", "Valid: marker 1.0.0")
+	b.waitText("#plugin-list", "marker")
+	b.screenshot("plugins")
+	if _, out := f.call(f.client(), "POST", "/v1/scan", f.agent, "", probe); out["decision"] == "deny" {
+		t.Fatalf("an upload without activation already judges: %v", out)
+	}
+	b.click(`#plugin-list tr[data-name="marker"] a`)
+	b.waitText("main", "Revisions")
+	b.click("#revisions button.activate")
+	b.waitText("#active-digest", "sha256:")
+	b.screenshot("plugin")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		_, out := f.call(f.client(), "POST", "/v1/scan", f.agent, "", probe)
+		if out["decision"] == "deny" && strings.Contains(toJSON(out), "WAT_MARKER") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("activated from the panel, the plugin does not judge: %v", out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
