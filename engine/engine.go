@@ -394,7 +394,7 @@ func (e *Engine) ScanWithFacts(ctx context.Context, req Request) (*sdk.SafetyRep
 // observed and audited here (ScanStaged observes the merged report once).
 func (e *Engine) scanWithFacts(ctx context.Context, req Request, observe bool) (*sdk.SafetyReport, *sdk.Facts, error) {
 	start := time.Now()
-	pol := e.policy.Load()
+	pol := e.policyFor(ctx)
 	facts, err := analyze.Analyze(req.Language, req.Content, analyze.Options{MaxBytes: e.opts.MaxContentBytes})
 	if err != nil {
 		return nil, nil, fmt.Errorf("scan: %w", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/execution"
 	"github.com/toolwarden/toolwarden/plugins"
+	"github.com/toolwarden/toolwarden/policystore"
 	"github.com/toolwarden/toolwarden/scanlog"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/service"
@@ -104,6 +105,12 @@ func TestOpenAPISchemasHaveEveryField(t *testing.T) {
 		{"PluginDetail", reflect.TypeOf(plugins.Detail{}), nil},
 		{"PluginReplica", reflect.TypeOf(plugins.ReplicaView{}), nil},
 		{"PluginShadow", reflect.TypeOf(plugins.ShadowResult{}), nil},
+		{"PolicyRevision", reflect.TypeOf(policystore.Revision{}), nil},
+		{"PolicyDryRun", reflect.TypeOf(struct {
+			Replayed     int            `json:"replayed"`
+			ChangedCount int            `json:"changed_count"`
+			Changed      []policyChange `json:"changed"`
+		}{}), nil},
 	}
 	for _, c := range cases {
 		sc, ok := schemas[c.schema].(map[string]any)

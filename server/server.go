@@ -23,6 +23,7 @@ import (
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/execution"
 	"github.com/toolwarden/toolwarden/plugins"
+	"github.com/toolwarden/toolwarden/policystore"
 	"github.com/toolwarden/toolwarden/scanlog"
 	"github.com/toolwarden/toolwarden/service"
 )
@@ -75,6 +76,13 @@ type Config struct {
 	// takes bodies up to it (plus a manifest and a signature) instead of
 	// BodyLimit.
 	PluginMaxModuleBytes int
+	// Policies, when set, manages the active policy as versioned revisions
+	// behind /v1/policy (see policy.go); nil: those routes answer 404.
+	Policies *policystore.Store
+	// RecentScans returns up to n recorded scans, newest first, for policy
+	// dry runs; nil: the scan log's (ScanLog), and without one dry runs
+	// answer 404 scanlog_disabled.
+	RecentScans func(ctx context.Context, n int) ([]ReplayScan, error)
 	// ScanLog, when set, receives every scan (REST, executions, MCP through
 	// Service) and serves GET /v1/scans; nil: the scan log is disabled and
 	// those routes answer 404 scanlog_disabled.
@@ -196,6 +204,7 @@ func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.S
 	v1.POST("/executions/:id/approve", s.approveExecution, reviewer)
 	v1.POST("/executions/:id/reject", s.rejectExecution, reviewer)
 	v1.POST("/conversations/:id/cancel", s.cancelConversation, agent)
+	s.policyRoutes(v1, reviewer, admin)
 	v1.GET("/scans", s.listScans, agent)
 	v1.GET("/scans/:id", s.getScan, agent)
 	v1.POST("/keys", s.createKey, admin)

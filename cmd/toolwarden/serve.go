@@ -178,7 +178,14 @@ func serve(ctx context.Context, cfg config.Config, x serveExtras, out io.Writer)
 		fmt.Fprintf(out, "toolwarden: created the first admin API key (shown once, store it now):\n%s\n", token)
 	}
 
+	ps, closePolicies, err := openPolicyStore(ctx, cfg, eng, log)
+	if err != nil {
+		return usageErr(fmt.Errorf("policy store: %w", err))
+	}
+	defer closePolicies()
+
 	scfg := server.Config{
+		Policies:        ps,
 		Listen:          cfg.Listen,
 		BodyLimit:       x.bodyLimit,
 		QueueStaleAfter: x.queueStale,
