@@ -21,6 +21,8 @@ import (
 	"github.com/toolwarden/toolwarden/executor"
 	"github.com/toolwarden/toolwarden/isolation"
 	"github.com/toolwarden/toolwarden/plugins"
+	"github.com/toolwarden/toolwarden/policies"
+	"github.com/toolwarden/toolwarden/policystore"
 	"github.com/toolwarden/toolwarden/scanlog"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/server"
@@ -41,6 +43,7 @@ type fixture struct {
 	agent2   string
 	agentID  string
 	scans    *scanlog.Recorder
+	policies *policystore.Store
 }
 
 func newFixture(t *testing.T, pol *sdk.Policy, withExecutor bool) *fixture {
@@ -85,8 +88,22 @@ func newFixture(t *testing.T, pol *sdk.Policy, withExecutor bool) *fixture {
 	pctx, stopPlugins := context.WithCancel(context.Background())
 	t.Cleanup(stopPlugins)
 	pm.Start(pctx)
+	pb, err := policystore.OpenEmbedded(filepath.Join(dir, "policy"), []byte("webui test mac key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	initial, err := policies.BuiltinYAML(pol.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.policies, err = policystore.Open(pctx, pb, policystore.Options{Validate: server.PolicyValidator(eng), Apply: eng.SetPolicy,
+		Initial: policystore.Revision{YAML: string(initial), UpdatedBy: "config"}, Interval: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go f.policies.Run(pctx)
 	srv := server.New(server.Config{
-		Sessions: f.sessions, ReductionRoot: red, RatePerSecond: -1, ScanLog: f.scans, Plugins: pm,
+		Sessions: f.sessions, ReductionRoot: red, RatePerSecond: -1, ScanLog: f.scans, Plugins: pm, Policies: f.policies,
 		UI: webui.Handler(webui.Options{Keys: keys, Sessions: f.sessions}),
 	}, eng, b, keys)
 	if withExecutor {

@@ -3,6 +3,7 @@ package webui_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -314,4 +315,48 @@ func TestBrowserPluginUploadAndActivation(t *testing.T) {
 func toJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+func TestBrowserPolicyDryRunAndSave(t *testing.T) {
+	f := newFixture(t, policies.Default(), false)
+	for _, cmd := range []string{"ls -la", "git status", "python3 -c 'print(1)'"} {
+		f.call(f.client(), "POST", "/v1/scan", f.agent, "", map[string]any{"command": cmd})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := f.scans.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v0 := f.policies.Active().Version
+	b, s := signedIn(t, f, f.admin)
+	s.goTo("policy")
+	b.waitText("#policy-meta", fmt.Sprintf("Version %d ", v0))
+	if v := eval[string](b, `document.querySelector("#policy-yaml").value`); !strings.Contains(v, "name: default") {
+		t.Fatalf("editor: %q", v)
+	}
+	// A wrong key is reported inline, naming it.
+	b.fill("#policy-yaml", "name: default\nallowed_comands: [git]\n")
+	b.click("#policy-dryrun")
+	b.waitText("#policy-error", "allowed_comands")
+	// An allowlist of git changes ls from allow to review.
+	b.fill("#policy-yaml", "name: default\nallowed_commands: [git]\n")
+	b.click("#policy-dryrun")
+	b.waitText("#policy-result", "decision(s) change")
+	res := b.text("#policy-result")
+	if !strings.Contains(res, "allow") || !strings.Contains(res, "needs human review") || strings.Contains(res, " 0 decision") {
+		t.Fatalf("dry run: %q", res)
+	}
+	if f.policies.Active().Version != v0 {
+		t.Fatal("a dry run changed the policy")
+	}
+	b.screenshot("policy")
+	b.click("#policy-save")
+	b.waitText("#policy-meta", fmt.Sprintf("Version %d ", v0+1))
+	b.waitText("#policy-history", "active")
+	if _, out := f.call(f.client(), "POST", "/v1/scan", f.agent, "", map[string]any{"command": "ls -la"}); out["decision"] != "needs_human_review" {
+		t.Fatalf("after save, ls is %v", out["decision"])
+	}
+	if by := f.policies.Active().UpdatedBy; by == "" || by == "config" {
+		t.Fatalf("saved revision records no author: %q", by)
+	}
 }

@@ -86,6 +86,7 @@ function fmtTime(s) {
   if (!s) return "—";
   const d = new Date(s);
   if (isNaN(d)) return s;
+  if (d.getFullYear() < 1971) return "—"; // a zero time: not recorded
   return d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
 }
 function timeEl(s) { return h("time", { datetime: s || "" }, fmtTime(s)); }
