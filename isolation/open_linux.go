@@ -197,6 +197,10 @@ func openCgroup(ctx context.Context, cfg Config) (_ *cgroupBackend, err error) {
 	if err := selfTest(ctx, b); err != nil {
 		return nil, fmt.Errorf("%s self-test: %w", b.name, err)
 	}
+	b.mu.Lock()
+	b.warmOn = true
+	b.mu.Unlock()
+	b.refill()
 	go b.patrol()
 	return b, nil
 }

@@ -75,6 +75,22 @@ type shimConfig struct {
 	AddressSpace uint64 `json:"address_space,omitempty"`
 	// Cloneflags is used by the supervisor when it starts the shim.
 	Cloneflags uintptr `json:"cloneflags,omitempty"`
+	// Warm makes this the first of two configs: the shim joins its v1
+	// cgroups, brings up its loopback and prepares the run's root, says
+	// Ready, and waits for the second config — the run — on the same pipe
+	// (see warmShim). Only the run fields of the second are used.
+	Warm bool `json:"warm,omitempty"`
+}
+
+// withRun returns the warm config c with the run fields of r: what it
+// prepared (cgroups, namespaces, the root's tmpfs caps) stays c's.
+func (c shimConfig) withRun(r shimConfig) shimConfig {
+	c.Path, c.Args, c.Env, c.Dir, c.Workspace = r.Path, r.Args, r.Env, r.Dir, r.Workspace
+	c.UID, c.GID, c.KeepUID = r.UID, r.GID, r.KeepUID
+	c.Landlock, c.Seccomp, c.Rlimits = r.Landlock, r.Seccomp, r.Rlimits
+	c.NProc, c.AddressSpace = r.NProc, r.AddressSpace
+	c.Warm = false
+	return c
 }
 
 // statusMsg is one line on the status pipe.
@@ -83,6 +99,12 @@ type statusMsg struct {
 	// Pid is the workload's pid, sent by the process_group supervisor.
 	Pid   int    `json:"pid,omitempty"`
 	Error string `json:"error,omitempty"`
+	// Ready is a warm shim's word that it is prepared and waits for its run.
+	Ready bool `json:"ready,omitempty"`
+	// Stale, with Error, says a warm shim could not open the run's
+	// workspace from its mount namespace: nothing of the run has happened,
+	// and a fresh shim may succeed.
+	Stale bool `json:"stale,omitempty"`
 	// Timings are durations in µs the shim measured (root, confine), for
 	// the start-up span.
 	Timings map[string]int64 `json:"timings,omitempty"`
@@ -119,7 +141,8 @@ func ShimMain() {
 	switch os.Args[1] {
 	case shimArg:
 		err = runShim()
-		reportStatus(statusMsg{Error: err.Error()})
+		var we *workspaceError
+		reportStatus(statusMsg{Error: err.Error(), Stale: errors.As(err, &we) && warmRun})
 		os.Exit(127)
 	case supervisorArg:
 		err = runSupervisor()
@@ -161,12 +184,21 @@ func readShimConfig() (shimConfig, error) {
 	return cfg, nil
 }
 
+// warmRun is set in a warm shim once its run's config has arrived.
+var warmRun bool
+
 // runShim confines the current process and executes the workload. It only
 // returns on error; every error aborts the run (fail closed).
 func runShim() error {
-	cfg, err := readShimConfig()
-	if err != nil {
-		return err
+	f := os.NewFile(fdConfig, "config")
+	if f == nil {
+		return errors.New("read shim config: fd 3 missing")
+	}
+	defer f.Close()
+	dec := json.NewDecoder(f)
+	var cfg shimConfig
+	if err := dec.Decode(&cfg); err != nil {
+		return fmt.Errorf("read shim config: %w", err)
 	}
 	// The status pipe must close on execve so the daemon sees EOF exactly
 	// when the workload image replaced the shim.
@@ -186,7 +218,31 @@ func runShim() error {
 		}
 	}
 	timings := map[string]int64{}
-	if cfg.MountNS {
+	if cfg.Warm {
+		hostTmp := -1
+		if cfg.MountNS {
+			var err error
+			if hostTmp, err = prepareRoot(cfg.TmpfsBytes); err != nil {
+				return err
+			}
+		}
+		reportStatus(statusMsg{Ready: true})
+		var run shimConfig
+		if err := dec.Decode(&run); err != nil {
+			return fmt.Errorf("read run config: %w", err)
+		}
+		warmRun = true
+		cfg = cfg.withRun(run)
+		if cfg.MountNS {
+			t0 := time.Now()
+			if err := finishRoot(cfg, hostTmp); err != nil {
+				return err
+			}
+			unix.Close(hostTmp)
+			timings["root"] = time.Since(t0).Microseconds()
+			layers = append(layers, "root", "private-tmp")
+		}
+	} else if cfg.MountNS {
 		t0 := time.Now()
 		if err := buildRoot(cfg); err != nil {
 			return err
@@ -398,3 +454,10 @@ func lookPath(name string, env []string) (string, error) {
 	}
 	return "", fmt.Errorf("resolve workload %q: not found in PATH %s", name, pathEnv)
 }
+
+// shimEnv is the environment of the shim process itself (the workload gets
+// Spec.Env at execve, never this): one P and no garbage collector, because
+// the shim is a short single-threaded program whose Go runtime would
+// otherwise spend more CPU on spinning threads and cgroup probing
+// (GOMAXPROCS unset makes the runtime read mountinfo) than on its work.
+func shimEnv() []string { return []string{"GOMAXPROCS=1", "GOGC=off"} }
