@@ -20,6 +20,9 @@ import (
 	"github.com/toolwarden/toolwarden/execution/embedded"
 	"github.com/toolwarden/toolwarden/executor"
 	"github.com/toolwarden/toolwarden/isolation"
+	"github.com/toolwarden/toolwarden/plugins"
+	"github.com/toolwarden/toolwarden/policies"
+	"github.com/toolwarden/toolwarden/policystore"
 	"github.com/toolwarden/toolwarden/scanlog"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/server"
@@ -40,6 +43,7 @@ type fixture struct {
 	agent2   string
 	agentID  string
 	scans    *scanlog.Recorder
+	policies *policystore.Store
 }
 
 func newFixture(t *testing.T, pol *sdk.Policy, withExecutor bool) *fixture {
@@ -73,8 +77,33 @@ func newFixture(t *testing.T, pol *sdk.Policy, withExecutor bool) *fixture {
 	}
 	f.scans = scanlog.NewRecorder(sl, scanlog.DefaultConfig(), 0, nil)
 	t.Cleanup(func() { f.scans.Close(); sl.Close() })
+	pstore, err := plugins.OpenEmbedded(filepath.Join(dir, "plugins"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm, err := plugins.NewManager(plugins.Config{Store: pstore, Engine: eng, Limits: plugins.Limits{Deadline: 5 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pctx, stopPlugins := context.WithCancel(context.Background())
+	t.Cleanup(stopPlugins)
+	pm.Start(pctx)
+	pb, err := policystore.OpenEmbedded(filepath.Join(dir, "policy"), []byte("webui test mac key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	initial, err := policies.BuiltinYAML(pol.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.policies, err = policystore.Open(pctx, pb, policystore.Options{Validate: server.PolicyValidator(eng), Apply: eng.SetPolicy,
+		Initial: policystore.Revision{YAML: string(initial), UpdatedBy: "config"}, Interval: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go f.policies.Run(pctx)
 	srv := server.New(server.Config{
-		Sessions: f.sessions, ReductionRoot: red, RatePerSecond: -1, ScanLog: f.scans,
+		Sessions: f.sessions, ReductionRoot: red, RatePerSecond: -1, ScanLog: f.scans, Plugins: pm, Policies: f.policies,
 		UI: webui.Handler(webui.Options{Keys: keys, Sessions: f.sessions}),
 	}, eng, b, keys)
 	if withExecutor {

@@ -2,6 +2,9 @@ package webui_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -269,4 +272,91 @@ func TestBrowserAuditSearch(t *testing.T) {
 		t.Fatal("the opened report highlights no evidence")
 	}
 	b.screenshot("audit-report")
+}
+
+func TestBrowserPluginUploadAndActivation(t *testing.T) {
+	f := newFixture(t, policies.Default(), false)
+	wasm, err := filepath.Abs("../plugins/testdata/marker.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := map[string]any{"command": "echo twmarker-deny"}
+	if _, out := f.call(f.client(), "POST", "/v1/scan", f.agent, "", probe); out["decision"] == "deny" {
+		t.Fatalf("denied before the plugin is active: %v", out)
+	}
+	b, s := signedIn(t, f, f.admin)
+	s.goTo("plugins")
+	b.waitText("#plugin-list", "built-in")
+	b.run(chromedp.SetUploadFiles(chromedp.CSS("#plugin-file"), []string{wasm}))
+	b.waitText("#upload-report", "Valid: marker 1.0.0")
+	b.waitText("#plugin-list", "marker")
+	b.screenshot("plugins")
+	if _, out := f.call(f.client(), "POST", "/v1/scan", f.agent, "", probe); out["decision"] == "deny" {
+		t.Fatalf("an upload without activation already judges: %v", out)
+	}
+	b.click(`#plugin-list tr[data-name="marker"] a`)
+	b.waitText("main", "Revisions")
+	b.click("#revisions button.activate")
+	b.waitText("#active-digest", "sha256:")
+	b.screenshot("plugin")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		_, out := f.call(f.client(), "POST", "/v1/scan", f.agent, "", probe)
+		if out["decision"] == "deny" && strings.Contains(toJSON(out), "WAT_MARKER") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("activated from the panel, the plugin does not judge: %v", out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func TestBrowserPolicyDryRunAndSave(t *testing.T) {
+	f := newFixture(t, policies.Default(), false)
+	for _, cmd := range []string{"ls -la", "git status", "python3 -c 'print(1)'"} {
+		f.call(f.client(), "POST", "/v1/scan", f.agent, "", map[string]any{"command": cmd})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := f.scans.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v0 := f.policies.Active().Version
+	b, s := signedIn(t, f, f.admin)
+	s.goTo("policy")
+	b.waitText("#policy-meta", fmt.Sprintf("Version %d ", v0))
+	if v := eval[string](b, `document.querySelector("#policy-yaml").value`); !strings.Contains(v, "name: default") {
+		t.Fatalf("editor: %q", v)
+	}
+	// A wrong key is reported inline, naming it.
+	b.fill("#policy-yaml", "name: default\nallowed_comands: [git]\n")
+	b.click("#policy-dryrun")
+	b.waitText("#policy-error", "allowed_comands")
+	// An allowlist of git changes ls from allow to review.
+	b.fill("#policy-yaml", "name: default\nallowed_commands: [git]\n")
+	b.click("#policy-dryrun")
+	b.waitText("#policy-result", "decision(s) change")
+	res := b.text("#policy-result")
+	if !strings.Contains(res, "allow") || !strings.Contains(res, "needs human review") || strings.Contains(res, " 0 decision") {
+		t.Fatalf("dry run: %q", res)
+	}
+	if f.policies.Active().Version != v0 {
+		t.Fatal("a dry run changed the policy")
+	}
+	b.screenshot("policy")
+	b.click("#policy-save")
+	b.waitText("#policy-meta", fmt.Sprintf("Version %d ", v0+1))
+	b.waitText("#policy-history", "active")
+	if _, out := f.call(f.client(), "POST", "/v1/scan", f.agent, "", map[string]any{"command": "ls -la"}); out["decision"] != "needs_human_review" {
+		t.Fatalf("after save, ls is %v", out["decision"])
+	}
+	if by := f.policies.Active().UpdatedBy; by == "" || by == "config" {
+		t.Fatalf("saved revision records no author: %q", by)
+	}
 }

@@ -86,6 +86,7 @@ function fmtTime(s) {
   if (!s) return "—";
   const d = new Date(s);
   if (isNaN(d)) return s;
+  if (d.getFullYear() < 1971) return "—"; // a zero time: not recorded
   return d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
 }
 function timeEl(s) { return h("time", { datetime: s || "" }, fmtTime(s)); }
@@ -673,13 +674,14 @@ function pagePlugin(main, name) {
       h("section", { class: "card" }, h("dl", { class: "meta" },
         h("dt", {}, "Active"), h("dd", { class: "mono", id: "active-digest" }, p.active_digest || "none"),
         h("dt", {}, "Status"), h("dd", {}, p.status || "—"),
-        h("dt", {}, "Stats"), h("dd", { class: "mono" }, p.stats ? JSON.stringify(p.stats) : "—")),
+        h("dt", {}, "Latency and errors"), h("dd", { id: "plugin-stats" }, p.stats ? ["calls " + (p.stats.calls || 0), "errors " + (p.stats.errors || 0), "timeouts " + (p.stats.timeouts || 0),
+          "p50 " + (p.stats.p50_ms || 0) + " ms", "p99 " + (p.stats.p99_ms || 0) + " ms"].join(" · ") : "—")),
         h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: () => act("rollback", {}) }, "Roll back"),
           h("button", { type: "button", class: "secondary", onclick: () => act("deactivate", {}) }, "Deactivate"))),
-      h("section", { class: "card" }, h("h2", {}, "Revisions"), revs.length ? h("table", {},
+      h("section", { class: "card", id: "revisions" }, h("h2", {}, "Revisions"), revs.length ? h("table", {},
         h("thead", {}, h("tr", {}, ["Digest", "Version", "Uploaded", ""].map((t) => h("th", { scope: "col" }, t)))),
         h("tbody", {}, revs.map((r) => h("tr", {}, h("td", { class: "mono" }, (r.digest || "").slice(0, 23)), h("td", {}, r.version || "—"), h("td", {}, timeEl(r.uploaded_at || r.created_at)),
-          h("td", { class: "row" }, r.digest === p.active_digest ? h("span", { class: "muted" }, "active") : h("button", { type: "button", onclick: () => act("activate", { digest: r.digest }) }, "Activate"),
+          h("td", { class: "row" }, r.digest === p.active_digest ? h("span", { class: "muted" }, "active") : h("button", { type: "button", class: "activate", "aria-label": "Activate " + (r.version || "") + " " + (r.digest || "").slice(0, 19), onclick: () => act("activate", { digest: r.digest }) }, "Activate"),
             h("button", { type: "button", class: "secondary", onclick: () => shadowRun(r.digest) }, "Shadow diff")))))) : empty("No uploaded revisions.")),
       h("section", { class: "card" }, h("h2", {}, "Replicas"), (p.replicas || []).length ? h("ul", {}, p.replicas.map((x) => h("li", { class: x.error ? "d-deny" : "" }, x.id + ": " + (x.loaded_digest || "—") + (x.error ? " — " + x.error : "")))) : empty("No replica reports.")));
   }
