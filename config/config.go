@@ -24,6 +24,7 @@ import (
 	"github.com/toolwarden/toolwarden/internal/egress"
 	"github.com/toolwarden/toolwarden/isolation"
 	"github.com/toolwarden/toolwarden/mcp/gateway"
+	"github.com/toolwarden/toolwarden/scanlog"
 	"github.com/toolwarden/toolwarden/secrets"
 	"github.com/toolwarden/toolwarden/workspace"
 )
@@ -65,6 +66,10 @@ type Config struct {
 	// MCP is the MCP gateway: upstream MCP servers toolwarden guards and
 	// their isolation limits (external_mcp_*).
 	MCP gateway.Config `koanf:"mcp"`
+
+	// ScanLog is scanlog.*: the bounded, redacted log of recent scans
+	// (enabled, max_entries, retention, max_content_bytes).
+	ScanLog scanlog.Config `koanf:"scanlog"`
 }
 
 // Security holds security.* keys read by this package (process_isolation is
@@ -147,6 +152,7 @@ func Default() Config {
 		Agent:            Agent{ToolTimeoutMinutes: 60, ToolWaitTimeoutSeconds: execution.DefaultWait.Seconds(), ShellNoOutputTimeoutSeconds: 1200},
 	}
 	c.MultiAgent.EinoMiddleware.ReductionEnable = true
+	c.ScanLog = scanlog.DefaultConfig()
 	c.MultiAgent.EinoMiddleware.ReductionMaxLengthForTrunc = 50000
 	c.Isolation.Mode = isolation.ModeAuto
 	c.Security.Workspace = Workspace{
@@ -292,6 +298,15 @@ func (c Config) Validate() error {
 		if _, err := secrets.ParseKey(c.Security.SecretsKey); err != nil {
 			bad("security.secrets_key", "want 32 bytes as 64 hex digits or base64 (openssl rand -hex 32)")
 		}
+	}
+	if c.ScanLog.MaxEntries == 0 {
+		bad("scanlog.max_entries", "must be > 0")
+	}
+	if c.ScanLog.Retention == 0 {
+		bad("scanlog.retention", "must be > 0")
+	}
+	if err := c.ScanLog.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	switch c.Isolation.Mode {
 	case "", isolation.ModeAuto, isolation.ModeRequired, isolation.ModeProcessGroup:

@@ -140,3 +140,30 @@ func TestIsolationConfigDerivesRoot(t *testing.T) {
 		t.Errorf("explicit root rewritten to %q", got)
 	}
 }
+
+// TestScanLogKeys: scanlog.* keys load strictly with their defaults, and a
+// typo or a bad value names the key.
+func TestScanLogKeys(t *testing.T) {
+	c, err := Load(writeConfig(t, "scanlog:\n  enabled: false\n  max_entries: 7\n  retention: 2h\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ScanLog.Enabled || c.ScanLog.MaxEntries != 7 || c.ScanLog.Retention.Hours() != 2 || c.ScanLog.MaxContentBytes != 65536 {
+		t.Errorf("scanlog: %+v", c.ScanLog)
+	}
+	d := Default().ScanLog
+	if !d.Enabled || d.MaxEntries != 10000 || d.Retention.Hours() != 168 {
+		t.Errorf("defaults: %+v", d)
+	}
+	for doc, key := range map[string]string{
+		"scanlog:\n  max_entrys: 5\n":   "max_entrys",
+		"scanlog:\n  max_entries: 0\n":  "scanlog.max_entries",
+		"scanlog:\n  retention: -1h\n":  "scanlog.retention",
+		"scanlog:\n  retention: soon\n": "retention",
+	} {
+		_, err := Load(writeConfig(t, doc))
+		if err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("%q: want an error naming %s, got %v", doc, key, err)
+		}
+	}
+}

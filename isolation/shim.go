@@ -54,6 +54,12 @@ type shimConfig struct {
 	// process_group backend of an unprivileged daemon that cannot switch.
 	KeepUID bool `json:"keep_uid,omitempty"`
 	GID     int  `json:"gid"`
+	// UserNS is true when the run lives in a user namespace of its own
+	// (the process_group backend of an unprivileged daemon): the shim is
+	// root only inside that namespace, mapped to the daemon's uid outside,
+	// and instead of switching uid it gives up every capability for good
+	// (dropCapabilities) before execve.
+	UserNS bool `json:"user_ns,omitempty"`
 	// NetNS is true when the shim was cloned into a new network namespace;
 	// the shim brings its loopback up so local servers and clients work.
 	NetNS bool `json:"net_ns"`
@@ -206,7 +212,14 @@ func runShim() error {
 			return err
 		}
 	}
-	if cfg.KeepUID {
+	if cfg.UserNS {
+		// Root of a user namespace that maps only the daemon's own uid:
+		// no capability survives, in this thread or across execve.
+		if err := dropCapabilities(); err != nil {
+			return err
+		}
+		layers = append(layers, "userns", "no-caps")
+	} else if cfg.KeepUID {
 		// Unprivileged daemon: the workload keeps its (non-root) uid.
 		if os.Geteuid() == 0 || os.Getuid() == 0 {
 			return errors.New("keep uid requested but running as root (workloads never run as root)")

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/auth"
+	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/scanlog"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/service"
 )
@@ -109,4 +111,26 @@ func TestOpenAPISchemasHaveEveryField(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestOpenAPIScanEntry: the ScanEntry schema has every field a logged scan
+// is encoded with.
+func TestOpenAPIScanEntry(t *testing.T) {
+	schemas := parsedOpenAPI(t)["components"].(map[string]any)["schemas"].(map[string]any)
+	e := scanlog.Entry{Report: &sdk.SafetyReport{}, Request: engine.Request{Env: map[string]string{"A": ""},
+		CommandArgs: []string{"x"}, Metadata: map[string]any{"a": 1}, Cwd: "d", ToolName: "t", Language: "bash",
+		TimeoutSeconds: 1, MaxOutputBytes: 1, ConversationID: "c"}}
+	b, _ := json.Marshal(e)
+	var doc map[string]any
+	_ = json.Unmarshal(b, &doc)
+	check := func(schema string, m map[string]any) {
+		props, _ := schemas[schema].(map[string]any)["properties"].(map[string]any)
+		for k := range m {
+			if props[k] == nil {
+				t.Errorf("schema %s lacks field %q", schema, k)
+			}
+		}
+	}
+	check("ScanEntry", doc)
+	check("ScanRequest", doc["request"].(map[string]any))
 }

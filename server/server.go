@@ -22,6 +22,7 @@ import (
 	"github.com/toolwarden/toolwarden/auth"
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/scanlog"
 	"github.com/toolwarden/toolwarden/service"
 )
 
@@ -60,6 +61,10 @@ type Config struct {
 	// cancelled: the embedded executor removes that conversation's
 	// workspace (deferred while a run still holds it).
 	ConversationCancelled func(ctx context.Context, ownerKeyID, conversationID string)
+	// ScanLog, when set, receives every scan (REST, executions, MCP through
+	// Service) and serves GET /v1/scans; nil: the scan log is disabled and
+	// those routes answer 404 scanlog_disabled.
+	ScanLog *scanlog.Recorder
 }
 
 // DefaultListen is the loopback address the server binds by default.
@@ -109,9 +114,13 @@ type Server struct {
 func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.Store) *Server {
 	cfg.defaults()
 	s := &Server{cfg: cfg, eng: eng, backend: backend, keys: keys, metrics: newMetrics(backend),
-		svc: &service.Service{Engine: eng, Backend: backend, MaxTimeout: cfg.MaxTimeout}}
+		svc: &service.Service{Engine: eng, Backend: backend, MaxTimeout: cfg.MaxTimeout,
+			ConversationCancelled: cfg.ConversationCancelled}}
 	if cfg.Workspaces != nil {
 		s.svc.Workspaces = cfg.Workspaces
+	}
+	if cfg.ScanLog != nil {
+		s.svc.ScanLog = cfg.ScanLog
 	}
 	e := echo.New()
 	e.HideBanner = true
@@ -160,6 +169,8 @@ func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.S
 	v1.POST("/executions/:id/approve", s.approveExecution, reviewer)
 	v1.POST("/executions/:id/reject", s.rejectExecution, reviewer)
 	v1.POST("/conversations/:id/cancel", s.cancelConversation, agent)
+	v1.GET("/scans", s.listScans, agent)
+	v1.GET("/scans/:id", s.getScan, agent)
 	v1.POST("/keys", s.createKey, admin)
 	v1.GET("/keys", s.listKeys, admin)
 	v1.DELETE("/keys/:id", s.deleteKey, admin)

@@ -22,6 +22,7 @@ import (
 	"github.com/toolwarden/toolwarden/engine/report"
 	"github.com/toolwarden/toolwarden/engine/staged"
 	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/scanlog"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/workspace"
 )
@@ -42,6 +43,35 @@ type Service struct {
 	MaxTimeout time.Duration
 	// StagedLimits bound the staged-file scan (zero: engine defaults).
 	StagedLimits engine.StagedLimits
+	// ScanLog, when set, is given every scan this service makes (REST,
+	// MCP, executions alike); it must not block (scanlog.Recorder queues
+	// and stores in the background).
+	ScanLog ScanRecorder
+	// Others are further stores whose records the operations find (get,
+	// wait, cancel, conversation cancel): the MCP gateway's, which must not
+	// be the executors' queue.
+	Others []execution.Backend
+	// ConversationCancelled, when set, is called by CancelConversation for
+	// every owner whose runs of the conversation were cancelled (each
+	// owner's runs of a conversation share a workspace of their own), so
+	// the workspace can be removed.
+	ConversationCancelled func(ctx context.Context, ownerKeyID, conversationID string)
+}
+
+// ScanRecorder takes the entry of each scan; scanlog.Recorder is one.
+type ScanRecorder interface {
+	Record(scanlog.Entry)
+}
+
+// record hands the scan of req to the scan log, if any. The first piece is
+// logged (an execution has exactly one); the report is the merged one.
+func (s *Service) record(req *ToolRequest, pieces []Piece, rep *sdk.SafetyReport, owner string) {
+	if s.ScanLog == nil || rep == nil || len(pieces) == 0 {
+		return
+	}
+	er := req.EngineRequest(pieces[0])
+	er.ScanID = rep.ScanID
+	s.ScanLog.Record(scanlog.FromReport(owner, er, rep))
 }
 
 // WorkspaceLocator maps a run to its workspace directory on this host;
@@ -83,6 +113,9 @@ func (s *Service) ScanFor(ctx context.Context, req *ToolRequest, pieces []Piece,
 		src = s.stagedSource(req, owner, "")
 	}
 	rep, _, _, err := s.scan(ctx, req, pieces, src)
+	if err == nil {
+		s.record(req, pieces, rep, owner)
+	}
 	return rep, err
 }
 
@@ -165,6 +198,9 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 		// reported as such. What is not denied still cannot run as one
 		// execution (which field would run is ambiguous).
 		rep, _, _, err := s.scan(ctx, req, pieces, s.stagedSource(req, owner, ""))
+		if err == nil {
+			s.record(req, pieces, rep, owner)
+		}
 		if err == nil && rep.Decision == sdk.Deny {
 			return nil, false, &FieldError{pieces[1].Field, "denied: " + rep.Summary}
 		}
@@ -184,6 +220,7 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 	if err != nil {
 		return nil, false, err
 	}
+	s.record(req, pieces, rep, owner)
 	timeoutMS, effectiveMS := s.timeouts(req.TimeoutSeconds)
 	rec = &execution.Record{
 		NetworkUse:     network,
@@ -242,20 +279,6 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 		got = rec
 	}
 	return got, done, nil
-}
-
-// Load fetches a record the caller may see: all of them when seesAll
-// (reviewers, admins), else only those the owner created. Someone else's
-// record is reported as not found, so ids cannot be probed.
-func (s *Service) Load(ctx context.Context, id, owner string, seesAll bool) (*execution.Record, error) {
-	r, err := s.Backend.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if !seesAll && r.OwnerKeyID != owner {
-		return nil, fmt.Errorf("execution %s: %w", id, execution.ErrNotFound)
-	}
-	return r, nil
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -196,6 +196,12 @@ func serve(ctx context.Context, cfg config.Config, x serveExtras, out io.Writer)
 			}
 		}
 	}
+	scans, closeScans, err := openScanLog(cfg, log)
+	if err != nil {
+		return usageErr(err)
+	}
+	defer closeScans()
+	scfg.ScanLog = scans
 	srv := server.New(scfg, eng, backend, keys)
 	_ = server.RegisterQueueGauge(backend)
 	if cfg.EmbeddedExecutor {

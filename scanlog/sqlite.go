@@ -1,0 +1,226 @@
+package scanlog
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// DBFile is the scan log's database file inside the data directory.
+const DBFile = "scans.db"
+
+// SQLite is the embedded Log: one SQLite file (0600, WAL, secure_delete)
+// in the data directory, pruned to the bounds on every append.
+type SQLite struct {
+	db  *sql.DB
+	cfg Config
+	now func() time.Time
+	mu  sync.Mutex
+}
+
+var _ Log = (*SQLite)(nil)
+
+const sqliteSchema = `
+CREATE TABLE IF NOT EXISTS scans (
+	id       TEXT PRIMARY KEY,
+	time_us  INTEGER NOT NULL,
+	owner    TEXT NOT NULL,
+	tool     TEXT NOT NULL,
+	decision TEXT NOT NULL,
+	rules    TEXT NOT NULL,
+	doc      BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS scans_time ON scans(time_us DESC, id DESC);
+`
+
+// OpenSQLite opens (creating if needed) <dataDir>/scans.db. now is the
+// clock for retention (time.Now when nil).
+func OpenSQLite(dataDir string, cfg Config, now func() time.Time) (*SQLite, error) {
+	cfg = cfg.WithDefaults()
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("open scan log: create %s: %w", dataDir, err)
+	}
+	path := filepath.Join(dataDir, DBFile)
+	if err := privateFiles(path); err != nil {
+		return nil, fmt.Errorf("open scan log %s: %w", path, err)
+	}
+	// secure_delete: pruned entries (their redacted content) are zeroed
+	// in the file, not left in free pages. A rollback journal truncated
+	// after each commit rather than WAL: a WAL keeps old page images of
+	// pruned entries until a checkpoint, which secure_delete does not
+	// reach. synchronous NORMAL: losing the last entries at a power cut is
+	// acceptable for this log.
+	dsn := "file:" + path + "?_pragma=journal_mode(TRUNCATE)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)&_pragma=secure_delete(ON)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open scan log %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(sqliteSchema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open scan log %s: schema: %w", path, err)
+	}
+	if err := privateFiles(path); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open scan log %s: %w", path, err)
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &SQLite{db: db, cfg: cfg, now: now}, nil
+}
+
+// privateFiles creates the database 0600 before SQLite opens it and fixes
+// the modes of it and its -wal/-shm companions.
+func privateFiles(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close closes the database.
+func (s *SQLite) Close() error { return s.db.Close() }
+
+// Append stores e (sanitized) and prunes entries past the bounds.
+func (s *SQLite) Append(ctx context.Context, e Entry) error {
+	if e.ScanID == "" {
+		return errors.New("scan log append: scan_id is empty")
+	}
+	e = Sanitize(e, s.cfg.MaxContentBytes)
+	doc, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("scan log append %s: encode: %w", e.ScanID, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("scan log append %s: %w", e.ScanID, err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO scans(id, time_us, owner, tool, decision, rules, doc) VALUES(?,?,?,?,?,?,?)`,
+		e.ScanID, e.Time.UnixMicro(), e.OwnerKeyID, e.ToolName, string(e.Decision), ","+strings.Join(e.RuleIDs, ",")+",", doc); err != nil {
+		return fmt.Errorf("scan log append %s: %w", e.ScanID, err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM scans WHERE time_us < ?`, s.now().Add(-s.cfg.Retention).UnixMicro()); err != nil {
+		return fmt.Errorf("scan log prune by retention: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM scans WHERE id IN (SELECT id FROM scans ORDER BY time_us DESC, id DESC LIMIT -1 OFFSET ?)`, s.cfg.MaxEntries); err != nil {
+		return fmt.Errorf("scan log prune by max_entries: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("scan log append %s: commit: %w", e.ScanID, err)
+	}
+	return nil
+}
+
+// Recent returns the n newest entries.
+func (s *SQLite) Recent(ctx context.Context, n int) ([]Entry, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	out, _, err := s.query(ctx, Filter{}, n)
+	return out, err
+}
+
+// Query returns one page of f, newest first.
+func (s *SQLite) Query(ctx context.Context, f Filter) ([]Entry, string, error) {
+	return s.query(ctx, f, f.limit())
+}
+
+func (s *SQLite) query(ctx context.Context, f Filter, limit int) ([]Entry, string, error) {
+	cur, hasCur, err := parseCursor(f.Cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	var where []string
+	var args []any
+	add := func(cond string, a ...any) { where = append(where, cond); args = append(args, a...) }
+	add("time_us >= ?", s.now().Add(-s.cfg.Retention).UnixMicro())
+	if f.Decision != "" {
+		add("decision = ?", f.Decision)
+	}
+	if f.ToolName != "" {
+		add("tool = ?", f.ToolName)
+	}
+	if f.OwnerKeyID != "" {
+		add("owner = ?", f.OwnerKeyID)
+	}
+	if f.RuleID != "" {
+		add("instr(rules, ?) > 0", ","+f.RuleID+",")
+	}
+	if !f.Since.IsZero() {
+		add("time_us >= ?", f.Since.UnixMicro())
+	}
+	if !f.Until.IsZero() {
+		add("time_us < ?", f.Until.UnixMicro())
+	}
+	if hasCur {
+		add("(time_us < ? OR (time_us = ? AND id < ?))", cur.us, cur.us, cur.id)
+	}
+	q := `SELECT time_us, id, doc FROM scans WHERE ` + strings.Join(where, " AND ") + ` ORDER BY time_us DESC, id DESC LIMIT ?`
+	args = append(args, limit+1)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("scan log query: %w", err)
+	}
+	defer rows.Close()
+	var out []Entry
+	var last cursor
+	for rows.Next() {
+		var us int64
+		var id string
+		var doc []byte
+		if err := rows.Scan(&us, &id, &doc); err != nil {
+			return nil, "", fmt.Errorf("scan log query: %w", err)
+		}
+		if len(out) == limit {
+			return out, last.String(), nil
+		}
+		var e Entry
+		if err := json.Unmarshal(doc, &e); err != nil {
+			return nil, "", fmt.Errorf("scan log query: decode %s: %w", id, err)
+		}
+		out = append(out, e)
+		last = cursor{us, id}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", fmt.Errorf("scan log query: %w", err)
+	}
+	return out, "", nil
+}
+
+// Get returns one entry, or ErrNotFound (also once it is past retention).
+func (s *SQLite) Get(ctx context.Context, scanID string) (Entry, error) {
+	var doc []byte
+	var us int64
+	err := s.db.QueryRowContext(ctx, `SELECT time_us, doc FROM scans WHERE id = ?`, scanID).Scan(&us, &doc)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && us < s.now().Add(-s.cfg.Retention).UnixMicro()) {
+		return Entry{}, fmt.Errorf("scan %s: %w", scanID, ErrNotFound)
+	}
+	if err != nil {
+		return Entry{}, fmt.Errorf("scan log get %s: %w", scanID, err)
+	}
+	var e Entry
+	if err := json.Unmarshal(doc, &e); err != nil {
+		return Entry{}, fmt.Errorf("scan log get %s: decode: %w", scanID, err)
+	}
+	return e, nil
+}
