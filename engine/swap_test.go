@@ -180,7 +180,7 @@ type quietPack struct{}
 func (quietPack) Info() sdk.PluginInfo {
 	return sdk.PluginInfo{Name: "quiet", Version: "1", Rules: []sdk.RuleInfo{{ID: "QUIET", RiskType: "unknown", Risk: sdk.RiskLow, Decision: sdk.Allow}}}
 }
-func (quietPack) Scan(context.Context, []byte) ([]sdk.Finding, error) { return nil, nil }
+func (quietPack) Judge(context.Context, *wasmhost.Input) ([]sdk.Finding, error) { return nil, nil }
 
 // BenchmarkManagedSet compares a scan on the built-in native packs alone
 // with the same scan holding a managed set of one pack that does nothing:

@@ -175,7 +175,7 @@ func checkDomain(d string) string {
 		return fmt.Sprintf("must not contain wildcards (subdomains already match), got %q", d)
 	case strings.Contains(d, ":") && !isIP(d):
 		return fmt.Sprintf("must be a host name without port, got %q", d)
-	case isIP(strings.Trim(d, "[]")):
+	case sdk.IsIPLiteral(strings.Trim(d, "[]")): // every notation the matchers refuse
 		return fmt.Sprintf("must be a host name: IP literals never match, got %q", d)
 	case d != strings.ToLower(d):
 		return fmt.Sprintf("must be lower case, got %q", d)

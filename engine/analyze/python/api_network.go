@@ -319,3 +319,29 @@ var proxyEnv = map[string]bool{"HTTP_PROXY": true, "HTTPS_PROXY": true, "ALL_PRO
 
 // isProxyEnv reports whether name is a proxy variable, in either case.
 func isProxyEnv(name string) bool { return proxyEnv[strings.ToUpper(name)] }
+
+func init() {
+	registerAPI("network", apiConfigParser, "flask.Flask")
+	registerAPI("network", apiAppRun, "flask.Flask.run", "uvicorn.run")
+}
+
+// apiAppRun handles the development servers of web frameworks:
+// app.run(host, port) for Flask (127.0.0.1:5000 by default) and
+// uvicorn.run(app, host=…, port=…) (127.0.0.1:8000). Only a host given as
+// something other than loopback opens a port to the network; the rules
+// judge that from the recorded address.
+func apiAppRun(a *analyzer, c *callCtx) *sym {
+	host, port := c.arg(0, "host"), c.arg(1, "port")
+	defPort := int64(5000)
+	if c.name == "uvicorn.run" {
+		host, port = c.kws["host"], c.kws["port"]
+		defPort = 8000
+	}
+	if host == nil {
+		host = strSym("127.0.0.1")
+	}
+	if port == nil {
+		port = intSym(defPort)
+	}
+	return a.listen(c, host, port)
+}

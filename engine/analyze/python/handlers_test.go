@@ -31,7 +31,7 @@ func TestHandlersSurviveOddArguments(t *testing.T) {
 		all.Write(src)
 	}
 	for _, part := range strings.Split(all.String(), `"`) {
-		if strings.Count(part, ".") >= 1 && len(part) < 60 && strings.Trim(part, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") == "" && !strings.HasPrefix(part, ".") && !strings.HasSuffix(part, ".") {
+		if strings.Count(part, ".") >= 1 && len(part) < 60 && strings.Trim(part, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") == "" && !strings.HasPrefix(part, ".") && !strings.HasSuffix(part, ".") && (part[0] < '0' || part[0] > '9') {
 			names[part] = true
 		}
 	}

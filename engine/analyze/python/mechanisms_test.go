@@ -97,6 +97,9 @@ func TestListeningServers(t *testing.T) {
 		{"socket.create_server", "import socket\nsocket.create_server(('::', 7001))", "::"},
 		{"wsgiref", "from wsgiref.simple_server import make_server\nmake_server('', 8000, None).serve_forever()", ""},
 		{"loopback server", "import socketserver\nsocketserver.TCPServer(('127.0.0.1', 9001), None)", "127.0.0.1"},
+		{"flask on every interface", "from flask import Flask\napp = Flask(__name__)\n@app.route('/')\ndef index():\n    return 'hi'\napp.run(host='0.0.0.0', port=80)", "0.0.0.0"},
+		{"flask default is loopback", "import flask\napp = flask.Flask('x')\napp.run()", "127.0.0.1"},
+		{"uvicorn", "import uvicorn\nuvicorn.run('main:app', host='0.0.0.0', port=8000)", "0.0.0.0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, _ := analyzeSrc(tc.src)
