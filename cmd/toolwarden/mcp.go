@@ -81,6 +81,14 @@ func serveMCPStdio(ctx context.Context, cfg config.Config, identity string) erro
 	pol := st.pol
 	svc := &service.Service{Engine: st.eng, Backend: st.backend, MaxTimeout: cfg.ToolTimeout(),
 		Workspaces: wsp.Locator{Root: cfg.WorkspaceRoot()}}
+	scans, closeScans, err := openScanLog(cfg, log)
+	if err != nil {
+		return usageErr(err)
+	}
+	defer closeScans()
+	if scans != nil {
+		svc.ScanLog = scans
+	}
 
 	srv, closeMCP, err := newMCPServer(ctx, cfg, svc, mcp.FixedIdentity(mcp.Caller{ID: identity}), log)
 	if err != nil {
