@@ -15,7 +15,11 @@ type recorded struct {
 	entries []scanlog.Entry
 }
 
-func (r *recorded) Record(e scanlog.Entry) { r.mu.Lock(); r.entries = append(r.entries, e); r.mu.Unlock() }
+func (r *recorded) Record(e scanlog.Entry) {
+	r.mu.Lock()
+	r.entries = append(r.entries, e)
+	r.mu.Unlock()
+}
 
 // TestEveryScanIsRecorded: a scan (REST and MCP both call ScanFor), a
 // submitted execution and a refused multi-field execution each give the
