@@ -18,7 +18,7 @@ import (
 func TestLegacyKeysMigrated(t *testing.T) {
 	c := needRedis(t)
 	base := strings.TrimSuffix(uniquePrefix(t, c), ":") // twtest:<uuid>, cleaned up with its ":"-keys
-	legacy := base + "-legacy"                            // the old layout: <legacy>rec:<id>
+	legacy := base + "-legacy"                          // the old layout: <legacy>rec:<id>
 	t.Cleanup(func() {
 		ctx := context.Background()
 		iter := c.Scan(ctx, 0, legacy+"*", 500).Iterator()
