@@ -249,6 +249,24 @@ func (s *Store) List() ([]Key, error) {
 	return out, nil
 }
 
+// Get returns the key with id, verified like Authenticate, or ErrNotFound.
+// Web panel sessions hold a key id, not the token: every request looks the
+// key up again, so revoking a key ends its sessions at once and a record
+// whose MAC does not verify never authorizes one.
+func (s *Store) Get(id string) (Key, error) {
+	k, found, err := s.kv.get(id)
+	if err != nil {
+		return Key{}, fmt.Errorf("get key %s: %w", id, err)
+	}
+	if !found || !s.verified(k) {
+		return Key{}, ErrNotFound
+	}
+	if _, err := ParseRole(string(k.Role)); err != nil {
+		return Key{}, ErrNotFound
+	}
+	return k.Public(), nil
+}
+
 // Delete removes a key; its token stops working at once.
 func (s *Store) Delete(id string) error {
 	ok, err := s.kv.del(id)

@@ -68,9 +68,63 @@ type Config struct {
 	// their isolation limits (external_mcp_*).
 	MCP gateway.Config `koanf:"mcp"`
 
+	// Plugins configures uploaded rule plugins (plugins.*).
+	Plugins Plugins `koanf:"plugins"`
+
 	// ScanLog is scanlog.*: the bounded, redacted log of recent scans
 	// (enabled, max_entries, retention, max_content_bytes).
 	ScanLog scanlog.Config `koanf:"scanlog"`
+}
+
+// Plugins holds the plugins.* keys: uploaded rule plugins, their default
+// limits and what an upload must satisfy.
+type Plugins struct {
+	// Enabled serves the /v1/plugins routes and loads the active set
+	// (default true).
+	Enabled bool `koanf:"enabled"`
+	// MaxModuleBytes caps an uploaded module (default 16 MiB).
+	MaxModuleBytes int `koanf:"max_module_bytes"`
+	// RequireSignature refuses modules without a minisign signature by
+	// one of TrustedKeys (default false; a signature that is present is
+	// always checked).
+	RequireSignature bool `koanf:"require_signature"`
+	// TrustedKeys are minisign public keys (the base64 "RWQ…" line).
+	TrustedKeys []string `koanf:"trusted_keys"`
+	// DefaultDeadline is a plugin's per-call deadline unless its manifest
+	// sets one (default 250ms).
+	DefaultDeadline time.Duration `koanf:"default_deadline"`
+	// DefaultMemoryPages caps an instance's memory in 64 KiB pages unless
+	// the manifest sets it (default 1024 = 64 MiB).
+	DefaultMemoryPages int `koanf:"default_memory_pages"`
+	// DefaultPoolSize is a plugin's instance count unless the manifest
+	// sets it (default 2).
+	DefaultPoolSize int `koanf:"default_pool_size"`
+	// AllowRuleOverride lets a manifest's override_rules reuse rule ids
+	// of built-in packs or other plugins (default false).
+	AllowRuleOverride bool `koanf:"allow_rule_override"`
+	// AllowFailOpen lets a manifest ask for failure_policy: fail_open
+	// (default false: every plugin fails closed).
+	AllowFailOpen bool `koanf:"allow_fail_open"`
+	// RequireShadow refuses to activate a revision without a passing
+	// shadow run (default false).
+	RequireShadow bool `koanf:"require_shadow"`
+	// ReconcileInterval is how often a server re-reads the active set
+	// besides the notifications (default 1s; at most 2s, the bound within
+	// which every server applies an activation).
+	ReconcileInterval time.Duration `koanf:"reconcile_interval"`
+	// Overrides set one plugin's limits and behaviour by name, over what
+	// its manifest says: an operator can cap a plugin, or put it in
+	// monitor mode, without a new upload.
+	Overrides map[string]PluginOverride `koanf:"overrides"`
+}
+
+// PluginOverride is plugins.overrides.NAME; zero fields keep the manifest's.
+type PluginOverride struct {
+	Deadline      time.Duration `koanf:"deadline"`
+	MemoryPages   int           `koanf:"memory_pages"`
+	PoolSize      int           `koanf:"pool_size"`
+	Mode          string        `koanf:"mode"`
+	FailurePolicy string        `koanf:"failure_policy"`
 }
 
 // Security holds security.* keys read by this package (process_isolation is
@@ -152,6 +206,8 @@ func Default() Config {
 		RateBurst:        100,
 		Agent:            Agent{ToolTimeoutMinutes: 60, ToolWaitTimeoutSeconds: execution.DefaultWait.Seconds(), ShellNoOutputTimeoutSeconds: 1200},
 	}
+	c.Plugins = Plugins{Enabled: true, MaxModuleBytes: 16 << 20, DefaultDeadline: 250 * time.Millisecond,
+		DefaultMemoryPages: 1024, DefaultPoolSize: 2, ReconcileInterval: time.Second}
 	c.MultiAgent.EinoMiddleware.ReductionEnable = true
 	c.ScanLog = scanlog.DefaultConfig()
 	c.MultiAgent.EinoMiddleware.ReductionMaxLengthForTrunc = 50000
@@ -299,6 +355,42 @@ func (c Config) Validate() error {
 		if _, err := secrets.ParseKey(c.Security.SecretsKey); err != nil {
 			bad("security.secrets_key", "want 32 bytes as 64 hex digits or base64 (openssl rand -hex 32)")
 		}
+	}
+	if p := c.Plugins; p.MaxModuleBytes < 1024 || p.MaxModuleBytes > 256<<20 {
+		bad("plugins.max_module_bytes", fmt.Sprintf("%d: want 1024 to 268435456", p.MaxModuleBytes))
+	}
+	if p := c.Plugins; p.DefaultDeadline <= 0 || p.DefaultDeadline > 10*time.Second {
+		bad("plugins.default_deadline", fmt.Sprintf("%s: want above 0 and at most 10s", p.DefaultDeadline))
+	}
+	if p := c.Plugins; p.DefaultMemoryPages < 1 || p.DefaultMemoryPages > 4096 {
+		bad("plugins.default_memory_pages", fmt.Sprintf("%d: want 1 to 4096 (64 KiB pages)", p.DefaultMemoryPages))
+	}
+	if p := c.Plugins; p.DefaultPoolSize < 1 || p.DefaultPoolSize > 64 {
+		bad("plugins.default_pool_size", fmt.Sprintf("%d: want 1 to 64", p.DefaultPoolSize))
+	}
+	if p := c.Plugins; p.ReconcileInterval <= 0 || p.ReconcileInterval > 2*time.Second {
+		bad("plugins.reconcile_interval", fmt.Sprintf("%s: want above 0 and at most 2s", p.ReconcileInterval))
+	}
+	for name, o := range c.Plugins.Overrides {
+		key := "plugins.overrides." + name
+		if o.Deadline < 0 || o.Deadline > 10*time.Second {
+			bad(key+".deadline", fmt.Sprintf("%s: want 0 (manifest's) to 10s", o.Deadline))
+		}
+		if o.MemoryPages < 0 || o.MemoryPages > 4096 {
+			bad(key+".memory_pages", fmt.Sprintf("%d: want 0 (manifest's) to 4096", o.MemoryPages))
+		}
+		if o.PoolSize < 0 || o.PoolSize > 64 {
+			bad(key+".pool_size", fmt.Sprintf("%d: want 0 (manifest's) to 64", o.PoolSize))
+		}
+		if o.Mode != "" && o.Mode != "enforce" && o.Mode != "monitor" {
+			bad(key+".mode", fmt.Sprintf("%q: want enforce or monitor", o.Mode))
+		}
+		if o.FailurePolicy != "" && o.FailurePolicy != "fail_closed" && o.FailurePolicy != "fail_open" {
+			bad(key+".failure_policy", fmt.Sprintf("%q: want fail_closed or fail_open", o.FailurePolicy))
+		}
+	}
+	if p := c.Plugins; p.RequireSignature && len(p.TrustedKeys) == 0 {
+		bad("plugins.require_signature", "is true but plugins.trusted_keys is empty: no upload could be accepted")
 	}
 	if c.ScanLog.MaxEntries == 0 {
 		bad("scanlog.max_entries", "must be > 0")

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -89,8 +90,41 @@ type Engine struct {
 	host   *wasmhost.Host
 	mu     sync.RWMutex
 	packs  []Pack
+	// custom is the set of managed (uploaded) plugins, swapped whole by
+	// SwapCustom; read together with packs under mu.
+	custom *packSet
 	audit  *audit.Writer
 }
+
+// packSet is one generation of the managed plugins. Every scan holds the
+// set it started with (inflight) until its packs have all returned, so a
+// swap never mixes two sets in one scan and never closes a plugin a scan
+// still uses.
+type packSet struct {
+	packs    []Pack
+	inflight sync.WaitGroup
+}
+
+// PackMode is implemented by packs that do not always decide, e.g.
+// uploaded plugins in monitor mode or with a fail-open failure policy.
+// Their findings (monitor) or failures (fail open) are recorded in the
+// report's telemetry attributes (tool.safety.monitor_findings) and so in
+// the audit log, and the decision is what it would be without them.
+type PackMode interface {
+	// MonitorOnly reports that none of the pack's findings decide.
+	MonitorOnly() bool
+	// FailOpen reports that the pack's failures do not decide (the
+	// RULE_PLUGIN_ERROR finding is recorded as a monitor finding).
+	FailOpen() bool
+}
+
+// AttrMonitorFindings and AttrMonitorRuleIDs are the telemetry attributes
+// that carry the findings of monitor-mode packs and the failures of
+// fail-open packs: recorded, never deciding.
+const (
+	AttrMonitorFindings = "tool.safety.monitor_findings"
+	AttrMonitorRuleIDs  = "tool.safety.monitor_rule_ids"
+)
 
 // New builds an Engine: it compiles and pre-warms every rule pack and opens
 // the audit log. It fails when the built-in packs are missing from the
@@ -220,11 +254,78 @@ func (e *Engine) ruleIDs() []string {
 func (e *Engine) Plugins() []sdk.PluginInfo {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	out := make([]sdk.PluginInfo, len(e.packs))
-	for i, p := range e.packs {
-		out[i] = p.Info()
+	out := make([]sdk.PluginInfo, 0, len(e.packs))
+	for _, p := range e.packs {
+		out = append(out, p.Info())
+	}
+	if e.custom != nil {
+		for _, p := range e.custom.packs {
+			out = append(out, p.Info())
+		}
 	}
 	return out
+}
+
+// BuiltinPlugins describes the packs loaded at start (built-in packs and
+// Options.Plugins), without the managed set.
+func (e *Engine) BuiltinPlugins() []sdk.PluginInfo {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	out := make([]sdk.PluginInfo, 0, len(e.packs))
+	for _, p := range e.packs {
+		out = append(out, p.Info())
+	}
+	return out
+}
+
+// SwapCustom replaces the managed plugin set atomically: scans that start
+// afterwards run on packs, scans under way finish on the set they started
+// with. The returned channel is closed once no scan uses the previous set
+// any more, so the caller may then close the plugins it dropped.
+func (e *Engine) SwapCustom(packs []Pack) <-chan struct{} {
+	next := &packSet{packs: append([]Pack(nil), packs...)}
+	e.mu.Lock()
+	old := e.custom
+	e.custom = next
+	e.mu.Unlock()
+	drained := make(chan struct{})
+	go func() {
+		if old != nil {
+			old.inflight.Wait()
+		}
+		close(drained)
+	}()
+	return drained
+}
+
+// acquirePacks returns the packs a scan runs on — the start-up packs and
+// the managed set current now, or the set a shadow run put in ctx — and a
+// func that releases the managed set when the scan is done with it.
+func (e *Engine) acquirePacks(ctx context.Context) ([]Pack, func()) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	set := e.custom
+	if o, ok := ctx.Value(customSetKey{}).(*packSet); ok {
+		set = o
+	}
+	if set == nil || len(set.packs) == 0 {
+		return e.packs, func() {}
+	}
+	set.inflight.Add(1)
+	packs := make([]Pack, 0, len(e.packs)+len(set.packs))
+	packs = append(append(packs, e.packs...), set.packs...)
+	return packs, set.inflight.Done
+}
+
+type customSetKey struct{}
+
+// ScanWithCustom scans req with the start-up packs and custom in place of
+// the managed set, without observing or auditing the report: what a
+// shadow run of a candidate set compares against the live decision.
+func (e *Engine) ScanWithCustom(ctx context.Context, req Request, custom []Pack) (*sdk.SafetyReport, error) {
+	ctx = context.WithValue(ctx, customSetKey{}, &packSet{packs: custom})
+	rep, _, err := e.scanWithFacts(ctx, req, false)
+	return rep, err
 }
 
 // Health reports whether every rule pack can still take scans: an error
@@ -232,9 +333,8 @@ func (e *Engine) Plugins() []sdk.PluginInfo {
 // running (quarantined; its scan failed closed). The server's /readyz
 // reports it as degraded.
 func (e *Engine) Health() error {
-	e.mu.RLock()
-	packs := e.packs
-	e.mu.RUnlock()
+	packs, done := e.acquirePacks(context.Background())
+	defer done()
 	var errs []error
 	for _, p := range packs {
 		pl, ok := p.(*wasmhost.Plugin)
@@ -294,7 +394,7 @@ func (e *Engine) ScanWithFacts(ctx context.Context, req Request) (*sdk.SafetyRep
 // observed and audited here (ScanStaged observes the merged report once).
 func (e *Engine) scanWithFacts(ctx context.Context, req Request, observe bool) (*sdk.SafetyReport, *sdk.Facts, error) {
 	start := time.Now()
-	pol := e.policy.Load()
+	pol := e.policyFor(ctx)
 	facts, err := analyze.Analyze(req.Language, req.Content, analyze.Options{MaxBytes: e.opts.MaxContentBytes})
 	if err != nil {
 		return nil, nil, fmt.Errorf("scan: %w", err)
@@ -320,7 +420,8 @@ func (e *Engine) scanWithFacts(ctx context.Context, req Request, observe bool) (
 		putInputBuf(buf, input)
 		return nil, nil, fmt.Errorf("scan: encode input: %w", err)
 	}
-	findings := dropAllowedEnvHooks(e.runPacks(ctx, input, pol), pol)
+	enforced, monitored := e.runPacks(ctx, input, pol)
+	findings := dropAllowedEnvHooks(enforced, pol)
 	// Every pack has returned and none keeps the input (see Pack.Scan), so
 	// the buffer is free for the next scan.
 	putInputBuf(buf, input)
@@ -342,6 +443,14 @@ func (e *Engine) scanWithFacts(ctx context.Context, req Request, observe bool) (
 		// even when no evidence needed rewriting here.
 		rep.Sanitized = true
 		rep.TelemetryAttributes["tool.safety.sanitized"] = true
+	}
+	if len(monitored) > 0 {
+		// Redacted and policy-filtered like decided findings.
+		mrep := report.Build(report.Meta{ScanID: id, ToolName: req.ToolName, Language: facts.Language, Start: start}, monitored, pol)
+		if len(mrep.Findings) > 0 {
+			rep.TelemetryAttributes[AttrMonitorFindings] = mrep.Findings
+			rep.TelemetryAttributes[AttrMonitorRuleIDs] = strings.Join(mrep.RuleIDs(), ",")
+		}
 	}
 	if observe {
 		e.observe(ctx, rep)
@@ -380,37 +489,41 @@ func putInputBuf(buf *[]byte, input []byte) {
 }
 
 // runPacks runs every pack on input concurrently and turns each failure into
-// a RULE_PLUGIN_ERROR finding.
-func (e *Engine) runPacks(ctx context.Context, input []byte, pol *sdk.Policy) []sdk.Finding {
-	e.mu.RLock()
-	packs := e.packs
-	e.mu.RUnlock()
+// a RULE_PLUGIN_ERROR finding. It returns the findings that decide and,
+// apart, those that are only recorded (see PackMode).
+func (e *Engine) runPacks(ctx context.Context, input []byte, pol *sdk.Policy) (enforced, monitored []sdk.Finding) {
+	packs, done := e.acquirePacks(ctx)
+	defer done()
 	results := make([][]sdk.Finding, len(packs))
+	failed := make([]bool, len(packs))
 	var wg sync.WaitGroup
 	for i := 1; i < len(packs); i++ {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			results[i] = scanPack(ctx, packs[i], input, pol)
+			results[i], failed[i] = scanPack(ctx, packs[i], input, pol)
 		}(i)
 	}
 	if len(packs) > 0 {
-		results[0] = scanPack(ctx, packs[0], input, pol)
+		results[0], failed[0] = scanPack(ctx, packs[0], input, pol)
 	}
 	wg.Wait()
-	var all []sdk.Finding
-	for _, r := range results {
-		all = append(all, r...)
+	for i, r := range results {
+		if m, ok := packs[i].(PackMode); ok && (m.MonitorOnly() || failed[i] && m.FailOpen()) {
+			monitored = append(monitored, r...)
+			continue
+		}
+		enforced = append(enforced, r...)
 	}
-	return all
+	return enforced, monitored
 }
 
-func scanPack(ctx context.Context, p Pack, input []byte, pol *sdk.Policy) []sdk.Finding {
+func scanPack(ctx context.Context, p Pack, input []byte, pol *sdk.Policy) ([]sdk.Finding, bool) {
 	fs, err := p.Scan(ctx, input)
 	if err == nil {
-		return fs
+		return fs, false
 	}
-	return []sdk.Finding{PluginErrorFinding(p.Info().Name, err, pol)}
+	return []sdk.Finding{PluginErrorFinding(p.Info().Name, err, pol)}, true
 }
 
 // PluginErrorFinding is the fail-closed finding for a rule pack that could

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/toolwarden/toolwarden/internal/errs"
 )
 
 // Records are listed newest first by the key (created_at in microseconds,
@@ -27,17 +29,24 @@ func DecodeCursor(c string) (us int64, id string, ok bool, err error) {
 	}
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil {
-		return 0, "", false, fmt.Errorf("cursor %q: %w", c, ErrInvalidRecord)
+		return 0, "", false, badCursor(c)
 	}
 	s, id, found := strings.Cut(string(b), ":")
 	if !found || id == "" {
-		return 0, "", false, fmt.Errorf("cursor %q: %w", c, ErrInvalidRecord)
+		return 0, "", false, badCursor(c)
 	}
 	us, err = strconv.ParseInt(s, 10, 64)
 	if err != nil {
-		return 0, "", false, fmt.Errorf("cursor %q: %w", c, ErrInvalidRecord)
+		return 0, "", false, badCursor(c)
 	}
 	return us, id, true, nil
+}
+
+// badCursor is the typed error of a cursor that does not decode: the
+// API answers it with a 400 naming the cursor (errs.InvalidCursor), and it
+// is still an ErrInvalidRecord for errors.Is.
+func badCursor(c string) error {
+	return errs.New(errs.InvalidCursor, "execution.DecodeCursor", fmt.Errorf("cursor %q does not decode: %w", c, ErrInvalidRecord))
 }
 
 // After reports whether the record with key (us, id) comes after the cursor

@@ -112,6 +112,12 @@ type Config struct {
 	// (default runner.DefaultPartialInterval).
 	PartialInterval time.Duration
 
+	// Runners run the records of other languages than the process ones
+	// (bash, python), keyed by Record.Language — the MCP gateway registers
+	// its upstream tools/call runner under "mcp" — on the same duties as
+	// process runs (see Runner).
+	Runners map[string]Runner
+
 	// Logger receives the daemon's events (default slog.Default()). Run
 	// content and output are never logged, only ids and states.
 	Logger *slog.Logger

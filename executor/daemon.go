@@ -49,13 +49,14 @@ type Daemon struct {
 }
 
 // New checks cfg and returns a daemon that will run b's queued executions
-// under iso. Neither backend is closed by the daemon: the caller owns them.
+// under iso. iso may be nil for a daemon that runs only cfg.Runners (the
+// MCP gateway's): it then refuses process records. Neither backend is closed by the daemon: the caller owns them.
 func New(b execution.Backend, iso isolation.Backend, cfg Config) (*Daemon, error) {
 	if b == nil {
 		return nil, errors.New("executor: no execution backend")
 	}
-	if iso == nil {
-		return nil, errors.New("executor: no isolation backend")
+	if iso == nil && len(cfg.Runners) == 0 {
+		return nil, errors.New("executor: no isolation backend and no runners")
 	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -94,7 +95,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if !d.running.CompareAndSwap(false, true) {
 		return errors.New("executor: Run called twice")
 	}
-	d.log.Info("executor started", "concurrency", d.cfg.Concurrency, "isolation", d.iso.Name(), "exclusive", d.cfg.Exclusive)
+	d.log.Info("executor started", "concurrency", d.cfg.Concurrency, "isolation", d.isoName(), "runners", d.runnerLanguages(), "exclusive", d.cfg.Exclusive)
 
 	// The reconciler stops with the daemon, also when the claim loop ends
 	// on its own (backend closed).

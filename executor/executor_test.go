@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/internal/errs"
 	"github.com/toolwarden/toolwarden/isolation"
 )
 
@@ -444,6 +445,13 @@ func TestBrokenIsolationFailsClosedAndPausesClaims(t *testing.T) {
 	}
 	if d2.isolationRefused(errors.New("runner: working directory: stat /nope: no such file or directory")) {
 		t.Fatal("a request error was counted as an isolation failure")
+	}
+	// The contract is the error's code, not its text.
+	if d2.isolationRefused(fmt.Errorf("runner: start bash under %s: looks like a backend error", d2.iso.Name())) {
+		t.Fatal("an untyped error was counted as an isolation failure by its wording")
+	}
+	if !d2.isolationRefused(fmt.Errorf("start: %w", errs.New(errs.IsolationRefused, "runner", errors.New("cgroup root is gone")))) {
+		t.Fatal("a typed isolation refusal was not recognised")
 	}
 }
 

@@ -24,7 +24,12 @@ func TestRedisEchoCompletes(t *testing.T) {
 	if got.Status != execution.StatusCompleted || got.Result != "hi\n" {
 		t.Fatalf("got %s %q (%s)", got.Status, got.Result, got.Error)
 	}
+	// The recorder notes a Finish after the store returned it, which is
+	// after the record became visible as terminal: give it that moment.
 	fin := b.finishes(r.ExecutionID)
+	for end := time.Now().Add(5 * time.Second); len(fin) == 0 && time.Now().Before(end); fin = b.finishes(r.ExecutionID) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if len(fin) != 1 || fin[0].Result != got.Result {
 		t.Fatalf("finishes %d: %+v", len(fin), fin)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/internal/errs"
 	"github.com/toolwarden/toolwarden/reduction"
 	"github.com/toolwarden/toolwarden/runner"
 )
@@ -65,6 +65,8 @@ type run struct {
 	kind   stopKind
 	reason string
 	handle *runner.Handle
+	// abort stops a Runner execution (kinds.go); nil for process runs.
+	abort func()
 }
 
 func newRun(rec *execution.Record) *run {
@@ -88,10 +90,13 @@ func (r *run) stop(kind stopKind, reason string) {
 	if r.kind == stopNone || (kind == stopLeaseLost && r.kind != stopLeaseLost) {
 		r.kind, r.reason = kind, reason
 	}
-	h := r.handle
+	h, abort := r.handle, r.abort
 	r.mu.Unlock()
 	if h != nil {
 		h.Cancel()
+	}
+	if abort != nil {
+		abort()
 	}
 }
 
@@ -161,6 +166,9 @@ func (d *Daemon) execute(r *run) {
 	// worker's claim (wake-up of the claim loop included).
 	_, queued := otel.Tracer(TracerName).Start(tctx, SpanQueued, trace.WithTimestamp(r.rec.CreatedAt))
 	queued.End(trace.WithTimestamp(r.claimedAt))
+	if d.executeOther(r) {
+		return
+	}
 	pw := newPartialWriter(d, r)
 	opts, err := d.options(r.rec, pw.offer)
 	if err != nil {
@@ -239,10 +247,9 @@ func (d *Daemon) execute(r *run) {
 
 // isolationRefused reports whether a start error came from the isolation
 // backend rather than from the request (a missing cwd, an unknown
-// language): runner reports backend failures as "start <lang> under
-// <backend>: …".
+// language): runner types backend failures errs.IsolationRefused.
 func (d *Daemon) isolationRefused(err error) bool {
-	return strings.Contains(err.Error(), " under "+d.iso.Name()+": ")
+	return errs.Has(err, errs.IsolationRefused)
 }
 
 // options builds the runner options of one record from the daemon config.

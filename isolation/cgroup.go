@@ -27,7 +27,6 @@ import (
 // Bounds of the cgroup backends. They are generous: they only matter when
 // the kernel misbehaves, and then the outcome is recorded, not hidden.
 const (
-	killBound  = 10 * time.Second // cgroup.kill → populated 0
 	startBound = 30 * time.Second // shim start → execve
 	rmdirBound = 2 * time.Second
 )
@@ -53,6 +52,14 @@ type cgroupBackend struct {
 	// until they are gone (they stay registered with the watchdog).
 	pending map[string]pendingRun
 	stop    chan struct{}
+
+	// warm are the prepared shims (warm.go); warmOn is set once Open has
+	// self-tested the backend. filling is true while refill runs, fillWG
+	// lets Close wait for it.
+	warm    []*warmShim
+	warmOn  bool
+	filling bool
+	fillWG  sync.WaitGroup
 }
 
 // pendingRun is a run whose cgroups could not be confirmed empty/removed.
@@ -74,6 +81,7 @@ func (b *cgroupBackend) patrol() {
 			return
 		case <-t.C:
 			b.retryPending()
+			b.expireWarm()
 		}
 	}
 }
@@ -154,6 +162,21 @@ func (b *cgroupBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 func (b *cgroupBackend) start(sctx, ctx context.Context, spec Spec) (*cgProcess, error) {
 	lim := mergeLimits(b.cfg.Limits, spec.Limits)
 	h := resolveHardening(b.cfg.Hardening, spec.Hardening)
+	if w := b.takeWarm(spec, lim); w != nil {
+		b.refill()
+		p, retry, err := b.startWarm(ctx, sctx, w, spec, h, lim)
+		if err == nil {
+			return p, nil
+		}
+		if !retry {
+			w.closeFiles()
+			w.p.cleanupAfterFailedStart()
+			return nil, err
+		}
+		// Nothing of the run happened: the warm shim goes, a fresh one runs.
+		go w.discard()
+	}
+	defer b.refill()
 	id, err := newRunID()
 	if err != nil {
 		return nil, err
@@ -290,35 +313,6 @@ func shimConfigFor(spec Spec, h Hardening, lim Limits, v1Procs []string) shimCon
 	}
 }
 
-// checkSpec enforces, in depth, what the API validates: a workspace is an
-// absolute directory other than "/", and the working directory is the
-// workspace or below it (never a way to widen what a run may write).
-func checkSpec(spec Spec) error {
-	if spec.Workspace != "" {
-		if !filepath.IsAbs(spec.Workspace) || filepath.Clean(spec.Workspace) == "/" {
-			return fmt.Errorf("isolation: workspace %q must be an absolute directory other than /", spec.Workspace)
-		}
-	}
-	if spec.Dir == "" || (spec.Workspace == "" && spec.Dir == "/") {
-		// No workspace: the run starts in its (read-only) root.
-		return nil
-	}
-	if spec.Workspace == "" || !dirInWorkspace(spec.Dir, spec.Workspace) {
-		return fmt.Errorf("isolation: working directory %q is outside the workspace %q", spec.Dir, spec.Workspace)
-	}
-	return nil
-}
-
-func workDir(spec Spec) string {
-	switch {
-	case spec.Dir != "":
-		return spec.Dir
-	case spec.Workspace != "":
-		return spec.Workspace
-	}
-	return "/"
-}
-
 // startShim starts cmd (the shim) with the config and status pipes and
 // returns the layers the shim applied. On any failure the caller kills and
 // reaps the shim. Extra files (beyond config and status) may already be in
@@ -341,7 +335,7 @@ func startShim(ctx, spanCtx context.Context, cmd *exec.Cmd, spec Spec, sc shimCo
 	}
 	defer stR.Close()
 	cmd.ExtraFiles = append([]*os.File{cfgR, stW}, cmd.ExtraFiles...)
-	cmd.Env = []string{}
+	cmd.Env = shimEnv()
 	cmd.Dir = sc.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = spec.Stdin, spec.Stdout, spec.Stderr
 	// Output pipes are closed once the unit is empty; this only guards
@@ -364,8 +358,18 @@ func startShim(ctx, spanCtx context.Context, cmd *exec.Cmd, spec Spec, sc shimCo
 		_ = json.NewEncoder(cfgW).Encode(sc)
 		cfgW.Close()
 	}()
+	layers, _, err := readStatus(ctx, spanCtx, stR)
+	return layers, err
+}
+
+// readStatus reads the shim's status lines until EOF (execve succeeded) and
+// returns the layers it applied, bounded by ctx and startBound. stale is
+// set when a warm shim reported that it cannot serve this run but a fresh
+// shim might (see statusMsg.Stale).
+func readStatus(ctx, spanCtx context.Context, stR *os.File) (layers []string, stale bool, err error) {
 	type result struct {
 		layers []string
+		stale  bool
 		err    error
 	}
 	res := make(chan result, 1)
@@ -380,6 +384,7 @@ func startShim(ctx, spanCtx context.Context, cmd *exec.Cmd, spec Spec, sc shimCo
 					r.err = fmt.Errorf("isolation: shim status: %w", jerr)
 				} else if m.Error != "" {
 					r.err = fmt.Errorf("isolation: shim: %s", m.Error)
+					r.stale = m.Stale
 				} else {
 					r.layers = append(r.layers, m.Layers...)
 					recordShimTimings(spanCtx, m.Timings)
@@ -393,7 +398,7 @@ func startShim(ctx, spanCtx context.Context, cmd *exec.Cmd, spec Spec, sc shimCo
 			}
 		}
 		if r.err == nil && r.layers == nil {
-			r.err = errors.New("isolation: shim exited before executing the workload")
+			r.err = errShimGone
 		}
 		res <- r
 	}()
@@ -406,10 +411,14 @@ func startShim(ctx, spanCtx context.Context, cmd *exec.Cmd, spec Spec, sc shimCo
 		r.err = fmt.Errorf("isolation: shim did not execute the workload within %s", startBound)
 	}
 	if r.err != nil {
-		return nil, r.err
+		return nil, r.stale, r.err
 	}
-	return r.layers, nil
+	return r.layers, false, nil
 }
+
+// errShimGone is a shim that ended without executing the workload or
+// saying why.
+var errShimGone = errors.New("isolation: shim exited before executing the workload")
 
 // cgProcess is one run of a cgroup backend.
 type cgProcess struct {
@@ -423,6 +432,11 @@ type cgProcess struct {
 	// egress is the run's egress proxy listener (nil without one), closed
 	// when the run has ended.
 	egress net.Listener
+	// out is the read end of a warm run's output pipe and copied closes
+	// when its copy to the Spec's writer has ended (nil for a fresh shim,
+	// whose exec.Cmd copies).
+	out    *os.File
+	copied chan struct{}
 	runState
 }
 
@@ -478,6 +492,7 @@ func (p *cgProcess) monitor() {
 		}
 	}
 	werr := p.cmd.Wait()
+	p.waitOutput()
 	p.exit = exitFrom(p.cmd.ProcessState)
 	var ee *exec.ExitError
 	if werr != nil && !errors.As(werr, &ee) && p.waitErr == nil {
@@ -579,6 +594,7 @@ func (b *cgroupBackend) Close() error {
 		live = append(live, p)
 	}
 	b.mu.Unlock()
+	b.drainWarm()
 	var errs []error
 	for _, p := range live {
 		if err := p.Kill(); err != nil {
@@ -595,55 +611,4 @@ func (b *cgroupBackend) Close() error {
 	}
 	_ = unix.Close(b.lockFD)
 	return errors.Join(errs...)
-}
-
-// exitFrom converts a reaped process state into an Exit.
-func exitFrom(st *os.ProcessState) Exit {
-	if st == nil {
-		return Exit{Code: -1}
-	}
-	ws, ok := st.Sys().(syscall.WaitStatus)
-	if !ok {
-		return Exit{Code: st.ExitCode()}
-	}
-	if ws.Signaled() {
-		return Exit{Code: -1, Signal: unix.SignalName(ws.Signal())}
-	}
-	return Exit{Code: ws.ExitStatus()}
-}
-
-// mergeLimits overrides defaults with the non-zero fields of spec.
-func mergeLimits(def, spec Limits) Limits {
-	if spec.MaxProcesses > 0 {
-		def.MaxProcesses = spec.MaxProcesses
-	}
-	if spec.MemoryMaxBytes > 0 {
-		def.MemoryMaxBytes = spec.MemoryMaxBytes
-	}
-	if spec.CPUQuotaMicros > 0 {
-		def.CPUQuotaMicros = spec.CPUQuotaMicros
-	}
-	if spec.TmpfsMaxBytes > 0 {
-		def.TmpfsMaxBytes = spec.TmpfsMaxBytes
-	}
-	return def
-}
-
-// resolveHardening picks the run's hardening: the spec's when set, else
-// the backend default, else DefaultHardening; uid/gid 0 become nobody.
-func resolveHardening(def, spec Hardening) Hardening {
-	h := spec
-	if h == (Hardening{}) {
-		h = def
-	}
-	if h == (Hardening{}) {
-		h = DefaultHardening()
-	}
-	if h.UID <= 0 {
-		h.UID = nobodyID
-	}
-	if h.GID <= 0 {
-		h.GID = nobodyID
-	}
-	return h
 }

@@ -21,7 +21,7 @@ const ConfigPrefix = "security.process_isolation"
 // configKeys are the accepted keys below ConfigPrefix; anything else is a
 // load error so that a typo never silently weakens isolation.
 var configKeys = map[string]bool{
-	"mode": true, "cgroup_root": true, "watchdog_path": true,
+	"mode": true, "cgroup_root": true, "watchdog_path": true, "shim_path": true, "allow_shared_host": true,
 	"max_processes": true, "memory_max_bytes": true, "cpu_quota_micros": true, "tmpfs_max_bytes": true,
 	"hardening.uid": true, "hardening.gid": true, "hardening.no_network": true,
 	"hardening.pid_namespace": true, "hardening.private_tmp": true, "hardening.landlock": true,
@@ -125,6 +125,7 @@ func configFrom(k *koanf.Koanf) (Config, error) {
 	str("cgroup_root", &cfg.CgroupRoot)
 	str("watchdog_path", &cfg.WatchdogPath)
 	str("shim_path", &cfg.ShimPath)
+	boolean("allow_shared_host", &cfg.AllowSharedHost)
 	num("max_processes", &maxProcs)
 	num("memory_max_bytes", &cfg.Limits.MemoryMaxBytes)
 	num("cpu_quota_micros", &cfg.Limits.CPUQuotaMicros)

@@ -241,6 +241,13 @@ type Config struct {
 	// UseShimBinary, else WatchdogPath. It must dispatch IsShim/ShimMain
 	// like the host binary.
 	ShimPath string `json:"shim_path,omitempty"`
+	// AllowSharedHost lets the process_group backend of an unprivileged
+	// daemon run workloads where it cannot give them namespaces of their
+	// own (no user namespaces on the host): such runs share the host's
+	// network — loopback services and unix sockets included — and its
+	// filesystem view. Dangerous; false (the default) refuses those runs.
+	// A root daemon, or one with user namespaces, never needs it.
+	AllowSharedHost bool `json:"allow_shared_host,omitempty"`
 }
 
 // DefaultHardening is what runs get when neither Config nor Spec set any

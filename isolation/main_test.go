@@ -16,8 +16,12 @@ func TestMain(m *testing.M) {
 	if IsShim() {
 		ShimMain()
 	}
-	if os.Getenv("TW_TEST_HELPER") == "daemon" {
+	switch os.Getenv("TW_TEST_HELPER") {
+	case "daemon":
 		helperDaemon()
+		return
+	case "unpriv":
+		helperUnprivileged()
 		return
 	}
 	os.Exit(m.Run())

@@ -82,6 +82,14 @@ func normalize(cfg Config) (Config, error) {
 
 func openPG(ctx context.Context, cfg Config, reasons []string) (Backend, error) {
 	b := &pgBackend{cfg: cfg, shim: shimPath(cfg), live: map[*pgProcess]struct{}{}, reasons: reasons}
+	if os.Geteuid() != 0 {
+		if err := probeUserNS(); err != nil {
+			b.usernsReason = err.Error()
+			b.reasons = append(b.reasons, err.Error())
+		} else {
+			b.userns = true
+		}
+	}
 	if err := selfTest(ctx, b); err != nil {
 		return nil, fmt.Errorf("isolation: process_group self-test: %w", err)
 	}
@@ -189,6 +197,10 @@ func openCgroup(ctx context.Context, cfg Config) (_ *cgroupBackend, err error) {
 	if err := selfTest(ctx, b); err != nil {
 		return nil, fmt.Errorf("%s self-test: %w", b.name, err)
 	}
+	b.mu.Lock()
+	b.warmOn = true
+	b.mu.Unlock()
+	b.refill()
 	go b.patrol()
 	return b, nil
 }

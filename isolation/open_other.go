@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !unix && !windows
 
 package isolation
 
@@ -21,13 +21,6 @@ func unsupported(mode string) error {
 	default:
 		return fmt.Errorf("isolation: mode %s: no isolation backend on %s yet (the process-group watchdog and cgroup backends are Linux-only); runs are refused, scanning works", modeName(mode), runtime.GOOS)
 	}
-}
-
-func modeName(mode string) string {
-	if mode == "" {
-		return ModeAuto
-	}
-	return mode
 }
 
 // Open refuses off Linux, saying why (see unsupported).

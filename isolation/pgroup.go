@@ -20,8 +20,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// pgGrace is how long a process-group run gets between SIGTERM and SIGKILL.
-const pgGrace = 3 * time.Second
+// daemonEUID is os.Geteuid; tests replace it to see an unprivileged
+// daemon's decisions from a root test process.
+var daemonEUID = os.Geteuid
 
 // pgBackend is the best-effort backend for hosts without usable cgroups:
 // each run gets its own process group headed by a supervisor (a re-exec of
@@ -40,6 +41,10 @@ type pgBackend struct {
 	closed bool
 	// reasons records why auto mode fell back to this backend.
 	reasons []string
+	// userns is true when an unprivileged daemon can give runs user
+	// namespaces of their own (probeUserNS); usernsReason says why not.
+	userns       bool
+	usernsReason string
 }
 
 // Name implements Backend.
@@ -58,19 +63,27 @@ func (b *pgBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 	}
 	lim := mergeLimits(b.cfg.Limits, spec.Limits)
 	h := resolveHardening(b.cfg.Hardening, spec.Hardening)
-	root := os.Geteuid() == 0
-	if !root {
-		// An unprivileged daemon can neither switch uid nor create
-		// namespaces: the run shares the host's network and filesystem
-		// view, and Layers() says so by the absence of "netns", "pidns"
-		// and "root". A run that needs its
-		// network confined to an egress proxy is refused.
+	root := daemonEUID() == 0
+	// userns: an unprivileged daemon gives the run a user namespace of its
+	// own, in which it may create the same network, PID and mount
+	// namespaces (and the same built root) that a root daemon creates.
+	userns := !root && b.userns
+	if !root && !userns {
+		// Neither root nor user namespaces: the run would share the host's
+		// network and filesystem view. Only an explicit
+		// allow_shared_host runs it; Layers() then shows no "netns",
+		// "pidns" or "root". A run that needs its network confined to an
+		// egress proxy is refused whatever the setting.
+		if !b.cfg.AllowSharedHost {
+			return nil, fmt.Errorf("isolation: process_group as uid %d without user namespaces (%s): a run would share the host's network and filesystem; refused (security.process_isolation.allow_shared_host: true accepts that, dangerous)", os.Geteuid(), b.usernsReason)
+		}
 		if spec.EgressProxy != nil {
-			return nil, errors.New("isolation: egress proxy needs a root daemon (the run's own network namespace)")
+			return nil, errors.New("isolation: egress proxy needs a network namespace of the run's own (a root daemon or user namespaces)")
 		}
 	}
 	sc := shimConfigFor(spec, h, lim, nil)
-	sc.KeepUID = os.Geteuid() != 0
+	sc.KeepUID = !root && !userns
+	sc.UserNS = userns
 	if h.Rlimits {
 		if lim.MaxProcesses > 0 {
 			// RLIMIT_NPROC counts every process of the uid on the host,
@@ -81,20 +94,23 @@ func (b *pgBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 			sc.AddressSpace = uint64(lim.MemoryMaxBytes)
 		}
 	}
-	// A root daemon gives every run its own network namespace; the
-	// supervisor itself is cloned into it (so the daemon can open the
-	// egress listener there before the workload starts) and the shim
-	// inherits it.
-	var supFlags uintptr
-	if root {
-		supFlags = unix.CLONE_NEWNET
+	// Every run with namespaces gets its own network namespace; the
+	// supervisor itself is cloned into it (so the egress listener can be
+	// opened there before the workload starts) and the shim inherits it;
+	// the shim gets its own PID and mount namespaces with a root built for
+	// the run.
+	attr := &syscall.SysProcAttr{Setpgid: true}
+	if root || userns {
+		attr.Cloneflags = unix.CLONE_NEWNET
 		sc.NetNS = true
-	}
-	if root {
-		// ... and the shim its own PID and mount namespaces with a root
-		// built for the run.
 		sc.Cloneflags |= unix.CLONE_NEWPID | unix.CLONE_NEWNS
 		sc.MountNS = true
+	}
+	if userns {
+		attr.Cloneflags |= unix.CLONE_NEWUSER
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}}
+		attr.GidMappingsEnableSetgroups = false
 	}
 	exitR, exitW, err := os.Pipe()
 	if err != nil {
@@ -107,11 +123,32 @@ func (b *pgBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 		return nil, fmt.Errorf("isolation: control pipe: %w", err)
 	}
 	cmd := exec.Command(b.shim, supervisorArg)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Cloneflags: supFlags}
+	cmd.SysProcAttr = attr
 	cmd.ExtraFiles = []*os.File{exitW, ctlR}
 	p := &pgProcess{b: b, cmd: cmd, exitR: exitR, ctlW: ctlW, runState: newRunState()}
+	hook := egressHook(spec, &p.egress)
+	var egressEnd *os.File
+	if userns && spec.EgressProxy != nil {
+		// The daemon cannot enter a network namespace owned by the run's
+		// user namespace; the supervisor opens the listener inside and
+		// hands it over (egressFromSupervisor).
+		var theirs *os.File
+		egressEnd, theirs, err = socketPair()
+		if err != nil {
+			exitR.Close()
+			exitW.Close()
+			ctlR.Close()
+			ctlW.Close()
+			return nil, err
+		}
+		cmd.ExtraFiles = append(cmd.ExtraFiles, theirs)
+		cmd.Args = append(cmd.Args, egressArg)
+		defer theirs.Close()
+		defer egressEnd.Close()
+		hook = egressFromSupervisor(spec, egressEnd, &p.egress)
+	}
 	sctx, span := startSpan(ctx, "isolation.start", attribute.String("isolation.backend", ModeProcessGroup))
-	layers, err := startShim(ctx, sctx, cmd, spec, sc, egressHook(spec, &p.egress))
+	layers, err := startShim(ctx, sctx, cmd, spec, sc, hook)
 	endSpan(span, err)
 	exitW.Close()
 	ctlR.Close()
@@ -125,7 +162,7 @@ func (b *pgBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 		}
 		return nil, err
 	}
-	if root {
+	if root || userns {
 		p.layers = append(p.layers, "netns")
 	}
 	if p.egress != nil {
@@ -258,6 +295,10 @@ func runSupervisor() error {
 		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil {
 			return fmt.Errorf("supervisor: set close-on-exec on fd %d: %w", fd, err)
 		}
+	}
+	if err := supervisorEgress(); err != nil {
+		reportStatus(statusMsg{Error: err.Error()})
+		return err
 	}
 	sc, err := readShimConfig()
 	if err != nil {

@@ -48,20 +48,43 @@ const newRootDir = "/tmp"
 // lazy unmount of the host's tree. Nothing else of the host is reachable
 // by path afterwards: not /run, /var, /home, /root, /srv, the data dir or
 // any other workspace. It leaves the shim in cfg.Dir.
+//
+// It is prepareRoot (what every run's root has in common) then finishRoot
+// (what depends on the run, or must be read when it starts); a warm shim
+// does the first before its run is known (see warmShim).
 func buildRoot(cfg shimConfig) error {
-	ws := filepath.Clean(cfg.Workspace)
-	wsFD := -1
-	if cfg.Workspace != "" {
-		fd, err := unix.Open(ws, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return fmt.Errorf("root: open workspace %s: %w", ws, err)
-		}
-		wsFD = fd
-		defer unix.Close(fd)
+	hostTmp, err := prepareRoot(cfg.TmpfsBytes)
+	if err != nil {
+		return err
 	}
+	defer unix.Close(hostTmp)
+	return finishRoot(cfg, hostTmp)
+}
+
+// prepareRoot assembles at newRootDir the part of the run's root that is
+// the same for every run: the root tmpfs, the read-only system binds, /dev
+// with its capped /dev/shm, the capped /tmp and a fresh /proc. hostTmp is
+// the host's newRootDir, opened before the root tmpfs covered it, so that a
+// workspace below it can still be found (openWorkspace).
+func prepareRoot(tmpfsBytes int64) (hostTmp int, err error) {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("root: make mounts private: %w", err)
+		return -1, fmt.Errorf("root: make mounts private: %w", err)
 	}
+	hostTmp, err = unix.Open(newRootDir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("root: open %s: %w", newRootDir, err)
+	}
+	defer func() {
+		if err != nil {
+			unix.Close(hostTmp)
+			hostTmp = -1
+		}
+	}()
+	return hostTmp, assembleRoot(tmpfsBytes)
+}
+
+// assembleRoot does the mounts of prepareRoot.
+func assembleRoot(tmpfsBytes int64) error {
 	// The run's root: a small tmpfs that holds only mount points.
 	if err := unix.Mount("tmpfs", newRootDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=1m,nr_inodes=4096"); err != nil {
 		return fmt.Errorf("root: mount root tmpfs: %w", err)
@@ -72,13 +95,10 @@ func buildRoot(cfg shimConfig) error {
 			return err
 		}
 	}
-	if err := maskSecrets(nr); err != nil {
+	if err := buildDev(nr("/dev"), tmpfsBytes); err != nil {
 		return err
 	}
-	if err := buildDev(nr("/dev"), cfg.TmpfsBytes); err != nil {
-		return err
-	}
-	if err := mountTmpfs(nr("/tmp"), "mode=1777", cfg.TmpfsBytes); err != nil {
+	if err := mountTmpfs(nr("/tmp"), "mode=1777", tmpfsBytes); err != nil {
 		return err
 	}
 	if err := mkdirAll(nr("/proc")); err != nil {
@@ -87,17 +107,35 @@ func buildRoot(cfg shimConfig) error {
 	if err := unix.Mount("proc", nr("/proc"), "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("root: mount /proc: %w", err)
 	}
-	if wsFD >= 0 {
+	return nil
+}
+
+// finishRoot completes the root prepareRoot assembled: the secrets of /etc
+// masked (the glob patterns expanded now, when the run starts), the
+// workspace bound read-write, the root made read-only, pivot_root into it
+// and the host's tree detached; it leaves the shim in cfg.Dir.
+func finishRoot(cfg shimConfig, hostTmp int) error {
+	nr := func(p string) string { return newRootDir + p }
+	if cfg.Workspace != "" {
+		ws := filepath.Clean(cfg.Workspace)
+		fd, err := openWorkspace(ws, hostTmp)
+		if err != nil {
+			return &workspaceError{ws: ws, err: err}
+		}
+		defer unix.Close(fd)
 		if err := mkdirAll(nr(ws)); err != nil {
 			return err
 		}
-		src := fmt.Sprintf("/proc/self/fd/%d", wsFD)
+		src := fmt.Sprintf("/proc/self/fd/%d", fd)
 		if err := unix.Mount(src, nr(ws), "", unix.MS_BIND, ""); err != nil {
 			return fmt.Errorf("root: bind workspace %s: %w", ws, err)
 		}
 		if err := remount(nr(ws), unix.MS_NOSUID|unix.MS_NODEV, false); err != nil {
 			return err
 		}
+	}
+	if err := maskSecrets(nr); err != nil {
+		return err
 	}
 	// The root tmpfs itself becomes read-only: a run creates files only
 	// in its workspace, /tmp and /dev/shm.
@@ -120,6 +158,33 @@ func buildRoot(cfg shimConfig) error {
 	}
 	return nil
 }
+
+// openWorkspace opens the workspace ws (O_PATH) as the host sees it: one
+// below newRootDir through hostTmp, the host's directory that the root
+// tmpfs now covers.
+func openWorkspace(ws string, hostTmp int) (int, error) {
+	rel, below := strings.CutPrefix(ws, newRootDir+"/")
+	if ws == newRootDir {
+		rel, below = ".", true
+	}
+	if below {
+		return unix.Openat(hostTmp, rel, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	}
+	return unix.Open(ws, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+}
+
+// workspaceError is a workspace the shim cannot open. A warm shim reports
+// it as stale: the workspace may sit on a mount made after the shim's mount
+// namespace was copied, and a fresh shim would see it.
+type workspaceError struct {
+	ws  string
+	err error
+}
+
+func (e *workspaceError) Error() string {
+	return fmt.Sprintf("root: open workspace %s: %v", e.ws, e.err)
+}
+func (e *workspaceError) Unwrap() error { return e.err }
 
 // bindSystem mirrors the host's src at dst: a symlink as the same
 // symlink, a directory as a recursive read-only bind; absent is skipped.
@@ -269,14 +334,4 @@ func mkdirAll(p string) error {
 		return fmt.Errorf("root: create %s: %w", p, err)
 	}
 	return nil
-}
-
-// dirInWorkspace reports whether dir is the workspace or below it
-// (lexically, after cleaning): the only working directories a run gets.
-func dirInWorkspace(dir, ws string) bool {
-	if !filepath.IsAbs(dir) || !filepath.IsAbs(ws) {
-		return false
-	}
-	dir, ws = filepath.Clean(dir), filepath.Clean(ws)
-	return ws != "/" && (dir == ws || strings.HasPrefix(dir, ws+"/"))
 }

@@ -34,9 +34,6 @@ const (
 	fdCtl    = 6 // supervisor only, read: EOF means "kill the tree"
 )
 
-// nobodyID is the unprivileged uid/gid used when Hardening leaves UID/GID 0.
-const nobodyID = 65534
-
 // shimConfig is everything the shim needs to confine and execute one
 // workload. It travels over a pipe, never argv or env, because Env may
 // hold secrets and argv is world-readable in /proc.
@@ -54,6 +51,12 @@ type shimConfig struct {
 	// process_group backend of an unprivileged daemon that cannot switch.
 	KeepUID bool `json:"keep_uid,omitempty"`
 	GID     int  `json:"gid"`
+	// UserNS is true when the run lives in a user namespace of its own
+	// (the process_group backend of an unprivileged daemon): the shim is
+	// root only inside that namespace, mapped to the daemon's uid outside,
+	// and instead of switching uid it gives up every capability for good
+	// (dropCapabilities) before execve.
+	UserNS bool `json:"user_ns,omitempty"`
 	// NetNS is true when the shim was cloned into a new network namespace;
 	// the shim brings its loopback up so local servers and clients work.
 	NetNS bool `json:"net_ns"`
@@ -72,6 +75,22 @@ type shimConfig struct {
 	AddressSpace uint64 `json:"address_space,omitempty"`
 	// Cloneflags is used by the supervisor when it starts the shim.
 	Cloneflags uintptr `json:"cloneflags,omitempty"`
+	// Warm makes this the first of two configs: the shim joins its v1
+	// cgroups, brings up its loopback and prepares the run's root, says
+	// Ready, and waits for the second config — the run — on the same pipe
+	// (see warmShim). Only the run fields of the second are used.
+	Warm bool `json:"warm,omitempty"`
+}
+
+// withRun returns the warm config c with the run fields of r: what it
+// prepared (cgroups, namespaces, the root's tmpfs caps) stays c's.
+func (c shimConfig) withRun(r shimConfig) shimConfig {
+	c.Path, c.Args, c.Env, c.Dir, c.Workspace = r.Path, r.Args, r.Env, r.Dir, r.Workspace
+	c.UID, c.GID, c.KeepUID = r.UID, r.GID, r.KeepUID
+	c.Landlock, c.Seccomp, c.Rlimits = r.Landlock, r.Seccomp, r.Rlimits
+	c.NProc, c.AddressSpace = r.NProc, r.AddressSpace
+	c.Warm = false
+	return c
 }
 
 // statusMsg is one line on the status pipe.
@@ -80,6 +99,12 @@ type statusMsg struct {
 	// Pid is the workload's pid, sent by the process_group supervisor.
 	Pid   int    `json:"pid,omitempty"`
 	Error string `json:"error,omitempty"`
+	// Ready is a warm shim's word that it is prepared and waits for its run.
+	Ready bool `json:"ready,omitempty"`
+	// Stale, with Error, says a warm shim could not open the run's
+	// workspace from its mount namespace: nothing of the run has happened,
+	// and a fresh shim may succeed.
+	Stale bool `json:"stale,omitempty"`
 	// Timings are durations in µs the shim measured (root, confine), for
 	// the start-up span.
 	Timings map[string]int64 `json:"timings,omitempty"`
@@ -102,7 +127,7 @@ func IsShim() bool {
 		return false
 	}
 	switch os.Args[1] {
-	case shimArg, supervisorArg, watchdogArg:
+	case shimArg, supervisorArg, watchdogArg, liteShimArg, liteWatchdogArg:
 		return true
 	}
 	return false
@@ -116,12 +141,17 @@ func ShimMain() {
 	switch os.Args[1] {
 	case shimArg:
 		err = runShim()
-		reportStatus(statusMsg{Error: err.Error()})
+		var we *workspaceError
+		reportStatus(statusMsg{Error: err.Error(), Stale: errors.As(err, &we) && warmRun})
 		os.Exit(127)
 	case supervisorArg:
 		err = runSupervisor()
 	case watchdogArg:
 		err = runWatchdog(os.Stdin, os.Stdout)
+	case liteShimArg:
+		err = runLiteShim()
+	case liteWatchdogArg:
+		err = runLiteWatchdog(os.Stdin, os.Stdout)
 	default:
 		err = fmt.Errorf("unknown helper %q", os.Args[1])
 	}
@@ -154,12 +184,21 @@ func readShimConfig() (shimConfig, error) {
 	return cfg, nil
 }
 
+// warmRun is set in a warm shim once its run's config has arrived.
+var warmRun bool
+
 // runShim confines the current process and executes the workload. It only
 // returns on error; every error aborts the run (fail closed).
 func runShim() error {
-	cfg, err := readShimConfig()
-	if err != nil {
-		return err
+	f := os.NewFile(fdConfig, "config")
+	if f == nil {
+		return errors.New("read shim config: fd 3 missing")
+	}
+	defer f.Close()
+	dec := json.NewDecoder(f)
+	var cfg shimConfig
+	if err := dec.Decode(&cfg); err != nil {
+		return fmt.Errorf("read shim config: %w", err)
 	}
 	// The status pipe must close on execve so the daemon sees EOF exactly
 	// when the workload image replaced the shim.
@@ -179,7 +218,31 @@ func runShim() error {
 		}
 	}
 	timings := map[string]int64{}
-	if cfg.MountNS {
+	if cfg.Warm {
+		hostTmp := -1
+		if cfg.MountNS {
+			var err error
+			if hostTmp, err = prepareRoot(cfg.TmpfsBytes); err != nil {
+				return err
+			}
+		}
+		reportStatus(statusMsg{Ready: true})
+		var run shimConfig
+		if err := dec.Decode(&run); err != nil {
+			return fmt.Errorf("read run config: %w", err)
+		}
+		warmRun = true
+		cfg = cfg.withRun(run)
+		if cfg.MountNS {
+			t0 := time.Now()
+			if err := finishRoot(cfg, hostTmp); err != nil {
+				return err
+			}
+			unix.Close(hostTmp)
+			timings["root"] = time.Since(t0).Microseconds()
+			layers = append(layers, "root", "private-tmp")
+		}
+	} else if cfg.MountNS {
 		t0 := time.Now()
 		if err := buildRoot(cfg); err != nil {
 			return err
@@ -206,7 +269,14 @@ func runShim() error {
 			return err
 		}
 	}
-	if cfg.KeepUID {
+	if cfg.UserNS {
+		// Root of a user namespace that maps only the daemon's own uid:
+		// no capability survives, in this thread or across execve.
+		if err := dropCapabilities(); err != nil {
+			return err
+		}
+		layers = append(layers, "userns", "no-caps")
+	} else if cfg.KeepUID {
 		// Unprivileged daemon: the workload keeps its (non-root) uid.
 		if os.Geteuid() == 0 || os.Getuid() == 0 {
 			return errors.New("keep uid requested but running as root (workloads never run as root)")
@@ -384,3 +454,10 @@ func lookPath(name string, env []string) (string, error) {
 	}
 	return "", fmt.Errorf("resolve workload %q: not found in PATH %s", name, pathEnv)
 }
+
+// shimEnv is the environment of the shim process itself (the workload gets
+// Spec.Env at execve, never this): one P and no garbage collector, because
+// the shim is a short single-threaded program whose Go runtime would
+// otherwise spend more CPU on spinning threads and cgroup probing
+// (GOMAXPROCS unset makes the runtime read mountinfo) than on its work.
+func shimEnv() []string { return []string{"GOMAXPROCS=1", "GOGC=off"} }

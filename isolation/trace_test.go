@@ -3,47 +3,59 @@
 package isolation
 
 import (
+	"strings"
 	"testing"
 
-	"go.opentelemetry.io/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 // TestStartSpans: starting a run emits a span per stage, and the shim's
-// own measurements (root build, confinement) land on the shim span.
+// own measurements (root build, confinement) land on the shim span — on a
+// fresh shim (cgroup setup and watchdog registration on the run's path) and
+// on a warm one (those done ahead; its shim span says warm).
 func TestStartSpans(t *testing.T) {
 	l := needCgroups(t)
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(tp)
-	t.Cleanup(func() { otel.SetTracerProvider(prev) })
 	b := openTest(t, testConfig(t, l))
 	ws := workspace(t)
-	if _, ex := runOutput(t, b, Spec{Path: "/bin/true", Args: []string{"true"}, Workspace: ws, Hardening: DefaultHardening()}); ex.Code != 0 {
-		t.Fatalf("exit %+v", ex)
-	}
-	got := map[string]sdktrace.ReadOnlySpan{}
-	for _, s := range rec.Ended() {
-		got[s.Name()] = s
-		t.Logf("%s %s", s.Name(), s.EndTime().Sub(s.StartTime()))
-	}
-	for _, name := range []string{"isolation.start", "isolation.cgroup_setup", "isolation.watchdog_register", "isolation.shim"} {
-		if got[name] == nil {
-			t.Errorf("no %s span", name)
+	for _, warm := range []bool{false, true} {
+		spec := Spec{Path: "/bin/true", Args: []string{"true"}, Workspace: ws, Hardening: DefaultHardening()}
+		want := []string{"isolation.start", "isolation.shim"}
+		if warm {
+			waitWarm(t, b)
+		} else {
+			spec.Stdin = strings.NewReader("") // never served warm
+			want = append(want, "isolation.cgroup_setup", "isolation.watchdog_register")
 		}
-	}
-	if sh := got["isolation.shim"]; sh != nil {
-		found := map[string]bool{}
+		rec := recordStages(t)
+		if _, ex := runOutput(t, b, spec); ex.Code != 0 {
+			t.Fatalf("exit %+v", ex)
+		}
+		got := map[string]sdktrace.ReadOnlySpan{}
+		for _, s := range rec.ended() {
+			got[s.Name()] = s
+			t.Logf("warm=%v %s %s", warm, s.Name(), s.EndTime().Sub(s.StartTime()))
+		}
+		for _, name := range want {
+			if got[name] == nil {
+				t.Errorf("warm=%v: no %s span", warm, name)
+			}
+		}
+		sh := got["isolation.shim"]
+		if sh == nil {
+			continue
+		}
+		found := map[string]any{}
 		for _, a := range sh.Attributes() {
-			found[string(a.Key)] = true
+			found[string(a.Key)] = a.Value.AsInterface()
 			t.Logf("  %s = %v", a.Key, a.Value.AsInterface())
 		}
 		for _, k := range []string{"isolation.shim.root_us", "isolation.shim.confine_us"} {
-			if !found[k] {
-				t.Errorf("shim span lacks %s", k)
+			if found[k] == nil {
+				t.Errorf("warm=%v: shim span lacks %s", warm, k)
 			}
+		}
+		if w, _ := found["isolation.warm"].(bool); w != warm {
+			t.Errorf("shim span isolation.warm = %v, want %v", found["isolation.warm"], warm)
 		}
 	}
 }

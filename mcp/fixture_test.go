@@ -43,7 +43,8 @@ func newHTTPFixture(t *testing.T, withExecutor bool) *httpFixture {
 	f.gw = newGateway(t, svc, gateway.Config{Servers: []gateway.ServerConfig{upstreamConfig("demo")}},
 		gateway.Options{Wait: waitFor})
 	srv := server.New(server.Config{WaitTimeout: time.Second}, svc.Engine, svc.Backend, keys)
-	m, err := mcp.NewServer(mcp.Options{Service: svc, Gateway: f.gw, Wait: time.Second})
+	// As in serve: both doors share one service.
+	m, err := mcp.NewServer(mcp.Options{Service: srv.Service(), Gateway: f.gw, Wait: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,11 +38,9 @@ type Config = gateway.Config
 
 // Caller is who makes an MCP call: the API key id that owns the records it
 // creates, and whether it may see every record (reviewers, admins) or
-// only its own (agents).
-type Caller struct {
-	ID      string
-	SeesAll bool
-}
+// only its own (agents). It is the service's Caller: both doors name the
+// caller alike.
+type Caller = service.Caller
 
 // IdentifyFunc names the caller of a request; an error refuses it.
 type IdentifyFunc func(ctx context.Context) (Caller, error)
@@ -114,6 +112,11 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
+	}
+	if opts.Gateway != nil {
+		// The gateway's records are found by every operation of the
+		// service — MCP's get/wait/cancel and the REST API's alike.
+		opts.Service.AddStore(opts.Gateway.Store())
 	}
 	s := &Server{opts: opts}
 	s.mcp = server.NewMCPServer("toolwarden", opts.Version,

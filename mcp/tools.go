@@ -101,6 +101,8 @@ func (s *Server) registerTools() {
 			"An upstream MCP call whose server cannot confirm it stopped ends orphaned with cleanup cleanup_unconfirmed."),
 		mcpgo.WithString("execution_id", mcpgo.Required()),
 		mcpgo.WithString("reason", mcpgo.Description("why; recorded with the cancellation")),
+		mcpgo.WithNumber("wait_seconds", mcpgo.Min(0),
+			mcpgo.Description("how long to wait for the run to end and report its final state (default 10)")),
 	), s.cancel)
 }
 
@@ -228,27 +230,6 @@ func stillRunning(r *execution.Record) map[string]any {
 	}
 }
 
-// load finds a record the caller may see, in the service's store or the
-// gateway's, and returns the store that holds it.
-func (s *Server) load(ctx context.Context, id string, c Caller) (*execution.Record, execution.Backend, error) {
-	if id == "" {
-		return nil, nil, service.BadField("execution_id", "required")
-	}
-	r, err := s.opts.Service.Load(ctx, id, c.ID, c.SeesAll)
-	if err == nil {
-		return r, s.opts.Service.Backend, nil
-	}
-	if !errors.Is(err, execution.ErrNotFound) || s.opts.Gateway == nil || s.opts.Gateway.Store() == s.opts.Service.Backend {
-		return nil, nil, err
-	}
-	gs := &service.Service{Engine: s.opts.Service.Engine, Backend: s.opts.Gateway.Store()}
-	r, err = gs.Load(ctx, id, c.ID, c.SeesAll)
-	if err != nil {
-		return nil, nil, err
-	}
-	return r, gs.Backend, nil
-}
-
 func (s *Server) get(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 	caller, err := s.opts.Identify(ctx)
 	if err != nil {
@@ -258,7 +239,7 @@ func (s *Server) get(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Cal
 	if err != nil {
 		return errorResult(err), nil
 	}
-	r, _, err := s.load(ctx, req.GetString("execution_id", ""), caller)
+	r, err := s.opts.Service.Get(ctx, req.GetString("execution_id", ""), caller)
 	if err != nil {
 		return errorResult(err), nil
 	}
@@ -278,12 +259,7 @@ func (s *Server) wait(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Ca
 	if err != nil {
 		return errorResult(err), nil
 	}
-	id := req.GetString("execution_id", "")
-	_, store, err := s.load(ctx, id, caller)
-	if err != nil {
-		return errorResult(err), nil
-	}
-	r, done, err := execution.Wait(ctx, store, id, d)
+	r, done, err := s.opts.Service.Wait(ctx, req.GetString("execution_id", ""), caller, d)
 	if err != nil {
 		return errorResult(err), nil
 	}
@@ -293,38 +269,21 @@ func (s *Server) wait(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.Ca
 	return recordResult(r, false, include, max, map[string]any{"wait_timed_out": false}), nil
 }
 
+// cancel requests the cancel and waits up to wait_seconds (default
+// CancelWait) for the run to end, exactly as the REST API's cancel does
+// (service.Cancel).
 func (s *Server) cancel(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 	caller, err := s.opts.Identify(ctx)
 	if err != nil {
 		return errorResult(err), nil
 	}
-	id := req.GetString("execution_id", "")
-	r, store, err := s.load(ctx, id, caller)
+	wait, err := seconds(req, "wait_seconds", s.opts.CancelWait, s.opts.MaxWait)
 	if err != nil {
 		return errorResult(err), nil
 	}
-	if r.Status.Terminal() {
-		return recordResult(r, false, false, 0, map[string]any{"message": "already finished as " + string(r.Status) + "; nothing to cancel"}), nil
-	}
-	reason := req.GetString("reason", "")
-	if reason == "" {
-		reason = "cancelled by " + caller.ID
-	}
-	if _, err := store.RequestCancel(ctx, id, reason); err != nil {
-		return errorResult(err), nil
-	}
-	got, done, err := execution.Wait(ctx, store, id, s.opts.CancelWait)
+	got, err := s.opts.Service.Cancel(ctx, req.GetString("execution_id", ""), caller, req.GetString("reason", ""), wait)
 	if err != nil {
 		return errorResult(err), nil
 	}
-	msg := "cancelled"
-	switch {
-	case !done:
-		msg = "cancel requested; the run is stopping — follow it with wait_tool_execution"
-	case got.Status == execution.StatusOrphaned:
-		msg = "cancellation sent but not confirmed: the record is orphaned with cleanup " + string(got.Cleanup)
-	case got.Status != execution.StatusCancelled:
-		msg = "it finished as " + string(got.Status) + " before the cancel took effect"
-	}
-	return recordResult(got, false, false, 0, map[string]any{"message": msg}), nil
+	return recordResult(got.Record, false, false, 0, map[string]any{"message": got.Message, "wait_timed_out": !got.Done}), nil
 }

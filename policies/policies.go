@@ -145,6 +145,17 @@ func Builtin(name string) (*sdk.Policy, error) {
 	return LoadBytes(name+".yaml", data)
 }
 
+// BuiltinYAML returns the document of an embedded policy as shipped, so a
+// server can show the text of the policy it started with (GET /v1/policy
+// before any managed revision exists).
+func BuiltinYAML(name string) ([]byte, error) {
+	data, err := builtinFS.ReadFile(name + ".yaml")
+	if err != nil {
+		return nil, fmt.Errorf("builtin policy %q: unknown (have %s)", name, strings.Join(Names, ", "))
+	}
+	return data, nil
+}
+
 func mustBuiltin(name string) *sdk.Policy {
 	p, err := Builtin(name)
 	if err != nil {

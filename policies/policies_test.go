@@ -456,3 +456,25 @@ func FuzzLoadBytes(f *testing.F) {
 		}
 	})
 }
+
+// TestBuiltinYAMLIsTheBuiltin: the text a server shows for its configured
+// embedded policy loads to that policy.
+func TestBuiltinYAMLIsTheBuiltin(t *testing.T) {
+	for _, name := range Names {
+		data, err := BuiltinYAML(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromText, err := LoadBytes(name+".yaml", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := Builtin(name)
+		if fromText.BlockOnReview != want.BlockOnReview || len(fromText.AllowedDomains) != len(want.AllowedDomains) || fromText.Name != want.Name {
+			t.Errorf("%s: BuiltinYAML loads to %+v, want %+v", name, fromText, want)
+		}
+	}
+	if _, err := BuiltinYAML("nope"); err == nil {
+		t.Error("an unknown name was accepted")
+	}
+}

@@ -28,6 +28,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/toolwarden/toolwarden/internal/egress"
+	"github.com/toolwarden/toolwarden/internal/errs"
 	"github.com/toolwarden/toolwarden/isolation"
 	"github.com/toolwarden/toolwarden/reduction"
 )
@@ -274,7 +275,9 @@ func Start(ctx context.Context, b isolation.Backend, opts Options) (*Handle, err
 		cancel()
 		h.removeScript()
 		_ = out.Close()
-		return nil, fmt.Errorf("runner: start %s under %s: %w", opts.Language, b.Name(), err)
+		// Typed, so the executor tells a refusing backend from a bad
+		// request without reading this text.
+		return nil, errs.New(errs.IsolationRefused, "runner", fmt.Errorf("start %s under %s: %w", opts.Language, b.Name(), err))
 	}
 	h.proc = proc
 	exited := make(chan struct{})

@@ -18,3 +18,54 @@ func TestResolveProcAliases(t *testing.T) {
 		}
 	}
 }
+
+func TestResolveProcAliasesAnyProcess(t *testing.T) {
+	for in, want := range map[string]string{
+		"/proc/1/cwd/.env":                   ".env",
+		"/proc/4242/root/etc/shadow":         "/etc/shadow",
+		"/proc/self/task/17/root/etc/passwd": "/etc/passwd",
+		"/proc/self/cwd":                     ".",
+		"/dev/fd/../root/etc/shadow":         "/etc/shadow",
+		"/proc/1/status":                     "/proc/1/status",
+		"/proc/abc/root/etc/shadow":          "/proc/abc/root/etc/shadow",
+		"/proc/self/rootx/a":                 "/proc/self/rootx/a",
+	} {
+		if got := ResolveProcAliases(in); got != want {
+			t.Errorf("ResolveProcAliases(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestNormalizePath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/etc//shadow":                "/etc/shadow",
+		"/etc/./shadow":               "/etc/shadow",
+		"/tmp/../etc/shadow":          "/etc/shadow",
+		"/proc/self/root/etc/shadow":  "/etc/shadow",
+		"/proc/1/cwd/../../etc/passw": "../../etc/passw",
+		"$HOME/.ssh/id_rsa":           "~/.ssh/id_rsa",
+		"${HOME}//.netrc":             "~/.netrc",
+		"$HOMEDIR/x":                  "$HOMEDIR/x",
+		"~/./.ssh/config":             "~/.ssh/config",
+		"~/x/../.aws/credentials":     "~/.aws/credentials",
+		"~/../../../../etc/shadow":    "/etc/shadow",
+		"~":                           "~",
+		"~/":                          "~",
+		"~bob/.aws/credentials":       "~bob/.aws/credentials",
+		"~bob/x/../.ssh":              "~bob/.ssh",
+		"~bob/../alice/.ssh":          "/home/alice/.ssh",
+		"~root/../etc/shadow":         "/etc/shadow",
+		"./././.env":                  ".env",
+		"src/../.env":                 ".env",
+		"./.env":                      ".env",
+		"build/":                      "build",
+		"/":                           "/",
+		"":                            "",
+		"https://x.io/a/../b":         "https://x.io/a/../b",
+		"docs/../README.md":           "README.md",
+	} {
+		if got := NormalizePath(in); got != want {
+			t.Errorf("NormalizePath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

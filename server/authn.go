@@ -17,6 +17,12 @@ const keyCtx = "toolwarden.key"
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		header := c.Request().Header.Get("Authorization")
+		if strings.TrimSpace(header) == "" && s.cfg.Sessions != nil {
+			// The web panel: a session cookie instead of a key.
+			if keyID, ok, err := s.cfg.Sessions.Resolve(c.Request()); ok {
+				return s.sessionKey(c, next, keyID, err)
+			}
+		}
 		token := auth.BearerToken(header)
 		if token == "" && strings.TrimSpace(header) != "" {
 			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="toolwarden"`)
@@ -38,6 +44,36 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Set(keyCtx, k)
 		return next(c)
 	}
+}
+
+// SessionAuth resolves the web panel's session cookie to the API key it was
+// opened with. ok is false when the request carries no session cookie; err
+// is ErrCSRF-like (answered 403) when a change lacks the CSRF token, any
+// other error a dead session (401).
+type SessionAuth interface {
+	Resolve(r *http.Request) (keyID string, ok bool, err error)
+	// IsCSRF reports whether err from Resolve is a CSRF refusal.
+	IsCSRF(err error) bool
+}
+
+// sessionKey authenticates a request by its panel session: the key is
+// looked up again, so a revoked key ends its sessions at once.
+func (s *Server) sessionKey(c echo.Context, next echo.HandlerFunc, keyID string, err error) error {
+	if err != nil {
+		if s.cfg.Sessions.IsCSRF(err) {
+			return apiError(http.StatusForbidden, "csrf", err.Error())
+		}
+		return apiError(http.StatusUnauthorized, "unauthorized", err.Error())
+	}
+	k, err := s.keys.Get(keyID)
+	if errors.Is(err, auth.ErrNotFound) {
+		return apiError(http.StatusUnauthorized, "unauthorized", "the API key of this panel session was revoked; sign in with another key")
+	}
+	if err != nil {
+		return apiError(http.StatusServiceUnavailable, "store_unavailable", "the store holding API keys is unavailable, so keys cannot be checked; retry later")
+	}
+	c.Set(keyCtx, k)
+	return next(c)
 }
 
 // require answers 403 unless the key's role allows need.

@@ -101,11 +101,11 @@ func (s *Server) createExecution(c echo.Context) error {
 	}
 	switch {
 	case rec.Status == execution.StatusBlocked && rec.SafetyReport != nil && rec.SafetyReport.Decision == sdk.Deny:
-		return c.JSON(http.StatusForbidden, view(rec, 0, false))
+		return c.JSON(http.StatusForbidden, service.View(rec, false, 0))
 	case done:
-		return c.JSON(http.StatusOK, view(rec, execution.DefaultPartialOutputMaxBytes, true))
+		return c.JSON(http.StatusOK, service.View(rec, true, execution.DefaultPartialOutputMaxBytes))
 	}
-	return c.JSON(http.StatusAccepted, view(rec, execution.DefaultPartialOutputMaxBytes, true))
+	return c.JSON(http.StatusAccepted, service.View(rec, true, execution.DefaultPartialOutputMaxBytes))
 }
 
 // waitDuration validates a requested wait in seconds.
@@ -123,33 +123,16 @@ func (s *Server) waitDuration(v *float64, field string, def time.Duration) (time
 	return d, nil
 }
 
-// recordView is the API shape of an execution record: the record's JSON,
-// with partial output cut to the requested preview and worker bookkeeping
-// left out.
-type recordView struct {
-	*execution.Record
-	WorkerID       string `json:"worker_id,omitempty"`
-	LeaseExpiresAt string `json:"lease_expires_at,omitempty"`
-	HeartbeatAt    string `json:"heartbeat_at,omitempty"`
-}
-
-// view prepares a record for a response. Partial output is included only
-// while the record runs and when asked (maxPartial > 0).
-func view(r *execution.Record, maxPartial int, includePartial bool) recordView {
-	c := r.Public()
-	if includePartial && maxPartial > 0 && !c.Status.Terminal() {
-		c.PartialOutput, _ = c.PartialTail(maxPartial)
-	} else if !includePartial || c.Status.Terminal() {
-		c.PartialOutput = ""
-	}
-	return recordView{Record: c}
+// caller is the service's view of the request's API key.
+func caller(c echo.Context) service.Caller {
+	return service.Caller{ID: keyOf(c).ID, SeesAll: seesAll(c)}
 }
 
 // load fetches a record the caller may see; agents see only their own
 // (someone else's record is reported as not found, not forbidden, so ids
 // cannot be probed).
 func (s *Server) load(c echo.Context) (*execution.Record, error) {
-	return s.svc.Load(c.Request().Context(), c.Param("id"), keyOf(c).ID, seesAll(c))
+	return s.svc.Get(c.Request().Context(), c.Param("id"), caller(c))
 }
 
 // partialParams reads include_partial_output (default true) and
@@ -183,7 +166,7 @@ func (s *Server) getExecution(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, view(r, max, include))
+	return c.JSON(http.StatusOK, service.View(r, include, max))
 }
 
 type waitRequest struct {
@@ -200,9 +183,6 @@ func (s *Server) waitExecution(c echo.Context) error {
 	if err := bindStrict(c, &req); err != nil {
 		return err
 	}
-	if _, err := s.load(c); err != nil {
-		return err
-	}
 	d, err := s.waitDuration(req.TimeoutSeconds, "timeout_seconds", s.cfg.WaitTimeout)
 	if err != nil {
 		return err
@@ -215,102 +195,70 @@ func (s *Server) waitExecution(c echo.Context) error {
 	if max < 1 || max > execution.MaxPartialOutputMaxBytes {
 		return service.BadField("partial_output_max_bytes", fmt.Sprintf("must be from 1 to %d", execution.MaxPartialOutputMaxBytes))
 	}
-	r, done, err := execution.Wait(c.Request().Context(), s.backend, c.Param("id"), d)
+	r, done, err := s.svc.Wait(c.Request().Context(), c.Param("id"), caller(c), d)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, struct {
-		recordView
+		*execution.Record
 		WaitTimedOut bool `json:"wait_timed_out"`
-	}{view(r, max, include), !done})
+	}{service.View(r, include, max), !done})
 }
 
 type reasonRequest struct {
 	Reason string `json:"reason"`
 }
 
+type cancelRequest struct {
+	Reason      string   `json:"reason"`
+	WaitSeconds *float64 `json:"wait_seconds"`
+}
+
+// cancelExecution requests the cancel and waits up to wait_seconds
+// (default 10s) for the run to end, like cancel_tool_execution: the answer
+// carries the final record when it ended in time ("wait_timed_out":
+// false), else the record still stopping.
 func (s *Server) cancelExecution(c echo.Context) error {
-	var req reasonRequest
+	var req cancelRequest
 	if err := bindStrict(c, &req); err != nil {
 		return err
 	}
-	if _, err := s.load(c); err != nil {
-		return err
-	}
-	reason := req.Reason
-	if reason == "" {
-		reason = "cancelled by " + keyOf(c).ID
-	}
-	r, err := s.backend.RequestCancel(c.Request().Context(), c.Param("id"), reason)
+	wait, err := s.waitDuration(req.WaitSeconds, "wait_seconds", service.DefaultCancelWait)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, view(r, 0, false))
+	got, err := s.svc.Cancel(c.Request().Context(), c.Param("id"), caller(c), req.Reason, wait)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, struct {
+		*execution.Record
+		WaitTimedOut bool   `json:"wait_timed_out"`
+		Message      string `json:"message"`
+	}{service.View(got.Record, false, 0), !got.Done, got.Message})
 }
 
 // cancelConversation cancels the caller's unfinished executions of one
-// conversation and no others.
+// conversation (everyone's for a reviewer or admin) and no others.
 func (s *Server) cancelConversation(c echo.Context) error {
 	var req reasonRequest
 	if err := bindStrict(c, &req); err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
 	conv := c.Param("id")
-	reason := req.Reason
-	if reason == "" {
-		reason = "conversation " + conv + " cancelled"
-	}
-	var ids []string
-	if seesAll(c) {
-		got, err := execution.CancelConversation(ctx, s.backend, conv, reason)
-		if err != nil {
-			return err
-		}
-		ids = got
-		if err := s.conversationCancelled(ctx, conv, ""); err != nil {
-			return err
-		}
-	} else {
-		f := execution.Filter{ConversationID: conv, Owner: keyOf(c).ID, Limit: execution.MaxListLimit}
-		for {
-			recs, next, err := s.backend.List(ctx, f)
-			if err != nil {
-				return err
-			}
-			for _, r := range recs {
-				if r.Status.Terminal() {
-					continue
-				}
-				if _, err := s.backend.RequestCancel(ctx, r.ExecutionID, reason); err != nil {
-					return err
-				}
-				ids = append(ids, r.ExecutionID)
-			}
-			if next == "" {
-				break
-			}
-			f.Cursor = next
-		}
-		if err := s.conversationCancelled(ctx, conv, keyOf(c).ID); err != nil {
-			return err
-		}
-	}
-	if ids == nil {
-		ids = []string{}
+	ids, err := s.svc.CancelConversation(c.Request().Context(), conv, caller(c), req.Reason)
+	if err != nil {
+		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"conversation_id": conv, "cancelled": ids})
 }
 
 func (s *Server) listExecutions(c echo.Context) error {
-	f := execution.Filter{ConversationID: c.QueryParam("conversation_id"), Cursor: c.QueryParam("cursor")}
-	if v := c.QueryParam("status"); v != "" {
-		st := execution.Status(v)
-		if !st.Valid() {
-			return service.BadField("status", "unknown status "+strconv.Quote(v))
-		}
-		f.Status = st
+	f, err := listFilter(c)
+	if err != nil {
+		return err
 	}
+	f.Cursor = c.QueryParam("cursor")
 	if v := c.QueryParam("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > execution.MaxListLimit {
@@ -318,19 +266,13 @@ func (s *Server) listExecutions(c echo.Context) error {
 		}
 		f.Limit = n
 	}
-	if !seesAll(c) {
-		f.Owner = keyOf(c).ID
-	}
-	recs, next, err := s.backend.List(c.Request().Context(), f)
+	recs, next, err := s.svc.List(c.Request().Context(), f, caller(c))
 	if err != nil {
-		if strings.Contains(err.Error(), "cursor") {
-			return service.BadField("cursor", err.Error())
-		}
 		return err
 	}
-	out := make([]recordView, len(recs))
+	out := make([]*execution.Record, len(recs))
 	for i, r := range recs {
-		out[i] = view(r, 0, false)
+		out[i] = service.View(r, false, 0)
 	}
 	return c.JSON(http.StatusOK, map[string]any{"executions": out, "next_cursor": next})
 }
@@ -396,33 +338,9 @@ func (s *Server) review(c echo.Context, approve bool) error {
 	if err := bindStrict(c, &req); err != nil {
 		return err
 	}
-	id := c.Param("id")
-	ctx := c.Request().Context()
-	who := keyOf(c).ID
-	err := s.backend.Update(ctx, id, func(r *execution.Record) error {
-		if r.Status != execution.StatusPendingReview {
-			return fmt.Errorf("execution %s is %s, not pending_review: %w", id, r.Status, execution.ErrInvalidTransition)
-		}
-		if approve {
-			r.Status = execution.StatusQueued
-			r.StatusReason = "approved by " + who
-		} else {
-			r.Status = execution.StatusBlocked
-			r.IsError = true
-			r.Error = "TOOL_SAFETY_REJECTED: rejected by reviewer"
-			r.StatusReason = "rejected by " + who
-		}
-		if req.Reason != "" {
-			r.StatusReason += ": " + req.Reason
-		}
-		return nil
-	})
+	r, err := s.svc.Review(c.Request().Context(), c.Param("id"), caller(c), approve, req.Reason)
 	if err != nil {
 		return err
 	}
-	r, err := s.backend.Get(ctx, id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, view(r, 0, false))
+	return c.JSON(http.StatusOK, service.View(r, false, 0))
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -15,7 +16,8 @@ func (s *Server) healthz(c echo.Context) error {
 // readyz answers 200 only when the store and queue answer, the rule plugins
 // are loaded and healthy (no built-in pack instance stuck past its
 // deadline), any extra condition (the embedded executor) holds, and no
-// queued work has waited longer than Config.QueueStaleAfter.
+// queued work has waited longer than Config.QueueStaleAfter, and the
+// managed policy's active revision is the one applied here.
 func (s *Server) readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 3*time.Second)
 	defer cancel()
@@ -49,6 +51,26 @@ func (s *Server) readyz(c echo.Context) error {
 	} else {
 		checks["executor"] = "none embedded: executors elsewhere are judged by the queue"
 	}
+	degraded := false
+	if m := s.cfg.Plugins; m != nil {
+		// A replica that could not load the active plugin set serves its
+		// previous one: still safe to send scans to, so degraded (200)
+		// rather than not ready.
+		if err := m.Health(); err != nil {
+			checks["plugin_set"] = "degraded: " + err.Error()
+			degraded = true
+		} else {
+			checks["plugin_set"] = "ok"
+		}
+	}
+	if ps := s.cfg.Policies; ps != nil {
+		if err := ps.Status(); err != nil {
+			checks["policy"] = fmt.Sprintf("degraded: serving version %d: %v", ps.Active().Version, err)
+			ok = false
+		} else {
+			checks["policy"] = fmt.Sprintf("ok (version %d)", ps.Active().Version)
+		}
+	}
 	msg, qok := s.queueCheck(ctx)
 	checks["queue"] = msg
 	ok = ok && qok
@@ -56,6 +78,8 @@ func (s *Server) readyz(c echo.Context) error {
 	state := "ready"
 	if !ok {
 		status, state = http.StatusServiceUnavailable, "not_ready"
+	} else if degraded {
+		state = "degraded"
 	}
 	return c.JSON(status, map[string]any{"status": state, "checks": checks})
 }

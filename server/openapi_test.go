@@ -10,6 +10,8 @@ import (
 	"github.com/toolwarden/toolwarden/auth"
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/plugins"
+	"github.com/toolwarden/toolwarden/policystore"
 	"github.com/toolwarden/toolwarden/scanlog"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/service"
@@ -97,6 +99,18 @@ func TestOpenAPISchemasHaveEveryField(t *testing.T) {
 		{"Finding", reflect.TypeOf(sdk.Finding{}), nil},
 		// Hash and MAC never leave the key store (Key.Public).
 		{"Key", reflect.TypeOf(auth.Key{}), []string{"hash", "mac"}},
+		{"PluginUpload", reflect.TypeOf(plugins.UploadResult{}), nil},
+		{"PluginActivation", reflect.TypeOf(plugins.ActivateResult{}), nil},
+		{"PluginSummary", reflect.TypeOf(plugins.Summary{}), nil},
+		{"PluginDetail", reflect.TypeOf(plugins.Detail{}), nil},
+		{"PluginReplica", reflect.TypeOf(plugins.ReplicaView{}), nil},
+		{"PluginShadow", reflect.TypeOf(plugins.ShadowResult{}), nil},
+		{"PolicyRevision", reflect.TypeOf(policystore.Revision{}), nil},
+		{"PolicyDryRun", reflect.TypeOf(struct {
+			Replayed     int            `json:"replayed"`
+			ChangedCount int            `json:"changed_count"`
+			Changed      []policyChange `json:"changed"`
+		}{}), nil},
 	}
 	for _, c := range cases {
 		sc, ok := schemas[c.schema].(map[string]any)

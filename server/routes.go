@@ -29,3 +29,8 @@ func (r *routes) POST(path string, h echo.HandlerFunc, mw ...echo.MiddlewareFunc
 func (r *routes) DELETE(path string, h echo.HandlerFunc, mw ...echo.MiddlewareFunc) {
 	r.add("DELETE", path, h, mw...)
 }
+
+// PUT registers a PUT route.
+func (r *routes) PUT(path string, h echo.HandlerFunc, mw ...echo.MiddlewareFunc) {
+	r.add("PUT", path, h, mw...)
+}

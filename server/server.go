@@ -22,6 +22,8 @@ import (
 	"github.com/toolwarden/toolwarden/auth"
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/plugins"
+	"github.com/toolwarden/toolwarden/policystore"
 	"github.com/toolwarden/toolwarden/scanlog"
 	"github.com/toolwarden/toolwarden/service"
 )
@@ -61,6 +63,26 @@ type Config struct {
 	// cancelled: the embedded executor removes that conversation's
 	// workspace (deferred while a run still holds it).
 	ConversationCancelled func(ctx context.Context, ownerKeyID, conversationID string)
+	// Sessions, when set, lets the /v1 routes accept the web panel's
+	// session cookie as well as API keys (webui.Sessions).
+	Sessions SessionAuth
+	// UI, when set, is the web panel: served at /ui/ without an API key
+	// (its sign-in is the way to get a session), and / redirects to it.
+	UI http.Handler
+	// Plugins manages uploaded rule plugins (the /v1/plugins routes and
+	// the plugin_set readiness check); nil: the routes answer 503.
+	Plugins *plugins.Manager
+	// PluginMaxModuleBytes is plugins.max_module_bytes: POST /v1/plugins
+	// takes bodies up to it (plus a manifest and a signature) instead of
+	// BodyLimit.
+	PluginMaxModuleBytes int
+	// Policies, when set, manages the active policy as versioned revisions
+	// behind /v1/policy (see policy.go); nil: those routes answer 404.
+	Policies *policystore.Store
+	// RecentScans returns up to n recorded scans, newest first, for policy
+	// dry runs; nil: the scan log's (ScanLog), and without one dry runs
+	// answer 404 scanlog_disabled.
+	RecentScans func(ctx context.Context, n int) ([]ReplayScan, error)
 	// ScanLog, when set, receives every scan (REST, executions, MCP through
 	// Service) and serves GET /v1/scans; nil: the scan log is disabled and
 	// those routes answer 404 scanlog_disabled.
@@ -114,7 +136,8 @@ type Server struct {
 func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.Store) *Server {
 	cfg.defaults()
 	s := &Server{cfg: cfg, eng: eng, backend: backend, keys: keys, metrics: newMetrics(backend),
-		svc: &service.Service{Engine: eng, Backend: backend, MaxTimeout: cfg.MaxTimeout}}
+		svc: &service.Service{Engine: eng, Backend: backend, MaxTimeout: cfg.MaxTimeout,
+			ConversationCancelled: cfg.ConversationCancelled}}
 	if cfg.Workspaces != nil {
 		s.svc.Workspaces = cfg.Workspaces
 	}
@@ -126,13 +149,25 @@ func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.S
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(middleware.Recover())
-	e.Use(middleware.BodyLimit(cfg.BodyLimit))
+	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
+		Limit: cfg.BodyLimit,
+		// A module upload has its own, larger limit (uploadPlugin).
+		Skipper: func(c echo.Context) bool {
+			return c.Request().Method == http.MethodPost && c.Path() == "/v1/plugins"
+		},
+	}))
 	e.Use(s.metrics.middleware)
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
 	e.GET("/v1/openapi.json", s.openapi)
+	if cfg.UI != nil {
+		ui := echo.WrapHandler(cfg.UI)
+		e.Any("/ui", ui)
+		e.Any("/ui/*", ui)
+		e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/ui/") })
+	}
 
 	// The /v1 routes take their middleware per route rather than through
 	// Group.Use, which would add catch-all routes answering 404 to a wrong
@@ -161,6 +196,7 @@ func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.S
 	v1.POST("/scan", s.scan, agent)
 	v1.POST("/executions", s.createExecution, agent)
 	v1.GET("/executions", s.listExecutions, agent)
+	v1.GET("/executions/events", s.executionEvents, agent)
 	v1.GET("/executions/:id", s.getExecution, agent)
 	v1.POST("/executions/:id/wait", s.waitExecution, agent)
 	v1.POST("/executions/:id/cancel", s.cancelExecution, agent)
@@ -168,11 +204,20 @@ func New(cfg Config, eng *engine.Engine, backend execution.Backend, keys *auth.S
 	v1.POST("/executions/:id/approve", s.approveExecution, reviewer)
 	v1.POST("/executions/:id/reject", s.rejectExecution, reviewer)
 	v1.POST("/conversations/:id/cancel", s.cancelConversation, agent)
+	s.policyRoutes(v1, reviewer, admin)
 	v1.GET("/scans", s.listScans, agent)
 	v1.GET("/scans/:id", s.getScan, agent)
 	v1.POST("/keys", s.createKey, admin)
 	v1.GET("/keys", s.listKeys, admin)
 	v1.DELETE("/keys/:id", s.deleteKey, admin)
+	v1.POST("/plugins", s.uploadPlugin, admin)
+	v1.GET("/plugins", s.listPlugins, admin)
+	v1.GET("/plugins/:name", s.getPlugin, admin)
+	v1.POST("/plugins/:name/activate", s.activatePlugin, admin)
+	v1.POST("/plugins/:name/deactivate", s.deactivatePlugin, admin)
+	v1.POST("/plugins/:name/rollback", s.rollbackPlugin, admin)
+	v1.POST("/plugins/:name/shadow", s.shadowPlugin, admin)
+	v1.DELETE("/plugins/:name/revisions/:digest", s.deletePluginRevision, admin)
 	s.e = e
 	return s
 }

@@ -47,6 +47,15 @@ type Service struct {
 	// MCP, executions alike); it must not block (scanlog.Recorder queues
 	// and stores in the background).
 	ScanLog ScanRecorder
+	// Others are further stores whose records the operations find (get,
+	// wait, cancel, conversation cancel): the MCP gateway's, which must not
+	// be the executors' queue.
+	Others []execution.Backend
+	// ConversationCancelled, when set, is called by CancelConversation for
+	// every owner whose runs of the conversation were cancelled (each
+	// owner's runs of a conversation share a workspace of their own), so
+	// the workspace can be removed.
+	ConversationCancelled func(ctx context.Context, ownerKeyID, conversationID string)
 }
 
 // ScanRecorder takes the entry of each scan; scanlog.Recorder is one.
@@ -270,20 +279,6 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 		got = rec
 	}
 	return got, done, nil
-}
-
-// Load fetches a record the caller may see: all of them when seesAll
-// (reviewers, admins), else only those the owner created. Someone else's
-// record is reported as not found, so ids cannot be probed.
-func (s *Service) Load(ctx context.Context, id, owner string, seesAll bool) (*execution.Record, error) {
-	r, err := s.Backend.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if !seesAll && r.OwnerKeyID != owner {
-		return nil, fmt.Errorf("execution %s: %w", id, execution.ErrNotFound)
-	}
-	return r, nil
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -124,7 +124,10 @@ func newMCPServer(ctx context.Context, cfg config.Config, svc *service.Service, 
 			return nil, nil, err
 		}
 		closers = append(closers, func() { store.Close() })
-		gw, err = gateway.New(cfg.MCP, gateway.Options{Scanner: svc, Store: store, WorkerID: workerID,
+		// The embedded gateway store is this process's alone: a call left
+		// running by an earlier process is orphaned at start. A Redis
+		// records keyspace is shared, so leases alone decide there.
+		gw, err = gateway.New(cfg.MCP, gateway.Options{Scanner: svc, Store: store, WorkerID: workerID, Exclusive: cfg.RedisURL == "",
 			Wait: cfg.WaitTimeout(), Logger: log, MaxResultBytes: cfg.MaxResultBytes(), ReductionRoot: cfg.ReductionRoot()})
 		if err != nil {
 			closeAll()

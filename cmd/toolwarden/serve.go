@@ -22,6 +22,7 @@ import (
 	"github.com/toolwarden/toolwarden/policies"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/server"
+	"github.com/toolwarden/toolwarden/webui"
 	wsp "github.com/toolwarden/toolwarden/workspace"
 )
 
@@ -177,7 +178,14 @@ func serve(ctx context.Context, cfg config.Config, x serveExtras, out io.Writer)
 		fmt.Fprintf(out, "toolwarden: created the first admin API key (shown once, store it now):\n%s\n", token)
 	}
 
+	ps, closePolicies, err := openPolicyStore(ctx, cfg, eng, log)
+	if err != nil {
+		return usageErr(fmt.Errorf("policy store: %w", err))
+	}
+	defer closePolicies()
+
 	scfg := server.Config{
+		Policies:        ps,
 		Listen:          cfg.Listen,
 		BodyLimit:       x.bodyLimit,
 		QueueStaleAfter: x.queueStale,
@@ -196,12 +204,22 @@ func serve(ctx context.Context, cfg config.Config, x serveExtras, out io.Writer)
 			}
 		}
 	}
+	// The web panel at /ui/: its sessions authenticate /v1 like API keys.
+	sessions := webui.NewSessions(webui.SessionOptions{})
+	scfg.Sessions = sessions
+	scfg.UI = webui.Handler(webui.Options{Keys: keys, Sessions: sessions})
 	scans, closeScans, err := openScanLog(cfg, log)
 	if err != nil {
 		return usageErr(err)
 	}
 	defer closeScans()
 	scfg.ScanLog = scans
+	pm, closePlugins, err := openPlugins(ctx, cfg, eng, recentScans(scans), log)
+	if err != nil {
+		return usageErr(err)
+	}
+	defer closePlugins()
+	scfg.Plugins, scfg.PluginMaxModuleBytes = pm, cfg.Plugins.MaxModuleBytes
 	srv := server.New(scfg, eng, backend, keys)
 	_ = server.RegisterQueueGauge(backend)
 	if cfg.EmbeddedExecutor {
@@ -225,6 +243,7 @@ func serve(ctx context.Context, cfg config.Config, x serveExtras, out io.Writer)
 	}
 	fmt.Fprintf(out, "toolwarden: listening on http://%s (policy %s, store %s, %d rule packs)\n",
 		ln.Addr(), pol.Name, storeName(cfg), len(eng.Plugins()))
+	fmt.Fprintf(out, "toolwarden: web panel at http://%s/ui/ (sign in with an API key)\n", ln.Addr())
 	err = srv.Serve(ctx, ln)
 	cancel()
 	st.wait(log)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -31,7 +32,14 @@ type Event struct {
 	ElapsedMS float64  `json:"elapsed_ms"`
 	Sanitized bool     `json:"sanitized"`
 	Blocked   bool     `json:"blocked"`
+	// MonitorRuleIDs are the rules of monitor-mode plugins (and failures
+	// of fail-open ones) that matched without deciding.
+	MonitorRuleIDs []string `json:"monitor_rule_ids,omitempty"`
 }
+
+// attrMonitorRuleIDs is engine.AttrMonitorRuleIDs (the engine imports
+// this package, so the key is repeated here).
+const attrMonitorRuleIDs = "tool.safety.monitor_rule_ids"
 
 // EventFrom builds the audit event of a report.
 func EventFrom(r *sdk.SafetyReport) Event {
@@ -39,17 +47,22 @@ func EventFrom(r *sdk.SafetyReport) Event {
 	if ids == nil {
 		ids = []string{}
 	}
+	var monitor []string
+	if s, _ := r.TelemetryAttributes[attrMonitorRuleIDs].(string); s != "" {
+		monitor = strings.Split(s, ",")
+	}
 	return Event{
-		ScanID:    r.ScanID,
-		Timestamp: r.Timestamp,
-		ToolName:  r.ToolName,
-		Language:  r.Language,
-		Decision:  r.Decision,
-		RiskLevel: r.RiskLevel,
-		RuleIDs:   ids,
-		ElapsedMS: r.ElapsedMS,
-		Sanitized: r.Sanitized,
-		Blocked:   r.Blocked,
+		MonitorRuleIDs: monitor,
+		ScanID:         r.ScanID,
+		Timestamp:      r.Timestamp,
+		ToolName:       r.ToolName,
+		Language:       r.Language,
+		Decision:       r.Decision,
+		RiskLevel:      r.RiskLevel,
+		RuleIDs:        ids,
+		ElapsedMS:      r.ElapsedMS,
+		Sanitized:      r.Sanitized,
+		Blocked:        r.Blocked,
 	}
 }
 

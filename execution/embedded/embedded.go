@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -60,6 +61,25 @@ type Backend struct {
 	// env holds the environment values of records that may still run,
 	// by execution id; never written to disk. Guarded by mu.
 	env map[string]map[string]string
+	// waiters are blocked claimers, oldest first, that Create may hand a
+	// new record to directly (see handOff). Guarded by mu.
+	waiters []*claimWaiter
+	// commits counts the write transactions of records (each one fsync).
+	commits atomic.Int64
+	// docs holds the stored document of every watched record, as last
+	// read or written, so a watcher's wake-up decodes it instead of reading
+	// it back. Every write of a record goes through write, which keeps it
+	// current. Guarded by mu.
+	docs map[string][]byte
+	// reads counts record reads from the database.
+	reads atomic.Int64
+}
+
+// claimWaiter is one Claim blocked on an empty queue. A record handed to it
+// is already claimed by its worker (and committed) when it arrives on ch.
+type claimWaiter struct {
+	workerID string
+	ch       chan *execution.Record // buffered: a hand-off never blocks
 }
 
 var _ execution.Backend = (*Backend)(nil)
@@ -120,7 +140,7 @@ func Open(dataDir string, opts Options) (*Backend, error) {
 	b := &Backend{
 		db: db, lock: lock, lease: opts.LeaseTTL, now: opts.Now,
 		queued: make(chan struct{}), watchers: map[string]map[chan struct{}]struct{}{}, done: make(chan struct{}),
-		env: map[string]map[string]string{},
+		env: map[string]map[string]string{}, docs: map[string][]byte{},
 	}
 	if b.lease <= 0 {
 		b.lease = execution.DefaultLeaseTTL
@@ -236,6 +256,16 @@ func (b *Backend) queryDocs(ctx context.Context, q string, args ...any) ([]*exec
 
 // load reads one record; caller holds mu.
 func (b *Backend) load(ctx context.Context, id string) (*execution.Record, error) {
+	doc, err := b.loadDoc(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return decode(id, doc)
+}
+
+// loadDoc reads the stored document of id; caller holds mu.
+func (b *Backend) loadDoc(ctx context.Context, id string) ([]byte, error) {
+	b.reads.Add(1)
 	var doc []byte
 	err := b.db.QueryRowContext(ctx, `SELECT doc FROM executions WHERE id = ?`, id).Scan(&doc)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -244,11 +274,30 @@ func (b *Backend) load(ctx context.Context, id string) (*execution.Record, error
 	if err != nil {
 		return nil, dbErr("load execution "+id, err)
 	}
+	return doc, nil
+}
+
+// decode turns a stored document into a record of its own.
+func decode(id string, doc []byte) (*execution.Record, error) {
 	r, err := execution.Unmarshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("decode execution %s: %w", id, err)
 	}
 	return r, nil
+}
+
+// getWatched is Get for a watcher of id: the document kept for watchers
+// when there is one (the same bytes the database holds), else a read.
+func (b *Backend) getWatched(ctx context.Context, id string) (*execution.Record, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.checkOpen(); err != nil {
+		return nil, err
+	}
+	if doc, ok := b.docs[id]; ok {
+		return decode(id, doc)
+	}
+	return b.load(ctx, id)
 }
 
 // write stores r (caller holds mu) and, when enqueue, gives it the next queue
@@ -269,7 +318,12 @@ func (b *Backend) write(ctx context.Context, r *execution.Record, enqueue bool) 
 		q = `UPDATE executions SET status = ?, doc = ? WHERE id = ?`
 	}
 	if _, err := b.db.ExecContext(ctx, q, string(r.Status), doc, r.ExecutionID); err != nil {
+		delete(b.docs, r.ExecutionID) // unknown now: watchers read it back
 		return dbErr("store execution "+r.ExecutionID, err)
+	}
+	b.commits.Add(1)
+	if b.watchers[r.ExecutionID] != nil {
+		b.docs[r.ExecutionID] = doc
 	}
 	b.notify(r.ExecutionID, enqueue)
 	return nil
@@ -285,6 +339,9 @@ func (b *Backend) notify(id string, enqueued bool) {
 		}
 	}
 	if enqueued {
+		// The woken claimers take the queue in order; none may be handed a
+		// newer record before they have looked.
+		b.waiters = nil
 		close(b.queued)
 		b.queued = make(chan struct{})
 	}
@@ -323,9 +380,15 @@ func (b *Backend) Create(ctx context.Context, r *execution.Record) error {
 	if exists > 0 {
 		return fmt.Errorf("create execution %s: %w", r.ExecutionID, execution.ErrExists)
 	}
+	if enqueue && len(b.waiters) > 0 {
+		if handed, err := b.handOff(ctx, r); handed || err != nil {
+			return err
+		}
+	}
 	if _, err := b.db.ExecContext(ctx, q, args...); err != nil {
 		return dbErr("create execution "+r.ExecutionID, err)
 	}
+	b.commits.Add(1)
 	if len(r.Env) > 0 && mayRun(r.Status) {
 		env := make(map[string]string, len(r.Env))
 		for k, v := range r.Env {
@@ -335,6 +398,42 @@ func (b *Backend) Create(ctx context.Context, r *execution.Record) error {
 	}
 	b.notify(r.ExecutionID, enqueue)
 	return nil
+}
+
+// handOff gives the new queued record r to the oldest blocked claimer: the
+// record is inserted already claimed by that worker, in one commit, instead
+// of a commit that queues it and a second that claims it. The durability is
+// the same — the API acknowledges r and the worker starts it only after
+// that commit, and a crash after it finds the record running (orphaned at
+// the next Open, never run twice). r, the caller's copy, stays as created
+// (queued); the store's copy and the claimer's are running. handed is
+// false when the claim could not be applied (r is then queued as usual).
+// Caller holds mu.
+func (b *Backend) handOff(ctx context.Context, r *execution.Record) (handed bool, err error) {
+	w := b.waiters[0]
+	claimed := r.Clone()
+	if err := execution.ApplyClaim(claimed, w.workerID, b.now(), b.lease); err != nil {
+		return false, nil
+	}
+	doc, err := marshalWithoutEnv(claimed)
+	if err != nil {
+		return false, fmt.Errorf("encode execution %s: %w", r.ExecutionID, err)
+	}
+	if _, err := b.db.ExecContext(ctx, `INSERT INTO executions(id, status, conversation_id, owner, created_us, queue_seq, doc) VALUES (?, ?, ?, ?, ?, NULL, ?)`,
+		claimed.ExecutionID, string(claimed.Status), claimed.ConversationID, claimed.OwnerKeyID, claimed.CreatedAt.UnixMicro(), doc); err != nil {
+		return false, dbErr("create execution "+r.ExecutionID, err)
+	}
+	b.commits.Add(1)
+	b.waiters = b.waiters[1:]
+	if len(r.Env) > 0 {
+		claimed.Env = make(map[string]string, len(r.Env))
+		for k, v := range r.Env {
+			claimed.Env[k] = v
+		}
+	}
+	w.ch <- claimed
+	b.notify(r.ExecutionID, false)
+	return true, nil
 }
 
 // mayRun reports whether a record in status s can still be run, so its
@@ -425,32 +524,80 @@ func (b *Backend) Claim(ctx context.Context, workerID string, block time.Duratio
 		timeout = t.C
 	}
 	for {
-		r, wake, err := b.tryClaim(ctx, workerID)
+		r, wake, w, err := b.tryClaim(ctx, workerID, block > 0)
 		if err != nil || r != nil {
 			return r, err
 		}
 		if block <= 0 {
 			return nil, execution.ErrNoWork
 		}
+		// A record handed over while this claimer gave up is claimed by it
+		// already: it is returned whatever ended the wait.
 		select {
+		case r := <-w.ch:
+			return r, nil
 		case <-wake:
+			if r := b.dropWaiter(w); r != nil {
+				return r, nil
+			}
 		case <-timeout:
+			if r := b.dropWaiter(w); r != nil {
+				return r, nil
+			}
 			return nil, execution.ErrNoWork
 		case <-ctx.Done():
+			if r := b.dropWaiter(w); r != nil {
+				return r, nil
+			}
 			return nil, fmt.Errorf("claim: %w", ctx.Err())
 		case <-b.done:
+			if r := b.dropWaiter(w); r != nil {
+				return r, nil
+			}
 			return nil, execution.ErrClosed
 		}
 	}
 }
 
-func (b *Backend) tryClaim(ctx context.Context, workerID string) (*execution.Record, <-chan struct{}, error) {
+// tryClaim claims the first queued record or, when wait and the queue is
+// empty, registers a waiter for Create to hand a record to.
+func (b *Backend) tryClaim(ctx context.Context, workerID string, wait bool) (*execution.Record, <-chan struct{}, *claimWaiter, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if err := b.checkOpen(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return b.tryClaimLocked(ctx, workerID)
+	r, wake, err := b.tryClaimLocked(ctx, workerID)
+	if err != nil || r != nil || !wait {
+		return r, wake, nil, err
+	}
+	w := &claimWaiter{workerID: workerID, ch: make(chan *execution.Record, 1)}
+	b.waiters = append(b.waiters, w)
+	return nil, wake, w, nil
+}
+
+// dropWaiter unregisters w and returns the record handed to it before
+// that, if any.
+func (b *Backend) dropWaiter(w *claimWaiter) *execution.Record {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.removeWaiter(w)
+	select {
+	case r := <-w.ch:
+		return r
+	default:
+		return nil
+	}
+}
+
+// removeWaiter takes w out of the waiters; caller holds mu.
+func (b *Backend) removeWaiter(w *claimWaiter) {
+	for i, x := range b.waiters {
+		if x == w {
+			b.waiters = append(b.waiters[:i], b.waiters[i+1:]...)
+			return
+		}
+	}
 }
 
 // tryClaimLocked claims the first queued record; caller holds mu.
@@ -563,10 +710,12 @@ func (b *Backend) Watch(ctx context.Context, id string) (<-chan *execution.Recor
 		b.mu.Unlock()
 		return nil, err
 	}
-	if _, err := b.load(ctx, id); err != nil {
+	doc, err := b.loadDoc(ctx, id)
+	if err != nil {
 		b.mu.Unlock()
 		return nil, err
 	}
+	b.docs[id] = doc
 	sig := make(chan struct{}, 1)
 	if b.watchers[id] == nil {
 		b.watchers[id] = map[chan struct{}]struct{}{}
@@ -588,11 +737,12 @@ func (b *Backend) Watch(ctx context.Context, id string) (<-chan *execution.Recor
 		delete(b.watchers[id], sig)
 		if len(b.watchers[id]) == 0 {
 			delete(b.watchers, id)
+			delete(b.docs, id)
 		}
 		b.mu.Unlock()
 	}
 	out := make(chan *execution.Record, 1)
-	go watch.Loop(wctx, func(ctx context.Context) (*execution.Record, error) { return b.Get(ctx, id) }, sig, 0, out, stop)
+	go watch.Loop(wctx, func(ctx context.Context) (*execution.Record, error) { return b.getWatched(ctx, id) }, sig, 0, out, stop)
 	return out, nil
 }
 

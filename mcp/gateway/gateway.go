@@ -11,13 +11,20 @@
 // observed and cancelled by execution_id afterwards. Calls are isolated per
 // server (concurrency cap, circuit breaker) and globally (concurrency cap).
 //
-// Records live in a store of their own (Options.Store): the gateway runs
-// calls in its own process and takes each record to running with Claim
-// under its own worker id, so the lease, heartbeats and the exactly-once
-// Finish of the execution state machine hold as for any executor. The store
-// must not be shared with an executor pool's queue — an executor would claim
-// the gateway's records — so serve gives the gateway a separate embedded
-// store, or a separate Redis pool (same records keyspace, own stream).
+// Upstream calls run on the executor's duties, not on machinery of their
+// own: the gateway queues each admitted call as a record of language "mcp"
+// in its store and an executor.Daemon with the gateway registered as the
+// "mcp" Runner claims it — so the lease heartbeat, the cancel watch with
+// its polling fallback, Finish with its retry and the reconciliation that
+// marks orphans are the same code as for commands. The gateway keeps what
+// is MCP's: routing to the server, the per-server and global concurrency
+// caps, and the circuit breaker.
+//
+// Records live in a store of their own (Options.Store): the store must not
+// be shared with an executor pool's queue — a process executor would claim
+// the gateway's records (it refuses them, failing the call) — so serve
+// gives the gateway a separate embedded store, or a separate Redis pool
+// (same records keyspace, own stream).
 package gateway
 
 import (
@@ -36,6 +43,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/toolwarden/toolwarden/execution"
+	"github.com/toolwarden/toolwarden/executor"
 	"github.com/toolwarden/toolwarden/mcp/internal/view"
 	"github.com/toolwarden/toolwarden/reduction"
 	"github.com/toolwarden/toolwarden/sdk"
@@ -67,9 +75,20 @@ type Options struct {
 	// Wait is the bounded wait of a tools/call (tool_wait_timeout_seconds,
 	// default 30s); a call still running then returns its execution_id.
 	Wait time.Duration
-	// Heartbeat is how often a running call's lease is extended (default
-	// execution.DefaultLeaseTTL/3); it must be well under the store's lease.
+	// Lease is the store's lease TTL (default execution.DefaultLeaseTTL);
+	// it must match the store's (see executor.Config.Lease).
+	Lease time.Duration
+	// Heartbeat is how often a running call's lease is extended and its
+	// cancel flag polled when Watch fails (default Lease/3).
 	Heartbeat time.Duration
+	// ReconcileInterval is how often running calls whose worker is gone are
+	// marked orphaned (default Lease; also at start).
+	ReconcileInterval time.Duration
+	// Exclusive declares this gateway the only worker of Store (the
+	// embedded store serve opens for it): running records of any other
+	// worker id — a gateway process that died — are orphaned at start.
+	// With a shared Redis records keyspace it must stay false.
+	Exclusive bool
 	// Now is the breakers' clock (default time.Now).
 	Now func() time.Time
 	// Dial connects to a server (default Dial).
@@ -96,11 +115,20 @@ type Gateway struct {
 	servers []*upstreamServer
 	byName  map[string]*upstreamServer
 
-	claimMu sync.Mutex // makes Create+Claim of one record atomic for this gateway
-	ctx     context.Context
+	// pending hands the arguments of queued calls to the runner
+	// (execution id → *pendingCall).
+	pending sync.Map
+	daemon  *executor.Daemon
 	stop    context.CancelFunc
-	wg      sync.WaitGroup
+	done    chan struct{} // closed when the daemon returned
 }
+
+// maxClaimed bounds the calls the gateway's executor holds at once,
+// running or waiting for a per-server or global slot. It is not a limit
+// the operator tunes (those are the per-server and total caps): calls to
+// a saturated server wait claimed, so that calls to other servers behind
+// them are still claimed and run.
+const maxClaimed = 1024
 
 // upstreamServer is one configured server and its isolation state.
 type upstreamServer struct {
@@ -128,8 +156,11 @@ func New(cfg Config, opts Options) (*Gateway, error) {
 	if opts.Wait <= 0 {
 		opts.Wait = execution.DefaultWait
 	}
+	if opts.Lease <= 0 {
+		opts.Lease = execution.DefaultLeaseTTL
+	}
 	if opts.Heartbeat <= 0 {
-		opts.Heartbeat = execution.DefaultLeaseTTL / 3
+		opts.Heartbeat = opts.Lease / 3
 	}
 	if opts.Dial == nil {
 		opts.Dial = Dial
@@ -137,9 +168,8 @@ func New(cfg Config, opts Options) (*Gateway, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	ctx, stop := context.WithCancel(context.Background())
 	g := &Gateway{cfg: cfg, opts: opts, total: make(chan struct{}, cfg.MaxConcurrentTotal),
-		byName: map[string]*upstreamServer{}, ctx: ctx, stop: stop}
+		byName: map[string]*upstreamServer{}, done: make(chan struct{})}
 	for _, sc := range cfg.Servers {
 		s := &upstreamServer{cfg: sc, sem: make(chan struct{}, sc.MaxConcurrent),
 			breaker: NewBreaker(cfg.CircuitFailureThreshold, cfg.cooldown(), opts.Now),
@@ -147,8 +177,30 @@ func New(cfg Config, opts Options) (*Gateway, error) {
 		g.servers = append(g.servers, s)
 		g.byName[sc.Name] = s
 	}
+	d, err := executor.New(opts.Store, nil, executor.Config{
+		WorkerID: opts.WorkerID, Concurrency: maxClaimed, Exclusive: opts.Exclusive,
+		Lease: opts.Lease, HeartbeatInterval: opts.Heartbeat, ReconcileInterval: opts.ReconcileInterval,
+		ClaimBlock: time.Second, Logger: opts.Logger.With("component", "mcp-gateway"),
+		Runners: map[string]executor.Runner{Language: g},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("mcp gateway executor: %w", err)
+	}
+	g.daemon = d
+	ctx, stop := context.WithCancel(context.Background())
+	g.stop = stop
+	go func() {
+		defer close(g.done)
+		if err := d.Run(ctx); err != nil {
+			opts.Logger.Error("mcp gateway executor stopped", "err", err)
+		}
+	}()
 	return g, nil
 }
+
+// Language is the record language of upstream MCP calls, the key of the
+// gateway's executor.Runner.
+const Language = "mcp"
 
 // Connect dials every server and lists its tools. A server that cannot be
 // reached is left out (its tools are not offered) and its error is returned
@@ -233,7 +285,7 @@ func (g *Gateway) call(ctx context.Context, s *upstreamServer, tool string, args
 	if err != nil {
 		return mcpgo.NewToolResultError("arguments cannot be encoded: " + err.Error()), nil
 	}
-	rec := &execution.Record{ExecutionID: execution.NewID(), ToolName: name, Language: "mcp",
+	rec := &execution.Record{ExecutionID: execution.NewID(), ToolName: name, Language: Language,
 		Content: string(content), OwnerKeyID: owner, TimeoutMS: s.timeout.Milliseconds()}
 	in, err := decodeArguments(name, args)
 	if err != nil {
@@ -253,14 +305,9 @@ func (g *Gateway) call(ctx context.Context, s *upstreamServer, tool string, args
 			return g.block(ctx, rec, "TOOL_SAFETY_HELD: block_on_review holds this call and the gateway does not park upstream calls for review: "+rep.Summary)
 		}
 	}
-	if err := g.start(ctx, rec); err != nil {
+	if err := g.enqueue(ctx, s, tool, args, rec); err != nil {
 		return mcpgo.NewToolResultError("the call was not forwarded: " + err.Error()), nil
 	}
-	g.wg.Add(1)
-	go func() {
-		defer g.wg.Done()
-		g.run(s, tool, args, rec)
-	}()
 	got, done, err := execution.Wait(ctx, g.opts.Store, rec.ExecutionID, g.opts.Wait)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.Canceled) {
@@ -331,77 +378,45 @@ func (g *Gateway) block(ctx context.Context, rec *execution.Record, why string) 
 	return res, nil
 }
 
-// start stores rec and takes it to running under the gateway's worker id.
-// Only the gateway enqueues into its store, and it claims right after each
-// Create under claimMu, so the claim returns rec — unless a queued record
-// was left by a gateway process that died between the two steps; such a
-// record was never forwarded and is finished as failed saying so.
-func (g *Gateway) start(ctx context.Context, rec *execution.Record) error {
-	g.claimMu.Lock()
-	defer g.claimMu.Unlock()
+// pendingCall is what the runner needs to forward one admitted call: its
+// server, the upstream tool name and the arguments with their real env
+// values (the record keeps only the redacted ones).
+type pendingCall struct {
+	s    *upstreamServer
+	tool string
+	args map[string]any
+}
+
+// enqueue stores rec as queued for the gateway's executor and hands its
+// arguments over in memory. Only this process claims from its store, so a
+// record without arguments here was left by a gateway process that
+// stopped before forwarding it; the runner finishes such a record as
+// failed, saying it was never sent upstream.
+func (g *Gateway) enqueue(ctx context.Context, s *upstreamServer, tool string, args map[string]any, rec *execution.Record) error {
 	rec.Status = execution.StatusQueued
+	g.pending.Store(rec.ExecutionID, &pendingCall{s: s, tool: tool, args: args})
 	if err := g.opts.Store.Create(ctx, rec); err != nil {
+		g.pending.Delete(rec.ExecutionID)
 		return fmt.Errorf("record mcp call: %w", err)
 	}
-	for i := 0; ; i++ {
-		got, err := g.opts.Store.Claim(ctx, g.opts.WorkerID, time.Second)
-		if err == nil && got.ExecutionID == rec.ExecutionID {
-			*rec = *got
-			return nil
-		}
-		if err != nil || i > 1000 {
-			if err == nil {
-				err = errors.New("too many stale records")
-			}
-			_, _ = g.opts.Store.RequestCancel(context.WithoutCancel(ctx), rec.ExecutionID, "not started: "+err.Error())
-			return fmt.Errorf("start mcp call %s: %w", rec.ExecutionID, err)
-		}
-		stale := &execution.Record{Status: execution.StatusFailed, IsError: true, Cleanup: execution.CleanupDone,
-			Error:        "the mcp gateway stopped before forwarding this call; it was never sent upstream",
-			StatusReason: "gateway restarted before forwarding"}
-		if err := g.opts.Store.Finish(ctx, g.opts.WorkerID, got.ExecutionID, stale); err != nil {
-			g.opts.Logger.Warn("finish stale mcp gateway record", "execution_id", got.ExecutionID, "err", err)
-		}
-	}
+	return nil
 }
 
-// run performs one admitted call to its end and writes the outcome once.
-func (g *Gateway) run(s *upstreamServer, tool string, args map[string]any, rec *execution.Record) {
-	ctx, cancel := context.WithCancel(g.ctx)
-	defer cancel()
-	lost := execution.KeepAlive(ctx, g.opts.Store, g.opts.WorkerID, rec.ExecutionID, g.opts.Heartbeat)
-	cancels := make(chan string, 1)
-	go g.watchCancel(ctx, rec.ExecutionID, cancels)
-
-	final := g.execute(ctx, s, tool, args, rec, cancels, lost)
-	if final == nil {
-		return
+// Run performs one claimed upstream call; it is the executor.Runner of the
+// "mcp" language, so claim, lease heartbeat, cancel watch (with its polling
+// fallback), Finish and orphan reconciliation are the executor's.
+func (g *Gateway) Run(ctx context.Context, rec *execution.Record, stopped func() executor.Stop) *execution.Record {
+	v, ok := g.pending.LoadAndDelete(rec.ExecutionID)
+	if !ok {
+		return outcome(execution.StatusFailed, "the mcp gateway stopped before forwarding this call; it was never sent upstream",
+			"gateway restarted before forwarding", execution.CleanupDone, "")
 	}
-	fctx, fcancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer fcancel()
-	if err := g.opts.Store.Finish(fctx, g.opts.WorkerID, rec.ExecutionID, final); err != nil {
-		g.opts.Logger.Warn("mcp call outcome not stored", "execution_id", rec.ExecutionID, "err", err)
-		return
+	p := v.(*pendingCall)
+	final := g.execute(ctx, p.s, p.tool, p.args, rec, stopped)
+	if final != nil {
+		g.opts.Logger.Info("mcp call finished", "execution_id", rec.ExecutionID, "server", p.s.cfg.Name, "status", final.Status)
 	}
-	g.opts.Logger.Info("mcp call finished", "execution_id", rec.ExecutionID, "server", s.cfg.Name, "status", final.Status)
-}
-
-// watchCancel delivers the reason of a cancel request on id.
-func (g *Gateway) watchCancel(ctx context.Context, id string, out chan<- string) {
-	ch, err := g.opts.Store.Watch(ctx, id)
-	if err != nil {
-		return
-	}
-	for r := range ch {
-		if r.CancelRequested {
-			reason := r.CancelReason
-			if reason == "" {
-				reason = "cancel requested"
-			}
-			out <- reason
-			return
-		}
-	}
+	return final
 }
 
 // outcome builds a terminal record for Finish.
@@ -410,10 +425,23 @@ func outcome(st execution.Status, errMsg, reason string, cleanup execution.Clean
 		StatusReason: reason, Cleanup: cleanup, CleanupDetail: detail}
 }
 
+// notForwarded is the outcome of a call stopped before it was sent: a
+// cancel ends it cancelled and clean, a shutdown failed and clean, a lost
+// lease writes nothing.
+func notForwarded(st executor.Stop) *execution.Record {
+	switch st.Cause {
+	case executor.StopLeaseLost:
+		return nil
+	case executor.StopCancel:
+		return outcome(execution.StatusCancelled, "cancelled while waiting for a concurrency slot; never forwarded", st.Reason, execution.CleanupDone, "")
+	}
+	return outcome(execution.StatusFailed, "the mcp gateway stopped before forwarding this call", "gateway stopped", execution.CleanupDone, "")
+}
+
 // execute admits, queues for slots, calls and classifies. nil means the
 // lease was lost: another party owns the record and nothing is written.
 func (g *Gateway) execute(ctx context.Context, s *upstreamServer, tool string, args map[string]any,
-	rec *execution.Record, cancels <-chan string, lost <-chan error) *execution.Record {
+	rec *execution.Record, stopped func() executor.Stop) *execution.Record {
 	ticket, err := s.breaker.Allow()
 	if err != nil {
 		msg := fmt.Sprintf("mcp_circuit_open: server %s failed %d times in a row; calls are refused until a probe succeeds after the %s cooldown",
@@ -428,17 +456,13 @@ func (g *Gateway) execute(ctx context.Context, s *upstreamServer, tool string, a
 	}()
 
 	// Wait for a slot on the server, then a global one; either wait can be
-	// cancelled, and nothing has been sent yet, so a cancel here is clean.
+	// stopped, and nothing has been sent yet, so a cancel here is clean.
 	for _, sem := range []chan struct{}{s.sem, g.total} {
 		select {
 		case sem <- struct{}{}:
 			defer func(sem chan struct{}) { <-sem }(sem)
-		case reason := <-cancels:
-			return outcome(execution.StatusCancelled, "cancelled while waiting for a concurrency slot; never forwarded", reason, execution.CleanupDone, "")
-		case <-lost:
-			return nil
 		case <-ctx.Done():
-			return outcome(execution.StatusFailed, "the mcp gateway stopped before forwarding this call", "gateway stopped", execution.CleanupDone, "")
+			return notForwarded(stopped())
 		}
 	}
 
@@ -456,27 +480,36 @@ func (g *Gateway) execute(ctx context.Context, s *upstreamServer, tool string, a
 	var a answer
 	select {
 	case a = <-answers:
-	case reason := <-cancels:
+	case <-ctx.Done():
 		callCancel() // mcp-go sends notifications/cancelled for the request
+		if stopped().Cause == executor.StopLeaseLost {
+			return nil
+		}
 		a = <-answers
-		if a.err == nil && a.res != nil {
-			break // it answered before the cancellation took effect
-		}
-		if c, ok := s.up.(CancelConfirmer); ok {
-			cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			confirmed, cerr := c.ConfirmCancelled(cctx, tool, args)
-			ccancel()
-			if cerr == nil && confirmed {
-				return outcome(execution.StatusCancelled, "cancelled; the upstream confirmed the call stopped", reason, execution.CleanupDone, "")
+	}
+	if ctx.Err() != nil && (a.err != nil || a.res == nil) {
+		// Stopped from outside while the call was out (an answer that
+		// arrived before the stop took effect is kept below).
+		st := stopped()
+		switch st.Cause {
+		case executor.StopLeaseLost:
+			return nil
+		case executor.StopCancel:
+			if c, ok := s.up.(CancelConfirmer); ok {
+				cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+				confirmed, cerr := c.ConfirmCancelled(cctx, tool, args)
+				ccancel()
+				if cerr == nil && confirmed {
+					return outcome(execution.StatusCancelled, "cancelled; the upstream confirmed the call stopped", st.Reason, execution.CleanupDone, "")
+				}
 			}
+			return outcome(execution.StatusOrphaned,
+				"cancelled locally; MCP cancellation was sent but the upstream server gives no confirmation that the call stopped",
+				st.Reason, execution.CleanupUnconfirmed,
+				fmt.Sprintf("notifications/cancelled sent to mcp server %s for tool %s; its remote state is unconfirmed", s.cfg.Name, tool))
 		}
-		return outcome(execution.StatusOrphaned,
-			"cancelled locally; MCP cancellation was sent but the upstream server gives no confirmation that the call stopped",
-			reason, execution.CleanupUnconfirmed,
-			fmt.Sprintf("notifications/cancelled sent to mcp server %s for tool %s; its remote state is unconfirmed", s.cfg.Name, tool))
-	case <-lost:
-		callCancel()
-		return nil
+		return outcome(execution.StatusOrphaned, "the mcp gateway stopped while the call ran", "gateway stopped",
+			execution.CleanupUnconfirmed, "notifications/cancelled sent to mcp server "+s.cfg.Name+"; its remote state is unconfirmed")
 	}
 
 	switch {
@@ -499,9 +532,6 @@ func (g *Gateway) execute(ctx context.Context, s *upstreamServer, tool string, a
 			o.Error = "the upstream tool reported an error"
 		}
 		return o
-	case ctx.Err() != nil:
-		return outcome(execution.StatusOrphaned, "the mcp gateway stopped while the call ran", "gateway stopped",
-			execution.CleanupUnconfirmed, "mcp server "+s.cfg.Name+" was not told the result is unwanted")
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		settled = true
 		s.breaker.Done(ticket, false)
@@ -553,11 +583,20 @@ func (g *Gateway) canonical(res *mcpgo.CallToolResult, rec *execution.Record) ([
 }
 
 // Close stops the gateway: calls still running end orphaned (their
-// upstream state is unconfirmed), then the upstream connections close.
+// upstream state is unconfirmed), calls not yet claimed end cancelled
+// (never forwarded), then the upstream connections close.
 func (g *Gateway) Close() error {
 	g.stop()
-	g.wg.Wait()
+	<-g.done
 	var errs []error
+	g.pending.Range(func(k, _ any) bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := g.opts.Store.RequestCancel(ctx, k.(string), "the mcp gateway stopped before forwarding this call"); err != nil {
+			errs = append(errs, fmt.Errorf("cancel unforwarded mcp call %s: %w", k, err))
+		}
+		return true
+	})
 	for _, s := range g.servers {
 		if s.up != nil {
 			if err := s.up.Close(); err != nil {

@@ -78,6 +78,10 @@ type call struct {
 	path   string
 	query  url.Values
 	body   any
+	// raw, when set, is sent as the body as it is, with contentType
+	// (uploads of modules and policy documents); body is then ignored.
+	raw         []byte
+	contentType string
 	// idempotent calls are retried on 503 too; others only on 429, which
 	// the server answers before doing anything.
 	idempotent bool
@@ -96,6 +100,9 @@ func (cl *Client) do(ctx context.Context, c call, out any) (int, error) {
 			return 0, fmt.Errorf("toolwarden client: encode request: %w", err)
 		}
 		body = b
+	}
+	if c.raw != nil {
+		body = c.raw
 	}
 	u := *cl.base
 	u.Path = cl.base.Path + c.path
@@ -166,7 +173,11 @@ func (cl *Client) once(ctx context.Context, c call, u string, body []byte, out a
 		return 0, 0, fmt.Errorf("toolwarden client: %w", err)
 	}
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		ct := "application/json"
+		if c.raw != nil && c.contentType != "" {
+			ct = c.contentType
+		}
+		req.Header.Set("Content-Type", ct)
 	}
 	req.Header.Set("Accept", "application/json")
 	if cl.token != "" {

@@ -179,6 +179,9 @@ type varVal struct {
 }
 
 type analyzer struct {
+	// links maps a link the script created (ln -s TARGET LINK) to its
+	// target: a path through the link is judged as the target's.
+	links map[string]string
 	// cmdEnv holds the static prefix assignments of the simple command
 	// being walked (`https_proxy=… curl …`).
 	cmdEnv   map[string]string

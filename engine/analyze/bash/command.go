@@ -1420,7 +1420,7 @@ func (a *analyzer) stmtRedirects(s *syntax.Stmt, cmdName string, c *ctx) ([]sdk.
 		}
 		a.feature("redirect", r.Pos())
 		f := a.expandOne(r.Word, true)
-		rd.Target, rd.Dynamic = normPath(f.s), f.dyn
+		rd.Target, rd.Dynamic = a.resolveLink(normPath(f.s)), f.dyn
 		if f.procSubst {
 			if r.Op == syntax.RdrIn {
 				stdin = append(stdin, f.substIDs()...)

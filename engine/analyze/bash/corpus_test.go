@@ -230,7 +230,7 @@ var corpusChecks = map[string]func(c *checker){
 	},
 	"sh-deny-secret-read-16": func(c *checker) {
 		c.file("link", "~/.ssh/id_rsa")
-		c.file("read", "notes.txt")
+		c.file("read", "~/.ssh/id_rsa") // read through the link the script made
 	},
 	"sh-deny-secret-read-06": func(c *checker) {
 		c.file("read", ".env")

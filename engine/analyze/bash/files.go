@@ -239,6 +239,9 @@ func (a *analyzer) files(s *syntax.Stmt, name string, args []field, c *ctx) {
 		owner = operands[0].s
 	}
 	operands = operands[skip:]
+	if name == "ln" && len(operands) == 2 && last != "" && !operands[0].dyn && !operands[1].dyn {
+		a.addLink(operands[1].s, operands[0].s)
+	}
 	for i, f := range operands {
 		op := spec.op
 		if last != "" && i == len(operands)-1 && len(operands) >= 2 {
@@ -301,6 +304,7 @@ func (a *analyzer) genericRefs(s *syntax.Stmt, name string, args []field, c *ctx
 }
 
 func (a *analyzer) gitFiles(s *syntax.Stmt, args []field, c *ctx) {
+	sub := ""
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		if strings.HasPrefix(f.s, "-") && !f.dyn {
@@ -312,10 +316,37 @@ func (a *analyzer) gitFiles(s *syntax.Stmt, args []field, c *ctx) {
 		if f.s == "--" {
 			continue
 		}
+		if sub == "" {
+			sub = f.s
+		}
+		if p, ok := revPath(sub, f); ok {
+			// git show REV:PATH prints the file as committed: a read
+			a.addFile(s, p, "read", "git", c, fileFlags{})
+			continue
+		}
 		if looksLikePath(f.s) && !strings.Contains(f.s, "@") && !strings.ContainsAny(f.s, ":") {
 			a.addFile(s, f, "ref", "git", c, fileFlags{})
 		}
 	}
+}
+
+// revPath returns the PATH of a REV:PATH object name given to a git
+// subcommand that prints or compares blobs (show, cat-file, diff, grep).
+// A remote ("git@host:repo", "host:path") or URL is not one.
+func revPath(sub string, f field) (field, bool) {
+	switch sub {
+	case "show", "cat-file", "diff", "grep", "difftool":
+	default:
+		return field{}, false
+	}
+	rev, p, ok := strings.Cut(f.s, ":")
+	if !ok || p == "" || strings.Contains(f.s, "://") || strings.Contains(p, ":") {
+		return field{}, false
+	}
+	if strings.Contains(rev, "@") && !strings.Contains(rev, "@{") {
+		return field{}, false
+	}
+	return field{s: p, dyn: f.dyn, glob: f.glob}, true
 }
 
 func (a *analyzer) dd(s *syntax.Stmt, args []field, c *ctx) {
@@ -332,11 +363,24 @@ func (a *analyzer) tar(s *syntax.Stmt, args []field, c *ctx) {
 	create := false
 	var archive *field
 	var operands []field
+	var dir field // the -C DIR in effect: later operands are under it
+	under := func(f field) field {
+		if dir.s == "" || f.s == "" || f.s[0] == '/' || f.s[0] == '~' || f.s[0] == '$' {
+			return f
+		}
+		return field{s: dir.s + "/" + f.s, dyn: f.dyn || dir.dyn, glob: f.glob}
+	}
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		switch {
 		case f.s == "-C" || f.s == "--directory":
+			if i+1 < len(args) {
+				dir = under(args[i+1])
+			}
 			i++
+			continue
+		case strings.HasPrefix(f.s, "--directory="):
+			dir = under(field{s: strings.TrimPrefix(f.s, "--directory="), dyn: f.dyn})
 			continue
 		case strings.HasPrefix(f.s, "--file="):
 			v := field{s: strings.TrimPrefix(f.s, "--file="), dyn: f.dyn}
@@ -365,7 +409,7 @@ func (a *analyzer) tar(s *syntax.Stmt, args []field, c *ctx) {
 				}
 			}
 		default:
-			operands = append(operands, f)
+			operands = append(operands, under(f))
 		}
 	}
 	if archive != nil {
@@ -405,7 +449,7 @@ func (a *analyzer) addFile(s *syntax.Stmt, f field, op, by string, c *ctx, fl fi
 	}
 	if f.dyn && strings.Contains(f.s, placeholder) && len(c.targets) > 0 {
 		for _, t := range c.targets {
-			a.b.Facts.Files = append(a.b.Facts.Files, sdk.FileAccess{Path: normPath(t), Op: op, By: by,
+			a.b.Facts.Files = append(a.b.Facts.Files, sdk.FileAccess{Path: a.resolveLink(normPath(t)), Op: op, By: by,
 				Recursive: true, Force: fl.force, Mode: fl.mode, Owner: fl.owner, Glob: hasGlobMeta(t),
 				Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
 		}
@@ -414,74 +458,66 @@ func (a *analyzer) addFile(s *syntax.Stmt, f field, op, by string, c *ctx, fl fi
 	if ignoredDevice(f.s) || f.procSubst {
 		return
 	}
-	a.b.Facts.Files = append(a.b.Facts.Files, sdk.FileAccess{Path: normPath(f.s), Op: op, By: by,
+	p := normPath(f.s)
+	if op != "link" && a.links != nil {
+		p = a.resolveLink(p)
+	}
+	a.b.Facts.Files = append(a.b.Facts.Files, sdk.FileAccess{Path: p, Op: op, By: by,
 		Recursive: fl.recursive, Force: fl.force, Mode: fl.mode, Owner: fl.owner, Glob: f.glob, Dynamic: f.dyn,
 		Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
 }
 
-// normPath normalizes a path: "./" prefixes, duplicate slashes, "."
-// and ".." elements and trailing slashes removed (path.Clean), so
-// /etc/../etc/shadow is /etc/shadow. Dynamic text ($X) is kept as written.
-// A home-relative path is cleaned against a concrete home, so climbing out
-// of it (`~/../..`) yields the absolute path it reaches ("/"), not "..".
-func normPath(p string) string {
-	p = sdk.ResolveProcAliases(p)
-	if p == "" || isCleanPath(p) || strings.Contains(p, "://") {
-		return p
+// addLink remembers that the script made link point at target (ln -s
+// TARGET LINK; a LINK that is "." or ends in "/" is a directory the link
+// is made in, named after the target).
+func (a *analyzer) addLink(link, target string) {
+	if link == "." || strings.HasSuffix(link, "/") {
+		link = path.Join(link, path.Base(target))
 	}
-	for len(p) > 2 && p[0] == '.' && p[1] == '/' && p[2] != '/' && p[2] != '~' {
-		// "./x" cleans to what "x" cleans to; trimming first lets
-		// path.Clean return a clean rest without building a copy. (A
-		// "./~" directory is not the home directory: not trimmed.)
-		p = p[2:]
+	l := normPath(link)
+	t := normPath(target)
+	if t == "" || l == "" || l == t {
+		return
 	}
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		c := path.Clean(assumedHome + p[1:])
-		switch {
-		case c == assumedHome:
-			return "~"
-		case strings.HasPrefix(c, assumedHome+"/"):
-			return "~" + c[len(assumedHome):]
-		}
-		return c
+	if t[0] != '/' && t[0] != '~' && strings.Contains(l, "/") {
+		// a relative target is relative to the link's directory
+		t = normPath(path.Dir(l) + "/" + t)
 	}
-	return path.Clean(p)
+	if a.links == nil {
+		a.links = map[string]string{}
+	}
+	a.links[l] = t
 }
 
-// isCleanPath reports whether normPath would return p unchanged: no empty,
-// "." or ".." element and no trailing slash (a lone "/" is clean; "~" is
-// an element like any other). Most paths are, and checking is much cheaper
-// than cleaning.
-func isCleanPath(p string) bool {
-	if p == "/" {
-		return true
-	}
-	if p == "" || p[len(p)-1] == '/' || strings.Contains(p, "//") {
-		return false
-	}
-	for i := strings.IndexByte(p, '.'); i >= 0; {
-		if i == 0 || p[i-1] == '/' {
-			// A "." or ".." element starts here unless more follows.
-			j := i + 1
-			if j < len(p) && p[j] == '.' {
-				j++
-			}
-			if j == len(p) || p[j] == '/' {
-				return false
+// resolveLink rewrites a normalized path through a link the script made
+// to the path it reaches ("keys/id_rsa" after ln -s ~/.ssh keys is
+// "~/.ssh/id_rsa").
+func (a *analyzer) resolveLink(p string) string {
+	for range 4 { // links to links
+		changed := false
+		for l, t := range a.links {
+			if p == l {
+				p, changed = t, true
+			} else if strings.HasPrefix(p, l+"/") {
+				p, changed = normPath(t+p[len(l):]), true
 			}
 		}
-		k := strings.IndexByte(p[i+1:], '.')
-		if k < 0 {
+		if !changed {
 			break
 		}
-		i += 1 + k
 	}
-	return true
+	return p
 }
 
-// assumedHome stands for the home directory when a path climbs out of it;
-// any home under /home reaches the same ancestors.
-const assumedHome = "/home/user"
+// normPath is sdk.NormalizePath, the one path spelling the host's
+// analyzers emit and the guest's rules compare: "./" prefixes, duplicate
+// slashes, "." and ".." elements and trailing slashes removed, /proc/<pid>
+// root and cwd aliases and $HOME resolved, home-relative paths cleaned
+// against a concrete home. Dynamic text ($X) is kept as written.
+func normPath(p string) string { return sdk.NormalizePath(p) }
+
+// assumedHome stands for the home directory when a path climbs out of it.
+const assumedHome = sdk.AssumedHome
 
 // recursiveFlag reports whether short option ch means "recursive" for the
 // command (sort -r reverses, ls -r reverses but ls -R recurses).

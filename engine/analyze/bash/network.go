@@ -493,6 +493,11 @@ func (a *analyzer) wget(s *syntax.Stmt, args []field, c *ctx) {
 				a.fileAccess(s, *v, "read", "wget", c)
 			case "--header", "--user", "--password":
 				vars = append(vars, v.varNames()...)
+			case "-e", "--execute":
+				// -e https_proxy=HOST:PORT routes the download through it
+				if p, ok := proxySetting(v.s); ok {
+					a.addNet(s, proxyField(p, v.dyn), "http", "wget", nil)
+				}
 			}
 		})
 	for _, u := range ops {
@@ -687,6 +692,12 @@ func (a *analyzer) gitNet(s *syntax.Stmt, args []field) {
 	i := 0
 	for ; i < len(args); i++ {
 		f := args[i]
+		if f.s == "-c" && i+1 < len(args) {
+			// git -c http.proxy=URL: the proxy is a destination
+			if k, v, ok := strings.Cut(args[i+1].s, "="); ok && gitProxyKey(k) && v != "" {
+				a.addNet(s, proxyField(v, args[i+1].dyn), "http", "git", nil)
+			}
+		}
 		if f.s == "-C" || f.s == "-c" || f.s == "--git-dir" || f.s == "--work-tree" || f.s == "--namespace" {
 			i++
 			continue
@@ -696,6 +707,16 @@ func (a *analyzer) gitNet(s *syntax.Stmt, args []field) {
 		}
 		sub = f.s
 		break
+	}
+	if sub == "config" {
+		// git config [--global] http.proxy URL: later fetches go through it
+		for j := i + 1; j+1 < len(args); j++ {
+			if gitProxyKey(args[j].s) && args[j+1].s != "" && !strings.HasPrefix(args[j+1].s, "-") {
+				a.addNet(s, proxyField(args[j+1].s, args[j+1].dyn), "http", "git", nil)
+				break
+			}
+		}
+		return
 	}
 	switch sub {
 	case "clone", "fetch", "pull", "push", "ls-remote", "submodule", "remote", "archive":
@@ -794,6 +815,36 @@ func subField(f field, s string, off int) field {
 		x.dynRanges = shiftRanges(f.x.dynRanges, off)
 	}
 	return v
+}
+
+// gitProxyKey reports a git configuration key that sets a proxy
+// (http.proxy, https.proxy, http.<url>.proxy, core.gitProxy).
+func gitProxyKey(k string) bool {
+	k = strings.ToLower(k)
+	return k == "core.gitproxy" || (strings.HasPrefix(k, "http") && strings.HasSuffix(k, ".proxy"))
+}
+
+// proxySetting returns the value of a NAME=VALUE proxy setting
+// (https_proxy=…, http_proxy=…, ftp_proxy=…, all_proxy=…; either case).
+func proxySetting(s string) (string, bool) {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || v == "" {
+		return "", false
+	}
+	switch strings.ToLower(strings.TrimSpace(k)) {
+	case "http_proxy", "https_proxy", "ftp_proxy", "all_proxy":
+		return strings.TrimSpace(v), true
+	}
+	return "", false
+}
+
+// proxyField is a proxy value as a destination word: a bare HOST:PORT is
+// an HTTP proxy URL.
+func proxyField(v string, dyn bool) field {
+	if !strings.Contains(v, "://") {
+		v = "http://" + v
+	}
+	return field{s: v, dyn: dyn}
 }
 
 // routeTarget returns the host a curl --resolve / --connect-to value sends

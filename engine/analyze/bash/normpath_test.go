@@ -22,6 +22,20 @@ func referenceNormPath(p string) string {
 		}
 		return c
 	}
+	if user, rest, _ := strings.Cut(p, "/"); len(user) > 1 && user[0] == '~' && user[1] != '.' && !strings.Contains(user[1:], "~") {
+		home := "/home/" + user[1:]
+		if user == "~root" {
+			home = "/root"
+		}
+		c := path.Clean(home + "/" + rest)
+		switch {
+		case c == home:
+			return user
+		case strings.HasPrefix(c, home+"/"):
+			return user + c[len(home):]
+		}
+		return c
+	}
 	return path.Clean(p)
 }
 

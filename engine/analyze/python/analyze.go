@@ -162,6 +162,12 @@ type analyzer struct {
 	dup2     []int
 	procExec bool
 	lines    []int
+	// cwd is the directory os.chdir last moved to with a constant
+	// argument: relative paths opened after it are under it.
+	cwd string
+	// dlFiles are the files written with downloaded content: opening one
+	// again reads a download (saved, then loaded or run).
+	dlFiles map[string]bool
 }
 
 func newAnalyzer(b *facts.Builder, src string, at facts.Frame) *analyzer {
@@ -507,6 +513,30 @@ func (a *analyzer) def(s *stmt, sc *scope) {
 	fi.ret = a.walkBody(fi.key, s, fs)
 }
 
+// isProperty reports a getter: @property, @functools.cached_property.
+func isProperty(s *stmt) bool {
+	for _, d := range s.decorators {
+		switch {
+		case d.kind == eName && (d.name == "property" || d.name == "cached_property"):
+			return true
+		case d.kind == eAttr && d.name == "cached_property":
+			return true
+		}
+	}
+	return false
+}
+
+// hasConstDefault reports a parameter default that is a constant: a call
+// without arguments still binds it (`def rd(p='/etc/shadow')`, `rd()`).
+func hasConstDefault(fi *funcInfo) bool {
+	for _, d := range fi.defaults {
+		if d != nil && d.cnst {
+			return true
+		}
+	}
+	return false
+}
+
 func isStatic(s *stmt) bool {
 	for _, d := range s.decorators {
 		if d.kind == eName && d.name == "staticmethod" {
@@ -747,6 +777,10 @@ func (a *analyzer) envAssign(k, v *sym, op string, line, col int) {
 		} else {
 			as.Dynamic = true
 		}
+	}
+	if op == "set" && v != nil && isProxyEnv(name) {
+		// the process's HTTP clients are routed through it from now on
+		a.proxyDestinations(&callCtx{name: "os.environ[" + name + "]", line: line, col: col, ev: a.evidence(line)}, v)
 	}
 	a.f.Assignments = append(a.f.Assignments, as)
 }
@@ -1133,6 +1167,19 @@ func (a *analyzer) attr(base *sym, name string) *sym {
 	case strings.HasPrefix(base.inst, "obj:") || strings.HasPrefix(base.inst, "class:"):
 		cls := base.inst[strings.IndexByte(base.inst, ':')+1:]
 		if fi := a.funcs[cls+"."+name]; fi != nil {
+			if fi.def != nil && isProperty(fi.def) {
+				// obj.prop runs the getter: its value is what it returns
+				if fi.ret != nil {
+					return fi.ret
+				}
+				if a.inline < maxInline && fi.inlined < maxInlinePerFunc {
+					fi.inlined++
+					if r := a.inlineCall(fi, &callCtx{fn: &sym{recv: base}}); r != nil {
+						return r
+					}
+				}
+				return &sym{kind: "expr", src: name}
+			}
 			return &sym{kind: "name", localFn: cls + "." + name, recv: base, src: name}
 		}
 		if v := a.classes[cls][name]; v != nil {

@@ -290,7 +290,7 @@ func (a *analyzer) localCall(name string, c *callCtx) *sym {
 	// another method) is walked again: its constructor may have set
 	// constants
 	onObject := fi.method && c.fn.recv != nil && c.fn.recv.kind == "expr" && strings.HasPrefix(c.fn.recv.inst, "obj:")
-	if fi.def != nil && a.inline < maxInline && a.steps < maxSteps/2 && fi.inlined < maxInlinePerFunc && (anyKnown(c) || onObject) {
+	if fi.def != nil && a.inline < maxInline && a.steps < maxSteps/2 && fi.inlined < maxInlinePerFunc && (anyKnown(c) || onObject || hasConstDefault(fi)) {
 		fi.inlined++
 		if r := a.inlineCall(fi, c); r != nil {
 			return r
@@ -668,20 +668,40 @@ func pathStrSym(v *sym) *sym {
 	return v
 }
 
-func normPath(p string) string {
-	switch {
-	case strings.HasPrefix(p, "$HOME"):
-		p = "~" + p[5:]
-	case strings.HasPrefix(p, "${HOME}"):
-		p = "~" + p[7:]
+// normPath is sdk.NormalizePath: the path spelling every analyzer emits
+// and the rules compare ($HOME as "~", "..", "//", "." and /proc aliases
+// resolved).
+func normPath(p string) string { return sdk.NormalizePath(p) }
+
+// underCwd places a relative path under the directory a constant
+// os.chdir moved to ("os.chdir(expanduser('~')); open('.ssh/id_rsa')" reads
+// ~/.ssh/id_rsa).
+func (a *analyzer) underCwd(p string) string {
+	if a.cwd == "" || p == "" || p[0] == '/' || p[0] == '~' || p[0] == '$' || strings.Contains(p, "://") {
+		return p
 	}
-	for strings.Contains(p, "//") {
-		p = strings.ReplaceAll(p, "//", "/")
+	return joinPath(a.cwd, p)
+}
+
+// anyDownload reports whether a value carries downloaded content.
+func anyDownload(vs []*sym) bool {
+	for _, v := range vs {
+		if v != nil && v.download {
+			return true
+		}
 	}
-	for strings.HasPrefix(p, "./") && len(p) > 2 {
-		p = p[2:]
+	return false
+}
+
+// normPrefix normalizes the static prefix of a dynamic path, keeping a
+// trailing slash: "/var/data/" + X is inside /var/data, "/var/data" + X
+// may be a sibling.
+func normPrefix(p string) string {
+	n := sdk.NormalizePath(p)
+	if strings.HasSuffix(p, "/") && !strings.HasSuffix(n, "/") {
+		n += "/"
 	}
-	return p
+	return n
 }
 
 func joinPath(a, b string) string {
@@ -733,14 +753,14 @@ func (a *analyzer) fileAccess(c *callCtx, v *sym, op string, by string) *sdk.Fil
 		return &a.f.Files[len(a.f.Files)-1]
 	}
 	if s, ok := ps.strVal(); ok && (ps.kind == "str" || ps.kind == "bytes") {
-		fa.Path = normPath(s)
+		fa.Path = normPath(a.underCwd(s))
 		fa.Glob = ps.glob && hasGlobMeta(s)
 	} else if ps.kind == "int" {
 		return nil // a file descriptor
 	} else {
 		fa.Dynamic = true
 		if ps.prefix != "" {
-			fa.Path = normPath(ps.prefix)
+			fa.Path = normPrefix(ps.prefix)
 		} else {
 			fa.Path = ps.src
 		}

@@ -363,18 +363,9 @@ func callAccess(c *sdk.Call) (access, bool) {
 	return a, true
 }
 
-// normalizeHome spells a path under $HOME or ${HOME} with "~".
-func normalizeHome(p string) string {
-	if p == "" || p[0] != '$' {
-		return p
-	}
-	for _, h := range []string{"$HOME", "${HOME}"} {
-		if p == h || strings.HasPrefix(p, h+"/") {
-			return "~" + p[len(h):]
-		}
-	}
-	return p
-}
+// normalizeHome spells a path under $HOME or ${HOME} with "~"
+// (sdk.SpellHome, shared with the host's analyzers).
+func normalizeHome(p string) string { return sdk.SpellHome(p) }
 
 // dynamicSystemDelete judges a delete target with an expansion in it by
 // what it is when the expansion is empty or arbitrary: "/$X" and "~/$X"

@@ -661,32 +661,11 @@ func dotComp(s string) bool {
 // ".." collapse, a trailing slash is dropped ("/" stays "/"), and a leading
 // "./" disappears.
 func CleanPath(p string) string {
-	p = sdk.ResolveProcAliases(p)
-	if _, clean := scanPath(p); clean || p == "" {
+	if _, clean := scanPath(p); (clean && !strings.HasPrefix(p, "/proc/") && !strings.HasPrefix(p, "$")) || p == "" {
 		return p // most paths are: no copy, no allocation
 	}
-	if len(p) > 2 && p[0] == '~' && p[1] == '/' && strings.Contains(p, "..") {
-		// Clean a home-relative path against a concrete home, so climbing
-		// out of it (`~/..`) reaches the absolute path, not the workspace.
-		c := path.Clean(assumedHome + p[1:])
-		switch {
-		case c == assumedHome:
-			return "~"
-		case strings.HasPrefix(c, assumedHome+"/"):
-			return "~" + c[len(assumedHome):]
-		}
-		return c
-	}
-	c := path.Clean(p)
-	if c == "." {
-		return "."
-	}
-	return c
+	return sdk.NormalizePath(p)
 }
-
-// assumedHome stands for the home directory when a path climbs out of it;
-// any home under /home reaches the same ancestors.
-const assumedHome = "/home/user"
 
 func splitComps(p string) []string {
 	return appendComps(nil, CleanPath(p))
