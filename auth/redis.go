@@ -101,3 +101,47 @@ func (r *redisKV) del(id string) (bool, error) {
 	}
 	return n > 0, nil
 }
+
+// MoveRedis moves a key store written under oldPrefix (<oldPrefix>keys) to
+// newPrefix, for deployments whose key names changed: renamed when the new
+// hash does not exist, else each key the new hash lacks is copied over
+// (the new one wins), then the old hash is deleted. It reports how many
+// keys it moved; nothing to move is 0 and no error.
+func MoveRedis(ctx context.Context, rdb *redis.Client, oldPrefix, newPrefix string) (int, error) {
+	oldKey, newKey := oldPrefix+"keys", newPrefix+"keys"
+	if oldKey == newKey {
+		return 0, nil
+	}
+	n, err := rdb.HLen(ctx, oldKey).Result()
+	if err != nil {
+		return 0, fmt.Errorf("move redis key store %s: %w", oldKey, err)
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	ok, err := rdb.RenameNX(ctx, oldKey, newKey).Result()
+	if err != nil {
+		return 0, fmt.Errorf("move redis key store %s: %w", oldKey, err)
+	}
+	if ok {
+		return int(n), nil
+	}
+	m, err := rdb.HGetAll(ctx, oldKey).Result()
+	if err != nil {
+		return 0, fmt.Errorf("move redis key store %s: %w", oldKey, err)
+	}
+	moved := 0
+	for id, v := range m {
+		set, err := rdb.HSetNX(ctx, newKey, id, v).Result()
+		if err != nil {
+			return moved, fmt.Errorf("move redis key store %s: %w", oldKey, err)
+		}
+		if set {
+			moved++
+		}
+	}
+	if err := rdb.Del(ctx, oldKey).Err(); err != nil {
+		return moved, fmt.Errorf("move redis key store %s: delete: %w", oldKey, err)
+	}
+	return moved, nil
+}

@@ -89,3 +89,49 @@ func TestRedisDownFailsClosed(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// TestMoveRedis: keys stored under an old prefix authenticate from the new
+// one after MoveRedis, merged with keys already there; the old hash is gone.
+func TestMoveRedis(t *testing.T) {
+	rdb := redisClient(t)
+	b := make([]byte, 6)
+	rand.Read(b)
+	base := "twtest:" + hex.EncodeToString(b)
+	oldP, newP := base+"::", base+":"
+	t.Cleanup(func() { rdb.Del(context.Background(), oldP+"keys", newP+"keys") })
+	ctx := context.Background()
+	old, err := OpenRedis(ctx, rdb, oldP, WithSecretsKey(testMaster))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokOld, _, err := old.Create("old", RoleAgent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := MoveRedis(ctx, rdb, oldP, newP); err != nil || n != 1 {
+		t.Fatalf("rename: moved %d, %v", n, err)
+	}
+	nu, err := OpenRedis(ctx, rdb, newP, WithSecretsKey(testMaster))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nu.Authenticate(tokOld); err != nil {
+		t.Fatalf("moved key: %v", err)
+	}
+	// Merge: an old hash appears again beside the new one.
+	tokOld2, _, _ := old.Create("old2", RoleAgent)
+	if n, err := MoveRedis(ctx, rdb, oldP, newP); err != nil || n != 1 {
+		t.Fatalf("merge: moved %d, %v", n, err)
+	}
+	for _, tok := range []string{tokOld, tokOld2} {
+		if _, err := nu.Authenticate(tok); err != nil {
+			t.Errorf("after merge: %v", err)
+		}
+	}
+	if rdb.Exists(ctx, oldP+"keys").Val() != 0 {
+		t.Error("old hash left behind")
+	}
+	if n, err := MoveRedis(ctx, rdb, oldP, newP); err != nil || n != 0 {
+		t.Errorf("nothing to move: %d, %v", n, err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-viper/mapstructure/v2"
@@ -407,6 +408,12 @@ func (c Config) Validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+// RedisKeyPrefix is what every Redis key of the deployment starts with:
+// redis_prefix and one separator ":" (toolwarden:rec:…, toolwarden:keys,
+// toolwarden:scans:…, toolwarden:plugins:…, toolwarden:policy:…). A
+// redis_prefix that already ends in ":" (toolwarden:prod:) gets no second.
+func (c Config) RedisKeyPrefix() string { return strings.TrimRight(c.RedisPrefix, ":") + ":" }
 
 // ToolTimeout is the hard timeout of one run.
 func (c Config) ToolTimeout() time.Duration {

@@ -82,6 +82,14 @@ func serveMCPStdio(ctx context.Context, cfg config.Config, identity string) erro
 	svc := &service.Service{Engine: st.eng, Backend: st.backend, MaxTimeout: cfg.ToolTimeout(),
 		Workspaces:     wsp.Locator{Root: cfg.WorkspaceRoot()},
 		MaxResultBytes: cfg.MaxResultBytes(), ReductionRoot: cfg.ReductionRoot()}
+	scans, closeScans, err := openScanLog(cfg, log)
+	if err != nil {
+		return usageErr(err)
+	}
+	defer closeScans()
+	if scans != nil {
+		svc.ScanLog = scans
+	}
 
 	srv, closeMCP, err := newMCPServer(ctx, cfg, svc, mcp.FixedIdentity(mcp.Caller{ID: identity}), log)
 	if err != nil {

@@ -23,7 +23,7 @@ func openScanLog(cfg config.Config, log *slog.Logger) (*scanlog.Recorder, func()
 		if err != nil {
 			return nil, nil, fmt.Errorf("scanlog: %w", err)
 		}
-		l = scanlog.NewRedis(c, cfg.RedisPrefix+":"+scanlog.RedisKeyspace, cfg.ScanLog, nil)
+		l = scanlog.NewRedis(c, cfg.RedisKeyPrefix()+scanlog.RedisKeyspace, cfg.ScanLog, nil)
 		closeLog = func() { c.Close() }
 	} else {
 		s, err := scanlog.OpenSQLite(cfg.DataDir, cfg.ScanLog, nil)

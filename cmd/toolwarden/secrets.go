@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 
 	"github.com/toolwarden/toolwarden/auth"
@@ -33,8 +34,16 @@ func masterKey(cfg config.Config) ([]byte, error) {
 
 // redisOptions is the one redisq configuration every command opens Redis
 // with: URL (auth and TLS included), CA bundle, prefix and master key.
+// Every key of the deployment is <redis_prefix>:<name> (toolwarden:rec:…,
+// toolwarden:keys, toolwarden:scans:…); keys earlier versions wrote with no
+// separator (toolwardenrec:…) are moved at start-up.
 func redisOptions(cfg config.Config, master []byte) redisq.Options {
-	return redisq.Options{URL: cfg.RedisURL, TLSCAFile: cfg.RedisTLSCAFile, Prefix: cfg.RedisPrefix, SecretsKey: master}
+	return redisq.Options{URL: cfg.RedisURL, TLSCAFile: cfg.RedisTLSCAFile, Prefix: cfg.RedisKeyPrefix(), SecretsKey: master,
+		LegacyPrefix: cfg.RedisPrefix, Migrated: func(n int) {
+			if n > 0 {
+				slog.Default().Info("moved execution keys to the current key names", "from", cfg.RedisPrefix+"…", "to", cfg.RedisKeyPrefix()+"…", "keys", n)
+			}
+		}}
 }
 
 // openKeys opens the API key store: in Redis when the deployment shares one
@@ -52,7 +61,16 @@ func openKeys(ctx context.Context, cfg config.Config) (*auth.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := auth.OpenRedis(ctx, c, cfg.RedisPrefix+":", auth.WithSecretsKey(master))
+	// Earlier versions kept the keys under <redis_prefix>:keys whatever the
+	// prefix ended in (toolwarden:prod::keys); move them to the one-separator
+	// name first.
+	if n, err := auth.MoveRedis(ctx, c, cfg.RedisPrefix+":", cfg.RedisKeyPrefix()); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("%w (redis %s)", err, redisconn.Redact(cfg.RedisURL))
+	} else if n > 0 {
+		slog.Default().Info("moved API keys to the current key name", "to", cfg.RedisKeyPrefix()+"keys", "keys", n)
+	}
+	s, err := auth.OpenRedis(ctx, c, cfg.RedisKeyPrefix(), auth.WithSecretsKey(master))
 	if err != nil {
 		c.Close()
 		return nil, fmt.Errorf("%w (redis %s)", err, redisconn.Redact(cfg.RedisURL))

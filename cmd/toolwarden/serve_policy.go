@@ -43,7 +43,7 @@ func openPolicyStore(ctx context.Context, cfg config.Config, eng *engine.Engine,
 		if err != nil {
 			return nil, nil, err
 		}
-		if b, err = policystore.OpenRedis(ctx, c, cfg.RedisPrefix+":policy:", macKey); err != nil {
+		if b, err = policystore.OpenRedis(ctx, c, cfg.RedisKeyPrefix()+"policy:", macKey); err != nil {
 			c.Close()
 			return nil, nil, fmt.Errorf("%w (redis %s)", err, redisconn.Redact(cfg.RedisURL))
 		}

@@ -10,6 +10,11 @@
 # share one). All share TOOLWARDEN_REDIS_PREFIX. Ctrl-C (or SIGTERM) stops
 # every process this script started, and only those.
 #
+# Failures stop the whole cluster with a non-zero exit and say which part
+# failed: a server port already taken (before anything starts), a server or
+# executor that exits during start-up or later (its name, exit status and
+# the end of its log), a server that never accepts connections.
+#
 # Environment (all optional):
 #   TOOLWARDEN_BIN           binary (default bin/toolwarden)
 #   TOOLWARDEN_REDIS_URL     Redis (default redis://127.0.0.1:6379/0)
@@ -41,6 +46,10 @@ fi
 export TOOLWARDEN_SECRETS_KEY
 
 die() { echo "cluster: $*" >&2; exit 1; }
+# can_connect HOST PORT: does something accept TCP connections there? (In a
+# subshell: `exec 3<>… 2>/dev/null` in this shell would send its stderr to
+# /dev/null for good, and every later error message with it.)
+can_connect() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 [[ "$N" =~ ^[0-9]+$ && "$M" =~ ^[0-9]+$ ]] || die "N and M must be numbers (got N=$N M=$M)"
 (( N >= 1 )) || die "N must be at least 1"
 [[ -x "$BIN" ]] || die "$BIN not found: run 'go tool task build' first"
@@ -53,10 +62,7 @@ hostport=${hostport%%/*}
 rhost=${hostport%:*}
 rport=${hostport##*:}
 [[ "$rport" == "$hostport" ]] && rport=6379
-if ! exec 3<>"/dev/tcp/$rhost/$rport" 2>/dev/null; then
-	die "Redis at $rhost:$rport is not reachable (set TOOLWARDEN_REDIS_URL)"
-fi
-exec 3>&-
+can_connect "$rhost" "$rport" || die "Redis at $rhost:$rport is not reachable (set TOOLWARDEN_REDIS_URL)"
 
 mkdir -p "$DIR"
 chmod 755 "$DIR"
@@ -65,18 +71,64 @@ chmod 755 "$DIR"
 v2mount=$(awk '/ - cgroup2 /{print $5; exit}' /proc/self/mountinfo)
 v2self=$(sed -n 's/^0:://p' /proc/self/cgroup)
 
+# Every server port must be free before anything starts: a server that
+# cannot bind would exit, and a port answered by another program would look
+# like a ready server.
+port_owner() {
+	# The program listening on 127.0.0.1:$1, when ss can tell.
+	command -v ss >/dev/null 2>&1 || return 0
+	ss -Hltnp "sport = :$1" 2>/dev/null | sed -n 's/.*users:((\("[^"]*"\),pid=\([0-9]*\).*/\1 pid \2/p' | head -1
+}
+for ((i = 1; i <= N; i++)); do
+	port=$((BASE_PORT + i - 1))
+	if can_connect 127.0.0.1 "$port"; then
+		owner=$(port_owner "$port")
+		die "port $port (server $i) is already in use${owner:+ by $owner}; stop it or set BASE_PORT"
+	fi
+done
+
 declare -A names=()
 pids=()
 stopping=0
+# stop_others TERMs every started process and waits for them.
+stop_others() {
+	for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
 stop_all() {
 	stopping=1
 	echo
 	echo "cluster: stopping ${#pids[@]} processes"
-	for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+	stop_others
 	echo "cluster: stopped"
 	exit 0
 }
+# fail reports that pid exited with status rc, shows the end of its log,
+# stops every other process and exits non-zero.
+fail() {
+	local pid=$1 rc=$2 when=$3 log=${logs[$1]:-}
+	trap - INT TERM
+	echo "cluster: ${names[$pid]} (pid $pid) exited $when with status $rc" >&2
+	if [[ -n "$log" && -s "$log" ]]; then
+		echo "cluster: last lines of $log:" >&2
+		tail -n 20 "$log" | sed 's/^/  | /' >&2
+	fi
+	echo "cluster: stopping the other processes" >&2
+	stop_others
+	(( rc == 0 )) && rc=1
+	exit "$rc"
+}
+# check_alive fails on the first started process that is no longer running.
+check_alive() {
+	for pid in "${pids[@]}"; do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			local rc=0
+			wait "$pid" 2>/dev/null || rc=$?
+			fail "$pid" "$rc" "$1"
+		fi
+	done
+}
+declare -A logs=()
 trap stop_all INT TERM
 
 for ((i = 1; i <= N; i++)); do
@@ -84,7 +136,8 @@ for ((i = 1; i <= N; i++)); do
 	"$BIN" serve --no-executor --redis "$REDIS_URL" --listen "127.0.0.1:$port" \
 		--data-dir "$DIR/server-$i" >"$DIR/server-$i.log" 2>&1 &
 	pids+=($!)
-	names[$!]="server $i (http://127.0.0.1:$port, log $DIR/server-$i.log)"
+	names[$!]="server $i (http://127.0.0.1:$port)"
+	logs[$!]="$DIR/server-$i.log"
 done
 
 for ((i = 1; i <= M; i++)); do
@@ -101,38 +154,43 @@ for ((i = 1; i <= M; i++)); do
 	"$BIN" executor --redis "$REDIS_URL" --config "$cfg" --data-dir "$DIR/executor-$i" \
 		--workspace "$DIR/executor-$i/workspace" >"$DIR/executor-$i.log" 2>&1 &
 	pids+=($!)
-	names[$!]="executor $i (log $DIR/executor-$i.log)"
+	names[$!]="executor $i"
+	logs[$!]="$DIR/executor-$i.log"
 done
 
-# Wait until every server accepts connections.
+# Wait until every server accepts connections (STARTUP_TIMEOUT seconds,
+# default 30), failing as soon as any process exits.
+deadline=$((SECONDS + ${STARTUP_TIMEOUT:-30}))
 for ((i = 1; i <= N; i++)); do
 	port=$((BASE_PORT + i - 1))
-	for ((t = 0; t < 300; t++)); do
-		if exec 3<>"/dev/tcp/127.0.0.1/$port" 2>/dev/null; then
-			exec 3>&-
-			break
+	spid=${pids[$((i - 1))]}
+	until can_connect 127.0.0.1 "$port"; do
+		check_alive "during start-up"
+		if ((SECONDS >= deadline)); then
+			trap - INT TERM
+			echo "cluster: ${names[$spid]} (pid $spid) did not accept connections within ${STARTUP_TIMEOUT:-30}s; log ${logs[$spid]}" >&2
+			stop_others
+			exit 1
 		fi
 		sleep 0.1
 	done
 done
+# Executors have no port: give them the moment servers took, then check
+# that none has exited (a bad config or Redis error ends one at once).
+sleep 0.5
+check_alive "during start-up"
 
 echo "toolwarden cluster: $N servers, $M executors on $REDIS_URL (prefix $TOOLWARDEN_REDIS_PREFIX)"
-for pid in "${pids[@]}"; do echo "  pid $pid: ${names[$pid]}"; done
+for pid in "${pids[@]}"; do echo "  pid $pid: ${names[$pid]}, log ${logs[$pid]}"; done
 echo "TOOLWARDEN_ADMIN_KEY=$TOOLWARDEN_ADMIN_KEY"
 echo "Ctrl-C stops them all."
 
-# Report any process that exits; stop when all have.
-live=("${pids[@]}")
-while ((${#live[@]} > 0)); do
-	done_pid=
-	set +e
-	wait -n -p done_pid "${live[@]}"
-	rc=$?
-	set -e
-	((stopping)) && break
-	[[ -z "$done_pid" ]] && break
-	echo "cluster: ${names[$done_pid]} exited with status $rc" >&2
-	rest=()
-	for pid in "${live[@]}"; do [[ "$pid" != "$done_pid" ]] && rest+=("$pid"); done
-	live=("${rest[@]}")
-done
+# A process that exits stops the cluster: say which, with its status.
+done_pid=
+set +e
+wait -n -p done_pid "${pids[@]}"
+rc=$?
+set -e
+((stopping)) && exit 0
+[[ -n "$done_pid" ]] && fail "$done_pid" "$rc" "unexpectedly"
+exit 0

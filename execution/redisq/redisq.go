@@ -87,6 +87,13 @@ type Options struct {
 	// TLSCAFile is a PEM bundle trusted for rediss:// URLs, in addition to
 	// the system roots (see redisconn).
 	TLSCAFile string
+	// LegacyPrefix is where earlier versions wrote this deployment's keys
+	// (the redis_prefix without a separator: toolwardenrec:<id>); when set
+	// and different from Prefix, Open moves those keys under Prefix before
+	// anything else (see migrate).
+	LegacyPrefix string
+	// Migrated, when set, is told how many legacy keys Open moved.
+	Migrated func(n int)
 }
 
 // Backend is the Redis execution.Backend.
@@ -154,6 +161,12 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 	if err := b.rdb.Ping(ctx).Err(); err != nil {
 		b.Close()
 		return nil, b.wrap("open redis execution store: ping", err)
+	}
+	if n, err := b.migrate(ctx, o.LegacyPrefix); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("open redis execution store: %w", err)
+	} else if o.Migrated != nil {
+		o.Migrated(n)
 	}
 	if err := b.ensureGroup(ctx); err != nil {
 		b.Close()
