@@ -268,7 +268,13 @@ func TestBrowserAuditSearch(t *testing.T) {
 	b.screenshot("audit")
 	b.click("#audit-results tbody tr a")
 	b.waitText("main", "rm -rf /")
-	if b.text("main mark") == "" {
+	// The list row already says "rm -rf /": wait (bounded) for the report
+	// itself to render its highlighted evidence.
+	marked := 0
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && marked == 0; time.Sleep(100 * time.Millisecond) {
+		marked = eval[int](b, `document.querySelectorAll("main mark").length`)
+	}
+	if marked == 0 {
 		t.Fatal("the opened report highlights no evidence")
 	}
 	b.screenshot("audit-report")

@@ -60,12 +60,12 @@ func TestPluginRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Digest != moduleDigest(data) || rep.ABIVersion != 1 || rep.Describe == nil ||
+	if rep.Digest != moduleDigest(data) || rep.ABIVersion != 2 || rep.Describe == nil ||
 		rep.Describe.Name != "acme-rules" || len(rep.Describe.Rules) != 1 || rep.Describe.Rules[0].ID != "ACME_RULES_FORBIDDEN_COMMAND" {
 		t.Fatalf("inspect report = %+v", rep)
 	}
 	wantContains(t, "imports", strings.Join(rep.Imports, " "), "wasi_snapshot_preview1.")
-	wantContains(t, "exports", strings.Join(rep.Exports, " "), "describe", "scan", "alloc", "free", "abi_version")
+	wantContains(t, "exports", strings.Join(rep.Exports, " "), "describe", "scan", "alloc", "free", "abi_version", "configure", "scan_v2")
 
 	keys := t.TempDir()
 	wantCode(t, tw(t, "plugin", "keygen", "--out", filepath.Join(keys, "author")), 0)
