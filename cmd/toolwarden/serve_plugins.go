@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/toolwarden/toolwarden/config"
 	"github.com/toolwarden/toolwarden/engine"
@@ -39,7 +40,7 @@ func openPlugins(ctx context.Context, cfg config.Config, eng *engine.Engine, rec
 		if err != nil {
 			return nil, nil, err
 		}
-		rs, err := plugins.OpenRedis(c, cfg.RedisPrefix, master)
+		rs, err := plugins.OpenRedis(c, strings.TrimSuffix(cfg.RedisKeyPrefix(), ":"), master)
 		if err != nil {
 			c.Close()
 			return nil, nil, err
