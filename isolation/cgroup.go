@@ -145,13 +145,7 @@ func (b *cgroupBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 	b.live[p.id] = p
 	b.mu.Unlock()
 	go p.monitor()
-	go func() {
-		select {
-		case <-ctx.Done():
-			_ = p.Kill()
-		case <-p.done:
-		}
-	}()
+	killOnCancel(ctx, p.Kill, p.done)
 	return p, nil
 }
 

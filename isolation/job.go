@@ -97,9 +97,7 @@ type jobBackend struct {
 	cfg  Config
 	ncpu int
 
-	mu     sync.Mutex
-	live   map[*jobProcess]struct{}
-	closed bool
+	runs runSet[*jobProcess]
 }
 
 // newJobBackend checks what the backend refuses and returns it.
@@ -113,7 +111,7 @@ func newJobBackend(api jobAPI, cfg Config, ncpu int) (*jobBackend, error) {
 	if api.elevated() {
 		return nil, errors.New("isolation: the daemon runs elevated and its workloads would too; run toolwarden as an unprivileged user")
 	}
-	return &jobBackend{api: api, cfg: cfg, ncpu: ncpu, live: map[*jobProcess]struct{}{}}, nil
+	return &jobBackend{api: api, cfg: cfg, ncpu: ncpu}, nil
 }
 
 // Name implements Backend.
@@ -126,10 +124,7 @@ func (b *jobBackend) Reasons() []string {
 
 // Start implements Backend.
 func (b *jobBackend) Start(ctx context.Context, spec Spec) (Process, error) {
-	b.mu.Lock()
-	closed := b.closed
-	b.mu.Unlock()
-	if closed {
+	if b.runs.isClosed() {
 		return nil, errors.New("isolation: start: backend closed")
 	}
 	if spec.EgressProxy != nil {
@@ -154,34 +149,15 @@ func (b *jobBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 	}
 	p := &jobProcess{b: b, job: j, proc: proc, runState: newRunState(), killReq: make(chan struct{})}
 	p.layers = []string{ModeJobObject, "job-limits"}
-	b.mu.Lock()
-	b.live[p] = struct{}{}
-	b.mu.Unlock()
+	b.runs.add(p)
 	go p.monitor()
-	go func() {
-		select {
-		case <-ctx.Done():
-			_ = p.Kill()
-		case <-p.done:
-		}
-	}()
+	killOnCancel(ctx, p.Kill, p.done)
 	return p, nil
 }
 
 // Close implements Backend: every live run is killed.
 func (b *jobBackend) Close() error {
-	b.mu.Lock()
-	b.closed = true
-	live := make([]*jobProcess, 0, len(b.live))
-	for p := range b.live {
-		live = append(live, p)
-	}
-	b.mu.Unlock()
-	var errs []error
-	for _, p := range live {
-		errs = append(errs, p.Kill())
-	}
-	return errors.Join(errs...)
+	return b.runs.closeAll()
 }
 
 // jobProcess is one run of the job backend.
@@ -244,9 +220,7 @@ func (p *jobProcess) monitor() {
 	if err := p.b.api.closeJob(p.job); err != nil && p.cleanup == "" {
 		p.cleanup = "cleanup_failed"
 	}
-	p.b.mu.Lock()
-	delete(p.b.live, p)
-	p.b.mu.Unlock()
+	p.b.runs.remove(p)
 }
 
 // waitJobEmpty polls the job's active-process count until it is zero or

@@ -81,7 +81,7 @@ func normalize(cfg Config) (Config, error) {
 }
 
 func openPG(ctx context.Context, cfg Config, reasons []string) (Backend, error) {
-	b := &pgBackend{cfg: cfg, shim: shimPath(cfg), live: map[*pgProcess]struct{}{}, reasons: reasons}
+	b := &pgBackend{cfg: cfg, shim: shimPath(cfg), reasons: reasons}
 	if os.Geteuid() != 0 {
 		if err := probeUserNS(); err != nil {
 			b.usernsReason = err.Error()

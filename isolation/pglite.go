@@ -56,9 +56,7 @@ type liteBackend struct {
 	shim string
 	wd   *liteWatchdog
 
-	mu     sync.Mutex
-	live   map[*liteProcess]struct{}
-	closed bool
+	runs runSet[*liteProcess]
 }
 
 // liteConfig is what the lite shim needs: the workload and its rlimits.
@@ -101,7 +99,7 @@ func openLite(ctx context.Context, cfg Config) (*liteBackend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &liteBackend{cfg: cfg, shim: shim, wd: wd, live: map[*liteProcess]struct{}{}}
+	b := &liteBackend{cfg: cfg, shim: shim, wd: wd}
 	if err := selfTestLite(ctx, b); err != nil {
 		b.Close()
 		return nil, fmt.Errorf("isolation: %s self-test: %w", ModeLite, err)
@@ -142,10 +140,7 @@ func (b *liteBackend) Reasons() []string {
 
 // Start implements Backend.
 func (b *liteBackend) Start(ctx context.Context, spec Spec) (Process, error) {
-	b.mu.Lock()
-	closed := b.closed
-	b.mu.Unlock()
-	if closed {
+	if b.runs.isClosed() {
 		return nil, errors.New("isolation: start: backend closed")
 	}
 	if err := checkSpec(spec); err != nil {
@@ -220,35 +215,15 @@ func (b *liteBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 	gateW.Close()
 	p := &liteProcess{b: b, cmd: cmd, pgid: pgid, runState: newRunState(), killReq: make(chan struct{})}
 	p.layers = layers
-	b.mu.Lock()
-	b.live[p] = struct{}{}
-	b.mu.Unlock()
+	b.runs.add(p)
 	go p.monitor()
-	go func() {
-		select {
-		case <-ctx.Done():
-			_ = p.Kill()
-		case <-p.done:
-		}
-	}()
+	killOnCancel(ctx, p.Kill, p.done)
 	return p, nil
 }
 
 // Close implements Backend: live runs are killed, then the watchdog stops.
 func (b *liteBackend) Close() error {
-	b.mu.Lock()
-	b.closed = true
-	live := make([]*liteProcess, 0, len(b.live))
-	for p := range b.live {
-		live = append(live, p)
-	}
-	b.mu.Unlock()
-	var errs []error
-	for _, p := range live {
-		errs = append(errs, p.Kill())
-	}
-	errs = append(errs, b.wd.close())
-	return errors.Join(errs...)
+	return errors.Join(b.runs.closeAll(), b.wd.close())
 }
 
 // liteProcess is one run of the lite backend.
@@ -311,9 +286,7 @@ func (p *liteProcess) monitor() {
 	} else {
 		p.b.wd.del(p.pgid)
 	}
-	p.b.mu.Lock()
-	delete(p.b.live, p)
-	p.b.mu.Unlock()
+	p.b.runs.remove(p)
 }
 
 // groupEmpty reports whether process group pgid has no member left.

@@ -36,9 +36,7 @@ type pgBackend struct {
 	cfg  Config
 	shim string
 
-	mu     sync.Mutex
-	live   map[*pgProcess]struct{}
-	closed bool
+	runs runSet[*pgProcess]
 	// reasons records why auto mode fell back to this backend.
 	reasons []string
 	// userns is true when an unprivileged daemon can give runs user
@@ -52,10 +50,7 @@ func (b *pgBackend) Name() string { return ModeProcessGroup }
 
 // Start implements Backend.
 func (b *pgBackend) Start(ctx context.Context, spec Spec) (Process, error) {
-	b.mu.Lock()
-	closed := b.closed
-	b.mu.Unlock()
-	if closed {
+	if b.runs.isClosed() {
 		return nil, errors.New("isolation: start: backend closed")
 	}
 	if err := checkSpec(spec); err != nil {
@@ -182,37 +177,14 @@ func (b *pgBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 		}
 		p.layers = append(p.layers, l)
 	}
-	b.mu.Lock()
-	b.live[p] = struct{}{}
-	b.mu.Unlock()
+	b.runs.add(p)
 	go p.monitor()
-	go func() {
-		select {
-		case <-ctx.Done():
-			_ = p.Kill()
-		case <-p.done:
-		}
-	}()
+	killOnCancel(ctx, p.Kill, p.done)
 	return p, nil
 }
 
 // Close implements Backend.
-func (b *pgBackend) Close() error {
-	b.mu.Lock()
-	b.closed = true
-	live := make([]*pgProcess, 0, len(b.live))
-	for p := range b.live {
-		live = append(live, p)
-	}
-	b.mu.Unlock()
-	var errs []error
-	for _, p := range live {
-		if err := p.Kill(); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
+func (b *pgBackend) Close() error { return b.runs.closeAll() }
 
 // pgProcess is one run of the process_group backend.
 type pgProcess struct {
@@ -280,9 +252,7 @@ func (p *pgProcess) monitor() {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		p.cleanup = "cleanup_unconfirmed"
 	}
-	p.b.mu.Lock()
-	delete(p.b.live, p)
-	p.b.mu.Unlock()
+	p.b.runs.remove(p)
 }
 
 // closeEgress closes the run's egress listener, if any.

@@ -200,7 +200,7 @@ func helperUnprivileged() {
 // refuses runs (they would share the host's network) unless
 // allow_shared_host says otherwise.
 func TestUnprivilegedWithoutUserNSRefuses(t *testing.T) {
-	b := &pgBackend{cfg: Config{}, live: map[*pgProcess]struct{}{}, usernsReason: "test: no user namespaces"}
+	b := &pgBackend{cfg: Config{}, usernsReason: "test: no user namespaces"}
 	defer func(f func() int) { daemonEUID = f }(daemonEUID)
 	daemonEUID = func() int { return 1000 }
 	_, err := b.Start(context.Background(), Spec{Path: "/bin/true", Dir: "/"})
