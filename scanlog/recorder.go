@@ -87,18 +87,22 @@ func (r *Recorder) Record(e Entry) {
 	}
 }
 
+// maxBatch bounds how many queued entries one store call takes.
+const maxBatch = 128
+
 func (r *Recorder) run() {
 	defer r.wg.Done()
+	batch := make([]Entry, 0, maxBatch)
 	for {
 		select {
 		case e := <-r.queue:
-			r.append(e)
+			r.append(r.fill(append(batch[:0], e)))
 		case <-r.closed:
 			// Drain what is queued, then stop.
 			for {
 				select {
 				case e := <-r.queue:
-					r.append(e)
+					r.append(r.fill(append(batch[:0], e)))
 				default:
 					return
 				}
@@ -107,17 +111,47 @@ func (r *Recorder) run() {
 	}
 }
 
-func (r *Recorder) append(e Entry) {
-	defer r.pending.Add(-1)
+// fill adds to batch what is already queued, without waiting, up to
+// maxBatch entries: under load the store then commits many entries at
+// once (one transaction, one sync) instead of one each, and when it keeps
+// up every batch is the one entry that arrived.
+func (r *Recorder) fill(batch []Entry) []Entry {
+	for len(batch) < maxBatch {
+		select {
+		case e := <-r.queue:
+			batch = append(batch, e)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// append stores batch: in one call when the Log is a BatchAppender,
+// otherwise entry by entry. A failure counts every entry it lost.
+func (r *Recorder) append(batch []Entry) {
+	defer r.pending.Add(-int64(len(batch)))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := r.Log.Append(ctx, e); err != nil {
-		r.failed.Add(1)
-		dropCounter().WithLabelValues("store_error").Inc()
-		r.logger.Warn("scan log append failed", "scan_id", e.ScanID, "err", err)
+	if ba, ok := r.Log.(BatchAppender); ok && len(batch) > 1 {
+		if err := ba.AppendBatch(ctx, batch); err != nil {
+			r.failed.Add(int64(len(batch)))
+			dropCounter().WithLabelValues("store_error").Add(float64(len(batch)))
+			r.logger.Warn("scan log append failed", "entries", len(batch), "first_scan_id", batch[0].ScanID, "err", err)
+			return
+		}
+		r.appended.Add(int64(len(batch)))
 		return
 	}
-	r.appended.Add(1)
+	for _, e := range batch {
+		if err := r.Log.Append(ctx, e); err != nil {
+			r.failed.Add(1)
+			dropCounter().WithLabelValues("store_error").Inc()
+			r.logger.Warn("scan log append failed", "scan_id", e.ScanID, "err", err)
+			continue
+		}
+		r.appended.Add(1)
+	}
 }
 
 // Stats reports entries appended, dropped because the queue was full, and

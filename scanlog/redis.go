@@ -40,29 +40,49 @@ func NewRedis(c redis.UniversalClient, prefix string, cfg Config, now func() tim
 func (r *Redis) entryKey(id string) string { return r.prefix + "e:" + id }
 func (r *Redis) indexKey() string          { return r.prefix + "idx" }
 
-// Append stores e (sanitized) and trims the index to the bounds, deleting
-// the entries it drops.
+// Append stores e (sanitized) with its retention TTL and trims the index.
 func (r *Redis) Append(ctx context.Context, e Entry) error {
-	if e.ScanID == "" {
-		return errors.New("scan log append: scan_id is empty")
+	return r.AppendBatch(ctx, []Entry{e})
+}
+
+var _ BatchAppender = (*Redis)(nil)
+
+// AppendBatch stores es (sanitized) in one transaction (MULTI/EXEC, one
+// round trip) and trims the index once.
+func (r *Redis) AppendBatch(ctx context.Context, es []Entry) error {
+	docs := make([][]byte, len(es))
+	ttls := make([]time.Duration, len(es))
+	live := 0
+	for i := range es {
+		if es[i].ScanID == "" {
+			return errors.New("scan log append: scan_id is empty")
+		}
+		es[i] = Sanitize(es[i], r.cfg.MaxContentBytes)
+		doc, err := json.Marshal(es[i])
+		if err != nil {
+			return fmt.Errorf("scan log append %s: encode: %w", es[i].ScanID, err)
+		}
+		docs[i] = doc
+		if ttls[i] = es[i].Time.Add(r.cfg.Retention).Sub(r.now()); ttls[i] > 0 {
+			live++
+		}
 	}
-	e = Sanitize(e, r.cfg.MaxContentBytes)
-	doc, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("scan log append %s: encode: %w", e.ScanID, err)
+	if live == 0 {
+		return nil // all already past retention
 	}
-	ttl := e.Time.Add(r.cfg.Retention).Sub(r.now())
-	if ttl <= 0 {
-		return nil // already past retention
-	}
-	_, err = r.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Set(ctx, r.entryKey(e.ScanID), doc, ttl)
-		p.ZAdd(ctx, r.indexKey(), redis.Z{Score: float64(e.Time.UnixMicro()), Member: e.ScanID})
+	_, err := r.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		for i, e := range es {
+			if ttls[i] <= 0 {
+				continue
+			}
+			p.Set(ctx, r.entryKey(e.ScanID), docs[i], ttls[i])
+			p.ZAdd(ctx, r.indexKey(), redis.Z{Score: float64(e.Time.UnixMicro()), Member: e.ScanID})
+		}
 		p.ZRemRangeByScore(ctx, r.indexKey(), "-inf", "("+strconv.FormatInt(r.now().Add(-r.cfg.Retention).UnixMicro(), 10))
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("scan log append %s: redis: %w", e.ScanID, err)
+		return fmt.Errorf("scan log append %s: redis: %w", es[0].ScanID, err)
 	}
 	return r.trim(ctx)
 }

@@ -95,6 +95,14 @@ type Log interface {
 	Get(ctx context.Context, scanID string) (Entry, error)
 }
 
+// BatchAppender is a Log that stores several entries in one call (one
+// transaction, one sync, one round trip). The Recorder uses it when entries
+// queue up, so a burst of scans costs the store one commit rather than one
+// per scan. Either every entry is stored or the call fails.
+type BatchAppender interface {
+	AppendBatch(ctx context.Context, es []Entry) error
+}
+
 // Config is the scanlog.* configuration.
 type Config struct {
 	// Enabled turns the log on (default true).

@@ -429,3 +429,110 @@ func TestSQLiteFilePrivate(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendBatch: a batch is bounded and redacted like single appends
+// (the newest max_entries kept, secrets never stored), in both stores.
+func TestAppendBatch(t *testing.T) {
+	cfg := Config{Enabled: true, MaxEntries: 5, Retention: time.Hour}
+	forEachStore(t, cfg, func(t *testing.T, s store, c *clock) {
+		ctx := context.Background()
+		ba, ok := s.Log.(BatchAppender)
+		if !ok {
+			t.Fatalf("%T is not a BatchAppender", s.Log)
+		}
+		var es []Entry
+		for i := range 7 {
+			es = append(es, entry(fmt.Sprintf("e%d", i), c.now().Add(time.Duration(i)*time.Second), "k1", "bash", sdk.Allow))
+		}
+		es = append(es, secretEntry("e7", c.now().Add(7*time.Second)))
+		if err := ba.AppendBatch(ctx, es); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Recent(ctx, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids := idsOf(got); strings.Join(ids, ",") != "e7,e6,e5,e4,e3" {
+			t.Fatalf("a batch of 8 with max 5: got %v", ids)
+		}
+		raw := s.raw()
+		if !bytes.Contains(raw, []byte("API_TOKEN")) {
+			t.Fatal("the secret entry is not in the stored bytes at all; the check below would prove nothing")
+		}
+		if bytes.Contains(raw, []byte(ghToken)) || bytes.Contains(raw, []byte(dbPass)) {
+			t.Error("a batch stored a secret")
+		}
+		if err := ba.AppendBatch(ctx, []Entry{entry("ok", c.now(), "k1", "bash", sdk.Allow), {}}); err == nil {
+			t.Error("a batch with an entry without scan_id was accepted")
+		}
+	})
+}
+
+// batchLog records the size of every batch; its first call waits for
+// release, so entries queue up behind it. fail makes every call fail.
+type batchLog struct {
+	Log
+	release chan struct{}
+	fail    bool
+	mu      sync.Mutex
+	sizes   []int
+	ids     []string
+}
+
+func (b *batchLog) Append(ctx context.Context, e Entry) error {
+	return b.AppendBatch(ctx, []Entry{e})
+}
+
+func (b *batchLog) AppendBatch(_ context.Context, es []Entry) error {
+	<-b.release
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.sizes = append(b.sizes, len(es))
+	if b.fail {
+		return errors.New("disk full")
+	}
+	for _, e := range es {
+		b.ids = append(b.ids, e.ScanID)
+	}
+	return nil
+}
+
+// TestRecorderBatches: entries that queued while the store was busy reach
+// it in batches, all of them and in order; a failed batch counts every
+// entry it held.
+func TestRecorderBatches(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		bl := &batchLog{release: make(chan struct{}), fail: fail}
+		r := NewRecorder(bl, DefaultConfig(), 256, nil)
+		var want []string
+		for i := range 200 {
+			id := fmt.Sprintf("b%03d", i)
+			want = append(want, id)
+			r.Record(entry(id, time.Now(), "k", "bash", sdk.Allow))
+		}
+		close(bl.release)
+		if err := r.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		appended, dropped, failed := r.Stats()
+		bl.mu.Lock()
+		sizes, ids := bl.sizes, bl.ids
+		bl.mu.Unlock()
+		if dropped != 0 {
+			t.Fatalf("fail=%v: %d dropped with a queue of 256", fail, dropped)
+		}
+		if len(sizes) < 2 || len(sizes) > 1+(200+maxBatch-1)/maxBatch {
+			t.Errorf("fail=%v: 200 queued entries reached the store in %d calls %v", fail, len(sizes), sizes)
+		}
+		if fail {
+			if failed != 200 || appended != 0 {
+				t.Errorf("failing store: appended %d, failed %d, want 0 and 200", appended, failed)
+			}
+			continue
+		}
+		if appended != 200 || failed != 0 || strings.Join(ids, ",") != strings.Join(want, ",") {
+			t.Errorf("appended %d failed %d; stored in order: %v", appended, failed, strings.Join(ids, ",") == strings.Join(want, ","))
+		}
+	}
+}

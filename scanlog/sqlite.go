@@ -100,24 +100,43 @@ func (s *SQLite) Close() error { return s.db.Close() }
 
 // Append stores e (sanitized) and prunes entries past the bounds.
 func (s *SQLite) Append(ctx context.Context, e Entry) error {
-	if e.ScanID == "" {
-		return errors.New("scan log append: scan_id is empty")
-	}
-	e = Sanitize(e, s.cfg.MaxContentBytes)
-	doc, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("scan log append %s: encode: %w", e.ScanID, err)
+	return s.AppendBatch(ctx, []Entry{e})
+}
+
+var _ BatchAppender = (*SQLite)(nil)
+
+// AppendBatch stores es (sanitized) in one transaction and prunes entries
+// past the bounds once: one commit (and its sync) for the whole batch.
+func (s *SQLite) AppendBatch(ctx context.Context, es []Entry) error {
+	docs := make([][]byte, len(es))
+	for i := range es {
+		if es[i].ScanID == "" {
+			return errors.New("scan log append: scan_id is empty")
+		}
+		es[i] = Sanitize(es[i], s.cfg.MaxContentBytes)
+		doc, err := json.Marshal(es[i])
+		if err != nil {
+			return fmt.Errorf("scan log append %s: encode: %w", es[i].ScanID, err)
+		}
+		docs[i] = doc
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("scan log append %s: %w", e.ScanID, err)
+		return fmt.Errorf("scan log append %s: %w", es[0].ScanID, err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO scans(id, time_us, owner, tool, decision, rules, doc) VALUES(?,?,?,?,?,?,?)`,
-		e.ScanID, e.Time.UnixMicro(), e.OwnerKeyID, e.ToolName, string(e.Decision), ","+strings.Join(e.RuleIDs, ",")+",", doc); err != nil {
-		return fmt.Errorf("scan log append %s: %w", e.ScanID, err)
+	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO scans(id, time_us, owner, tool, decision, rules, doc) VALUES(?,?,?,?,?,?,?)`)
+	if err != nil {
+		return fmt.Errorf("scan log append %s: %w", es[0].ScanID, err)
+	}
+	defer ins.Close()
+	for i, e := range es {
+		if _, err := ins.ExecContext(ctx, e.ScanID, e.Time.UnixMicro(), e.OwnerKeyID, e.ToolName, string(e.Decision),
+			","+strings.Join(e.RuleIDs, ",")+",", docs[i]); err != nil {
+			return fmt.Errorf("scan log append %s: %w", e.ScanID, err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM scans WHERE time_us < ?`, s.now().Add(-s.cfg.Retention).UnixMicro()); err != nil {
 		return fmt.Errorf("scan log prune by retention: %w", err)
@@ -126,7 +145,7 @@ func (s *SQLite) Append(ctx context.Context, e Entry) error {
 		return fmt.Errorf("scan log prune by max_entries: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("scan log append %s: commit: %w", e.ScanID, err)
+		return fmt.Errorf("scan log append %s: commit: %w", es[0].ScanID, err)
 	}
 	return nil
 }
