@@ -121,6 +121,16 @@ func BenchmarkServeScanLoad(b *testing.B) {
 	b.ReportMetric(msOf(sc.quantile(0.99)), "scan-p99-ms")
 	b.ReportMetric(float64(sc.quantile(0.99))/float64(sc.quantile(0.50)), "scan-p99-x-p50")
 	b.ReportMetric(scanLogDropped(b, hc, base, key), "scanlog-dropped")
+	// The shape of the tail, for both routes: a /healthz tail as long
+	// as the scan's (relative to its p50) points at the machine, not
+	// the scan path.
+	for _, r := range []struct {
+		name string
+		res  *serveLoadResult
+	}{{"healthz", h}, {"scan", sc}} {
+		b.Logf("%s latency: p50 %v p90 %v p95 %v p99 %v p99.9 %v max %v", r.name, r.res.quantile(0.5), r.res.quantile(0.9),
+			r.res.quantile(0.95), r.res.quantile(0.99), r.res.quantile(0.999), r.res.quantile(1))
+	}
 }
 
 // scanLogDropped sums toolwarden_scanlog_dropped_total from /metrics: scan
