@@ -10,7 +10,9 @@ package telemetry
 
 import (
 	"context"
+	"reflect"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -77,6 +79,32 @@ func Registry() *prometheus.Registry { return registry }
 // its deadline; see wasmhost.Host.LoadBounded.
 func RuleInstanceQuarantined(plugin string) { quarantined.WithLabelValues(plugin).Inc() }
 
+// cachedTracer is the scan tracer of one tracer provider.
+type cachedTracer struct {
+	tp trace.TracerProvider
+	t  trace.Tracer
+}
+
+var tracerCache atomic.Pointer[cachedTracer]
+
+// scanTracer returns the tracer of the current global provider. Looking it
+// up through otel.Tracer on every scan takes the provider's lock and a map
+// lookup; the tracer is kept instead and looked up again whenever the
+// global provider is replaced (a test's recorder, the service's exporter).
+// Only providers held by pointer are cached, so comparing them can never
+// panic on a non-comparable value.
+func scanTracer() trace.Tracer {
+	tp := otel.GetTracerProvider()
+	if c := tracerCache.Load(); c != nil && c.tp == tp {
+		return c.t
+	}
+	t := tp.Tracer(TracerName)
+	if reflect.TypeOf(tp).Kind() == reflect.Pointer {
+		tracerCache.Store(&cachedTracer{tp: tp, t: t})
+	}
+	return t
+}
+
 // Observe records one scan: a span named SpanName under the span in ctx
 // (if any), timed from the report's timestamp over its elapsed_ms and
 // carrying its tool.safety.* attributes, and the Prometheus metrics. The
@@ -94,7 +122,7 @@ func Observe(ctx context.Context, r *sdk.SafetyReport) {
 	if err != nil {
 		start = time.Now().Add(-elapsed)
 	}
-	_, span := otel.Tracer(TracerName).Start(ctx, SpanName,
+	_, span := scanTracer().Start(ctx, SpanName,
 		trace.WithTimestamp(start),
 		trace.WithSpanKind(trace.SpanKindInternal))
 	// The attributes (a sorted copy of the report's map) are built only for

@@ -117,3 +117,51 @@ func TestObserveMetrics(t *testing.T) {
 }
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// TestObserveFollowsProviderChange: the scan tracer is kept between scans,
+// but a provider installed later (and the one after it) gets the next
+// scans' spans, not the provider of the first scan.
+func TestObserveFollowsProviderChange(t *testing.T) {
+	prev := otel.GetTracerProvider()
+	t.Cleanup(func() { otel.SetTracerProvider(prev) })
+	var recs []*tracetest.SpanRecorder
+	for range 3 {
+		rec := tracetest.NewSpanRecorder()
+		recs = append(recs, rec)
+		otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)))
+		Observe(context.Background(), denyReport("scan-a"))
+		Observe(context.Background(), denyReport("scan-b"))
+	}
+	for i, rec := range recs {
+		n := 0
+		for _, s := range rec.Ended() {
+			if s.Name() == SpanName {
+				n++
+			}
+		}
+		if n != 2 {
+			t.Errorf("provider %d recorded %d scan spans, want the 2 observed while it was installed", i, n)
+		}
+	}
+}
+
+// BenchmarkObserve is the telemetry cost of one scan with no tracer
+// provider installed (the default): the no-op span and the metrics.
+func BenchmarkObserve(b *testing.B) {
+	r := denyReport("bench")
+	ctx := context.Background()
+	for b.Loop() {
+		Observe(ctx, r)
+	}
+}
+
+// BenchmarkObserveParallel is BenchmarkObserve from every core at once, as
+// concurrent scans call it.
+func BenchmarkObserveParallel(b *testing.B) {
+	r := denyReport("bench")
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			Observe(context.Background(), r)
+		}
+	})
+}
