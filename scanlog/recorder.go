@@ -131,6 +131,9 @@ func (r *Recorder) fill(batch []Entry) []Entry {
 // otherwise entry by entry. A failure counts every entry it lost.
 func (r *Recorder) append(batch []Entry) {
 	defer r.pending.Add(-int64(len(batch)))
+	// The batch's array is reused: drop the entries once stored, so it
+	// does not keep up to maxBatch entries' content alive between bursts.
+	defer clear(batch)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if ba, ok := r.Log.(BatchAppender); ok && len(batch) > 1 {
