@@ -14,9 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/datadir"
-	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/internal/execution"
 	"github.com/toolwarden/toolwarden/internal/execution/redisq"
 	"github.com/toolwarden/toolwarden/internal/executor"

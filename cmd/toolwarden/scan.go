@@ -12,8 +12,8 @@ import (
 
 	"github.com/toolwarden/toolwarden/engine"
 	"github.com/toolwarden/toolwarden/internal/policies"
-	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/internal/service"
+	"github.com/toolwarden/toolwarden/sdk"
 )
 
 func init() { subcommands = append(subcommands, newScanCmd, newPolicyCmd) }

@@ -20,10 +20,10 @@ import (
 	"github.com/toolwarden/toolwarden/internal/executor"
 	"github.com/toolwarden/toolwarden/internal/mcp"
 	"github.com/toolwarden/toolwarden/internal/policies"
-	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/internal/server"
 	"github.com/toolwarden/toolwarden/internal/webui"
 	wsp "github.com/toolwarden/toolwarden/internal/workspace"
+	"github.com/toolwarden/toolwarden/sdk"
 )
 
 func init() { subcommands = append(subcommands, newServeCmd) }

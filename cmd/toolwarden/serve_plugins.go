@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/engine"
+	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/plugins"
 	"github.com/toolwarden/toolwarden/internal/redisconn"
 	"github.com/toolwarden/toolwarden/internal/scanlog"

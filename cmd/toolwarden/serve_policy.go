@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/engine"
+	"github.com/toolwarden/toolwarden/internal/config"
 	"github.com/toolwarden/toolwarden/internal/policies"
 	"github.com/toolwarden/toolwarden/internal/policystore"
 	"github.com/toolwarden/toolwarden/internal/redisconn"

@@ -21,8 +21,8 @@ import (
 	"github.com/knadh/koanf/providers/file"
 	"github.com/knadh/koanf/v2"
 
-	"github.com/toolwarden/toolwarden/internal/execution"
 	"github.com/toolwarden/toolwarden/internal/egress"
+	"github.com/toolwarden/toolwarden/internal/execution"
 	"github.com/toolwarden/toolwarden/internal/isolation"
 	"github.com/toolwarden/toolwarden/internal/mcp/gateway"
 	"github.com/toolwarden/toolwarden/internal/scanlog"

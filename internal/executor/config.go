@@ -9,8 +9,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/toolwarden/toolwarden/internal/execution"
 	"github.com/toolwarden/toolwarden/internal/egress"
+	"github.com/toolwarden/toolwarden/internal/execution"
 	"github.com/toolwarden/toolwarden/internal/isolation"
 	"github.com/toolwarden/toolwarden/internal/reduction"
 	"github.com/toolwarden/toolwarden/internal/runner"

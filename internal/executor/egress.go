@@ -3,8 +3,8 @@ package executor
 import (
 	"fmt"
 
-	"github.com/toolwarden/toolwarden/internal/execution"
 	"github.com/toolwarden/toolwarden/internal/egress"
+	"github.com/toolwarden/toolwarden/internal/execution"
 )
 
 // egressProxy returns the egress proxy of a record's run, or nil when the

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolwarden/toolwarden/internal/execution"
 	"github.com/toolwarden/toolwarden/internal/egress"
+	"github.com/toolwarden/toolwarden/internal/execution"
 )
 
 // staticResolver answers from a table: the test decides what every name

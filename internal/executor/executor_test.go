@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolwarden/toolwarden/internal/execution"
 	"github.com/toolwarden/toolwarden/internal/errs"
+	"github.com/toolwarden/toolwarden/internal/execution"
 	"github.com/toolwarden/toolwarden/internal/isolation"
 )
 

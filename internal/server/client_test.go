@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/internal/policies"
+	"github.com/toolwarden/toolwarden/internal/server"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/sdk/client"
-	"github.com/toolwarden/toolwarden/internal/server"
 )
 
 // These drive the real server through sdk/client, so the client's view of

@@ -14,8 +14,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/toolwarden/toolwarden/internal/auth"
 	"github.com/toolwarden/toolwarden/engine"
+	"github.com/toolwarden/toolwarden/internal/auth"
 	"github.com/toolwarden/toolwarden/internal/execution"
 	"github.com/toolwarden/toolwarden/internal/execution/embedded"
 	"github.com/toolwarden/toolwarden/internal/policies"

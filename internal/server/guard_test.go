@@ -16,11 +16,11 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/toolwarden/toolwarden/internal/policies"
+	"github.com/toolwarden/toolwarden/internal/server"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/sdk/client"
 	"github.com/toolwarden/toolwarden/sdk/guard"
 	"github.com/toolwarden/toolwarden/sdk/guard/mcpguard"
-	"github.com/toolwarden/toolwarden/internal/server"
 )
 
 // These drive sdk/guard's entry points against the real server and its

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolwarden/toolwarden/internal/auth"
 	"github.com/toolwarden/toolwarden/engine"
+	"github.com/toolwarden/toolwarden/internal/auth"
 	"github.com/toolwarden/toolwarden/internal/execution"
 	"github.com/toolwarden/toolwarden/internal/plugins"
 	"github.com/toolwarden/toolwarden/internal/policystore"
 	"github.com/toolwarden/toolwarden/internal/scanlog"
-	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/internal/service"
+	"github.com/toolwarden/toolwarden/sdk"
 )
 
 // parsedOpenAPI is the served document, parsed.

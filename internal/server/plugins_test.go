@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolwarden/toolwarden/internal/auth"
 	"github.com/toolwarden/toolwarden/engine"
+	"github.com/toolwarden/toolwarden/internal/auth"
 	"github.com/toolwarden/toolwarden/internal/execution/embedded"
 	"github.com/toolwarden/toolwarden/internal/plugins"
 	"github.com/toolwarden/toolwarden/internal/policies"

@@ -15,15 +15,15 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/toolwarden/toolwarden/internal/auth"
 	"github.com/toolwarden/toolwarden/engine"
+	"github.com/toolwarden/toolwarden/internal/auth"
 	"github.com/toolwarden/toolwarden/internal/execution/embedded"
 	"github.com/toolwarden/toolwarden/internal/policies"
 	"github.com/toolwarden/toolwarden/internal/policystore"
 	"github.com/toolwarden/toolwarden/internal/scanlog"
+	"github.com/toolwarden/toolwarden/internal/server"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/sdk/client"
-	"github.com/toolwarden/toolwarden/internal/server"
 )
 
 // policyServer is one server with a managed policy, and clients for each

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/toolwarden/toolwarden/internal/execution"
 	"github.com/toolwarden/toolwarden/internal/errs"
+	"github.com/toolwarden/toolwarden/internal/execution"
 	"github.com/toolwarden/toolwarden/internal/reduction"
 )
 

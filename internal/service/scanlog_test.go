@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/internal/scanlog"
-	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/internal/service"
+	"github.com/toolwarden/toolwarden/sdk"
 )
 
 type recorded struct {

@@ -23,8 +23,8 @@ import (
 	"github.com/toolwarden/toolwarden/internal/engine/staged"
 	"github.com/toolwarden/toolwarden/internal/execution"
 	"github.com/toolwarden/toolwarden/internal/scanlog"
-	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/internal/workspace"
+	"github.com/toolwarden/toolwarden/sdk"
 )
 
 // Service submits tool calls. It holds no state beyond its dependencies.

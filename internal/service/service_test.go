@@ -9,8 +9,8 @@ import (
 	"github.com/toolwarden/toolwarden/internal/execution"
 	"github.com/toolwarden/toolwarden/internal/execution/embedded"
 	"github.com/toolwarden/toolwarden/internal/policies"
-	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/internal/service"
+	"github.com/toolwarden/toolwarden/sdk"
 )
 
 func newService(t *testing.T) *service.Service {

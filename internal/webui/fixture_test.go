@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolwarden/toolwarden/internal/auth"
 	"github.com/toolwarden/toolwarden/engine"
+	"github.com/toolwarden/toolwarden/internal/auth"
 	"github.com/toolwarden/toolwarden/internal/execution"
 	"github.com/toolwarden/toolwarden/internal/execution/embedded"
 	"github.com/toolwarden/toolwarden/internal/executor"
@@ -24,9 +24,9 @@ import (
 	"github.com/toolwarden/toolwarden/internal/policies"
 	"github.com/toolwarden/toolwarden/internal/policystore"
 	"github.com/toolwarden/toolwarden/internal/scanlog"
-	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/internal/server"
 	"github.com/toolwarden/toolwarden/internal/webui"
+	"github.com/toolwarden/toolwarden/sdk"
 )
 
 // fixture is a real toolwarden server with the panel mounted, on an

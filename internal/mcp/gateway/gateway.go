@@ -46,8 +46,8 @@ import (
 	"github.com/toolwarden/toolwarden/internal/executor"
 	"github.com/toolwarden/toolwarden/internal/mcp/internal/view"
 	"github.com/toolwarden/toolwarden/internal/reduction"
-	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/internal/service"
+	"github.com/toolwarden/toolwarden/sdk"
 )
 
 // ClientCancelledReason is the cancel reason recorded when the MCP client
