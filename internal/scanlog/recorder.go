@@ -13,8 +13,8 @@ import (
 )
 
 // Recorder appends entries to a Log in the background: Record never blocks
-// and never fails the caller (a scan). When the queue is full the entry is
-// dropped; drops and store failures are counted in
+// and never fails the caller (a scan). When the queue is full (queueSize
+// entries waiting or in the batch being stored) the entry is dropped; drops and store failures are counted in
 // toolwarden_scanlog_dropped_total{reason}. Reads pass straight to the Log.
 type Recorder struct {
 	Log
@@ -77,10 +77,19 @@ func (r *Recorder) Record(e Entry) {
 	default:
 	}
 	e = Sanitize(e, r.maxContent)
-	r.pending.Add(1)
+	// The bound is on entries held, queued or in the batch being stored
+	// (which the worker has already taken off the queue): at most the
+	// queue's size, however the worker batches.
+	if r.pending.Add(1) > int64(cap(r.queue)) {
+		r.pending.Add(-1)
+		r.dropped.Add(1)
+		dropCounter().WithLabelValues("queue_full").Inc()
+		return
+	}
 	select {
 	case r.queue <- e:
 	default:
+		// Not reached (every queued entry is pending); never block.
 		r.pending.Add(-1)
 		r.dropped.Add(1)
 		dropCounter().WithLabelValues("queue_full").Inc()
