@@ -1192,3 +1192,18 @@ func globMatch(pat, s string) bool {
 	}
 	return p == len(pat)
 }
+
+// heredocBody expands a heredoc body (literal when the delimiter is quoted).
+func (a *analyzer) heredocBody(r *syntax.Redirect, emit bool) field {
+	if r.Hdoc == nil {
+		return field{}
+	}
+	alts := a.expandParts(r.Hdoc.Parts, emit, dquoted)
+	f := field{}
+	if len(alts) > 0 {
+		for _, g := range alts[0] {
+			f.merge(g)
+		}
+	}
+	return f
+}
