@@ -83,9 +83,9 @@ func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, t
 			return
 		}
 	}
+	commands() // the command table semantics reads, built once
 	a := &analyzer{
 		b:          b,
-		cmds:       commands(),
 		nestBudget: len(src) + nestMargin,
 		src:        src,
 		at:         at,
@@ -149,10 +149,7 @@ type analyzer struct {
 	links map[string]string
 	// cmdEnv holds the static prefix assignments of the simple command
 	// being walked (`https_proxy=… curl …`).
-	cmdEnv map[string]string
-	// cmds is the command table (cmd_registry.go), fetched once per
-	// analysis so each command costs one map lookup.
-	cmds     *commandTable
+	cmdEnv   map[string]string
 	b        *facts.Builder
 	src      string
 	at       facts.Frame
@@ -851,12 +848,7 @@ func (a *analyzer) expandOneNoSplit(w *syntax.Word) field {
 	alts := a.expandParts(w.Parts, true, assignCtx)
 	f := field{}
 	if len(alts) > 0 {
-		for i, g := range alts[0] {
-			if i > 0 {
-				f.merge(field{s: " "})
-			}
-			f.merge(g)
-		}
+		f = spaceJoin(alts[0])
 	}
 	f.glob = false
 	return f

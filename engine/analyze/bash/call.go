@@ -239,7 +239,7 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c *ctx) int {
 			if i == maxCandidateSemantics {
 				break
 			}
-			e := a.cmds.lookup(cand)
+			e := commandsTab.lookup(cand)
 			a.netAspect(s, cand, e, fields[1:], c)
 			a.fileAspect(s, cand, e, fields[1:], c)
 		}

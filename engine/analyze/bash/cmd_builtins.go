@@ -18,39 +18,23 @@ import (
 // registerBuiltinCommands registers the builtins and output commands.
 func registerBuiltinCommands(r *registry) {
 	const topic = "builtins"
-	r.run(topic, func(a *analyzer, s *syntax.Stmt, _ string, args []field, c *ctx) bool {
-		a.eval(s, args, c)
-		return true
-	}, "eval")
-	r.run(topic, func(a *analyzer, s *syntax.Stmt, _ string, args []field, c *ctx) bool {
-		a.source(s, args, c)
-		return true
-	}, "source", ".")
-	r.run(topic, func(a *analyzer, s *syntax.Stmt, _ string, args []field, _ *ctx) bool {
-		a.alias(s, args)
-		return true
-	}, "alias")
-	r.run(topic, unsetRun, "unset")
-	r.run(topic, func(a *analyzer, s *syntax.Stmt, name string, args []field, _ *ctx) bool {
-		a.read(s, name, args)
-		return true
-	}, "read", "mapfile", "readarray")
-	r.run(topic, func(a *analyzer, s *syntax.Stmt, _ string, args []field, _ *ctx) bool {
-		a.sleep(s, args)
-		return true
-	}, "sleep")
-	r.run(topic, printenvRun, "printenv")
-	r.run(topic, setRun, "set")
-	r.run(topic, echoRun, "echo", "printf")
+	r.run(topic, exclusive((*analyzer).eval), "eval")
+	r.run(topic, exclusive((*analyzer).source), "source", ".")
+	r.run(topic, exclusive((*analyzer).alias), "alias")
+	r.run(topic, exclusive((*analyzer).unset), "unset")
+	r.run(topic, exclusive((*analyzer).read), "read", "mapfile", "readarray")
+	r.run(topic, exclusive((*analyzer).sleep), "sleep")
+	r.run(topic, exclusive((*analyzer).printenv), "printenv")
+	r.run(topic, exclusive((*analyzer).set), "set")
+	r.run(topic, exclusive((*analyzer).echo), "echo", "printf")
 	// cat prints its input; its operands are still files it reads.
-	r.run(topic, func(a *analyzer, s *syntax.Stmt, _ string, _ []field, c *ctx) bool {
+	r.run(topic, additive(func(a *analyzer, s *syntax.Stmt, _ string, _ []field, c *ctx) {
 		a.output(s, nil, c)
-		return false
-	}, "cat")
+	}), "cat")
 }
 
-// unsetRun records each unset variable and forgets its value.
-func unsetRun(a *analyzer, s *syntax.Stmt, _ string, args []field, _ *ctx) bool {
+// unset records each unset variable and forgets its value.
+func (a *analyzer) unset(s *syntax.Stmt, _ string, args []field, _ *ctx) {
 	for _, f := range args {
 		if strings.HasPrefix(f.s, "-") {
 			continue
@@ -58,11 +42,10 @@ func unsetRun(a *analyzer, s *syntax.Stmt, _ string, args []field, _ *ctx) bool 
 		a.b.Facts.Assignments = append(a.b.Facts.Assignments, sdk.Assignment{Name: f.s, Op: "unset", Pos: a.pos(s.Pos())})
 		delete(a.vars, f.s)
 	}
-	return true
 }
 
-// printenvRun: printenv NAME prints that variable's value.
-func printenvRun(a *analyzer, s *syntax.Stmt, _ string, args []field, c *ctx) bool {
+// printenv: printenv NAME prints that variable's value.
+func (a *analyzer) printenv(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	var fs []field
 	for _, f := range args {
 		if isIdent(f.s) && !f.dyn {
@@ -73,23 +56,21 @@ func printenvRun(a *analyzer, s *syntax.Stmt, _ string, args []field, c *ctx) bo
 		}
 	}
 	a.output(s, fs, c)
-	return true
 }
 
-// setRun: set -- ARGS… sets the positional parameters.
-func setRun(a *analyzer, _ *syntax.Stmt, _ string, args []field, _ *ctx) bool {
+// set: set -- ARGS… sets the positional parameters.
+func (a *analyzer) set(_ *syntax.Stmt, _ string, args []field, _ *ctx) {
 	for i, f := range args {
 		if f.s == "--" {
 			a.setPositional(args[i+1:], false)
 			break
 		}
 	}
-	return true
 }
 
-// echoRun records what echo and printf print; printf -v VAR fmt args…
+// echo records what echo and printf print; printf -v VAR fmt args…
 // assigns instead of printing.
-func echoRun(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx) bool {
+func (a *analyzer) echo(s *syntax.Stmt, name string, args []field, c *ctx) {
 	if name == "printf" && len(args) >= 3 && args[0].s == "-v" && isIdent(args[1].s) {
 		out, _ := printfOut(args[2:])
 		dyn := false
@@ -99,24 +80,18 @@ func echoRun(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx) boo
 		a.setVar(args[1].s, out, !dyn)
 		a.b.Facts.Assignments = append(a.b.Facts.Assignments, sdk.Assignment{Name: args[1].s, Value: out,
 			Dynamic: dyn, Op: "set", Pos: a.pos(s.Pos())})
-		return true
+		return
 	}
 	a.output(s, args, c)
-	return true
 }
 
-func (a *analyzer) eval(s *syntax.Stmt, args []field, c *ctx) {
-	content := field{}
-	for i, f := range args {
-		if i > 0 {
-			content.merge(field{s: " "})
-		}
-		content.merge(f)
-	}
+// eval runs its arguments, joined with spaces, as shell code.
+func (a *analyzer) eval(s *syntax.Stmt, _ string, args []field, _ *ctx) {
+	content := spaceJoin(args)
 	a.dynExec(s, "eval", "bash", content, content, true)
 }
 
-func (a *analyzer) source(s *syntax.Stmt, args []field, c *ctx) {
+func (a *analyzer) source(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	if len(args) == 0 {
 		return
 	}
@@ -137,7 +112,7 @@ func (a *analyzer) source(s *syntax.Stmt, args []field, c *ctx) {
 	a.runFile(s, "bash", f)
 }
 
-func (a *analyzer) alias(s *syntax.Stmt, args []field) {
+func (a *analyzer) alias(s *syntax.Stmt, _ string, args []field, _ *ctx) {
 	for _, f := range args {
 		k := strings.IndexByte(f.s, '=')
 		if k <= 0 {
@@ -160,7 +135,7 @@ func (a *analyzer) alias(s *syntax.Stmt, args []field) {
 }
 
 // sleep records a Sleep with the summed duration of its operands.
-func (a *analyzer) sleep(s *syntax.Stmt, args []field) {
+func (a *analyzer) sleep(s *syntax.Stmt, _ string, args []field, _ *ctx) {
 	sl := sdk.Sleep{Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())}
 	for _, f := range args {
 		if f.dyn {
@@ -255,7 +230,7 @@ func (a *analyzer) output(s *syntax.Stmt, args []field, c *ctx) {
 
 // read assigns the variables of `read` — statically when its input is a
 // static here-string or heredoc (`read -r cmd <<< "rm -rf /"`).
-func (a *analyzer) read(s *syntax.Stmt, name string, args []field) {
+func (a *analyzer) read(s *syntax.Stmt, name string, args []field, _ *ctx) {
 	var names []string
 	array := ""
 	for i := 0; i < len(args); i++ {

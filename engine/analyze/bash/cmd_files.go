@@ -21,12 +21,8 @@ func registerFileCommands(r *registry) {
 	r.spec(topic, map[string]*argSpec{"wipefs": blockSpec, "fdisk": blockSpec, "sfdisk": blockSpec,
 		"parted": blockSpec, "mkswap": blockSpec, "blkdiscard": blockSpec})
 	r.family(topic, func(n string) bool { return hasPrefixAny(n, "mkfs", "mke2fs") }, func(e *command) { e.spec = blockSpec })
-	r.files(topic, func(a *analyzer, s *syntax.Stmt, _ string, args []field, c *ctx) {
-		a.dd(s, args, c)
-	}, "dd")
-	r.files(topic, func(a *analyzer, s *syntax.Stmt, _ string, args []field, c *ctx) {
-		a.tar(s, args, c)
-	}, "tar", "bsdtar", "gtar")
+	r.files(topic, (*analyzer).dd, "dd")
+	r.files(topic, (*analyzer).tar, "tar", "bsdtar", "gtar")
 }
 
 // argSpec describes what a common command does with its operands, so that
@@ -291,7 +287,7 @@ func (a *analyzer) genericRefs(s *syntax.Stmt, name string, args []field, c *ctx
 	}
 }
 
-func (a *analyzer) dd(s *syntax.Stmt, args []field, c *ctx) {
+func (a *analyzer) dd(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	for _, f := range args {
 		if v, ok := strings.CutPrefix(f.s, "if="); ok {
 			a.addFile(s, field{s: v, dyn: f.dyn, glob: f.glob}, "read", "dd", c, fileFlags{})
@@ -301,7 +297,7 @@ func (a *analyzer) dd(s *syntax.Stmt, args []field, c *ctx) {
 	}
 }
 
-func (a *analyzer) tar(s *syntax.Stmt, args []field, c *ctx) {
+func (a *analyzer) tar(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	create := false
 	var archive *field
 	var operands []field

@@ -23,25 +23,11 @@ func registerInterpreterCommands(r *registry) {
 	}
 	// python, python3, python3.12, pypy …: a family, since no table can
 	// list every version.
-	r.family(topic, isPython, func(e *command) {
-		e.run = func(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx) bool {
-			a.python(s, name, args, c)
-			return true
-		}
-	})
-	r.run(topic, func(a *analyzer, s *syntax.Stmt, _ string, args []field, c *ctx) bool {
-		a.perl(s, args, c)
-		return true
-	}, "perl")
-	r.run(topic, func(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx) bool {
-		a.scriptingSystem(s, name, args, c)
-		return true
-	}, "ruby", "node", "nodejs", "php")
+	r.family(topic, isPython, func(e *command) { e.run = exclusive((*analyzer).python) })
+	r.run(topic, exclusive((*analyzer).perl), "perl")
+	r.run(topic, exclusive((*analyzer).scriptingSystem), "ruby", "node", "nodejs", "php")
 	// awk's operands after the program are files it reads (awkSpec).
-	r.run(topic, func(a *analyzer, s *syntax.Stmt, _ string, args []field, c *ctx) bool {
-		a.awk(s, args, c)
-		return false
-	}, "awk", "gawk", "mawk", "nawk")
+	r.run(topic, additive((*analyzer).awk), "awk", "gawk", "mawk", "nawk")
 }
 
 func isPython(name string) bool {
@@ -80,7 +66,7 @@ func (a *analyzer) python(s *syntax.Stmt, name string, args []field, c *ctx) {
 	a.stdinCode(s, name, c)
 }
 
-func (a *analyzer) perl(s *syntax.Stmt, args []field, c *ctx) {
+func (a *analyzer) perl(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		if (f.s == "-e" || f.s == "-E") && i+1 < len(args) {
@@ -104,7 +90,7 @@ func (a *analyzer) perl(s *syntax.Stmt, args []field, c *ctx) {
 	}
 }
 
-func (a *analyzer) awk(s *syntax.Stmt, args []field, c *ctx) {
+func (a *analyzer) awk(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		if f.s == "-f" {

@@ -16,16 +16,14 @@ import (
 // registerNetworkCommands registers the network aspect of the clients.
 func registerNetworkCommands(r *registry) {
 	const topic = "network"
-	r.net(topic, func(a *analyzer, s *syntax.Stmt, _ string, args []field, c *ctx) { a.curl(s, args, c) }, "curl")
-	r.net(topic, func(a *analyzer, s *syntax.Stmt, _ string, args []field, c *ctx) { a.wget(s, args, c) }, "wget")
-	r.net(topic, func(a *analyzer, s *syntax.Stmt, name string, args []field, _ *ctx) { a.netcat(s, name, args) },
-		"nc", "ncat", "netcat")
-	r.net(topic, func(a *analyzer, s *syntax.Stmt, _ string, args []field, _ *ctx) { a.socat(s, args) }, "socat")
+	r.net(topic, (*analyzer).curl, "curl")
+	r.net(topic, (*analyzer).wget, "wget")
+	r.net(topic, (*analyzer).netcat, "nc", "ncat", "netcat")
+	r.net(topic, (*analyzer).socat, "socat")
 	r.net(topic, (*analyzer).sshNet, "ssh")
 	r.net(topic, (*analyzer).copyRemote, "scp", "sftp", "rsync")
 	r.net(topic, (*analyzer).telnetNet, "telnet", "ftp")
-	r.net(topic, func(a *analyzer, s *syntax.Stmt, name string, args []field, _ *ctx) { a.dns(s, name, args) },
-		"nslookup", "dig", "host", "drill", "ping", "ping6", "traceroute", "mtr", "whois")
+	r.net(topic, (*analyzer).dns, "nslookup", "dig", "host", "drill", "ping", "ping6", "traceroute", "mtr", "whois")
 	r.net(topic, (*analyzer).httpieNet, "http", "https", "xh", "xhs", "httpie")
 	r.net(topic, (*analyzer).opensslNet, "openssl")
 	r.net(topic, (*analyzer).urlArgsNet, "aria2c", "fetch")
@@ -49,13 +47,7 @@ func (a *analyzer) sshNet(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	if rest := sshCommand(args); len(rest) > 0 {
 		// ssh HOST CMD…: the remote shell runs CMD; what it does is
 		// judged like local shell code (`ssh localhost 'rm -rf /'`).
-		code := field{}
-		for i, f := range rest {
-			if i > 0 {
-				code.merge(field{s: " "})
-			}
-			code.merge(f)
-		}
+		code := spaceJoin(rest)
 		a.dynExec(s, "shell_c", "ssh", code, code, true)
 	}
 }
@@ -336,7 +328,7 @@ func isUpperWord(s string) bool {
 	return true
 }
 
-func (a *analyzer) curl(s *syntax.Stmt, args []field, c *ctx) {
+func (a *analyzer) curl(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	upload, remoteName := false, false
 	var saved []string
 	from := ""
@@ -461,13 +453,19 @@ func (a *analyzer) curl(s *syntax.Stmt, args []field, c *ctx) {
 	for _, p := range saved {
 		a.fetchedTo(p)
 	}
+	a.sentVars(s, vars)
+}
+
+// sentVars records the variables a client sends (in its URL, data or
+// headers) as an Output to the network.
+func (a *analyzer) sentVars(s *syntax.Stmt, vars []string) {
 	if len(vars) > 0 {
 		a.b.Facts.Outputs = append(a.b.Facts.Outputs, sdk.Output{Sink: "network", Vars: dedup(vars),
 			Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
 	}
 }
 
-func (a *analyzer) wget(s *syntax.Stmt, args []field, c *ctx) {
+func (a *analyzer) wget(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	upload, toStdout := false, false
 	saved := ""
 	dir := ""
@@ -527,13 +525,10 @@ func (a *analyzer) wget(s *syntax.Stmt, args []field, c *ctx) {
 		}
 	}
 	a.fetchedTo(saved)
-	if len(vars) > 0 {
-		a.b.Facts.Outputs = append(a.b.Facts.Outputs, sdk.Output{Sink: "network", Vars: dedup(vars),
-			Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
-	}
+	a.sentVars(s, vars)
 }
 
-func (a *analyzer) netcat(s *syntax.Stmt, name string, args []field) {
+func (a *analyzer) netcat(s *syntax.Stmt, name string, args []field, _ *ctx) {
 	listen, execShell := false, false
 	port := 0
 	ops := scanOpts(args, "ecpswqixXOIWTgGm", []string{"--exec", "--sh-exec", "--lua-exec", "--source-port",
@@ -575,7 +570,7 @@ func (a *analyzer) netcat(s *syntax.Stmt, name string, args []field) {
 	})
 }
 
-func (a *analyzer) socat(s *syntax.Stmt, args []field) {
+func (a *analyzer) socat(s *syntax.Stmt, _ string, args []field, _ *ctx) {
 	var addrs []field
 	for _, f := range args {
 		if strings.HasPrefix(f.s, "-") && f.s != "-" {
@@ -700,7 +695,7 @@ func sshCommand(args []field) []field {
 	return nil
 }
 
-func (a *analyzer) dns(s *syntax.Stmt, name string, args []field) {
+func (a *analyzer) dns(s *syntax.Stmt, name string, args []field, _ *ctx) {
 	via := "dns"
 	if strings.HasPrefix(name, "ping") || name == "traceroute" || name == "mtr" || name == "whois" {
 		via = name

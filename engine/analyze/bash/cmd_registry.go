@@ -74,6 +74,7 @@ type command struct {
 type family struct {
 	topic string
 	match func(name string) bool
+	set   func(*command)
 	cmd   command
 }
 
@@ -153,7 +154,7 @@ func (r *registry) spec(topic string, specs map[string]*argSpec) {
 // family registers a family of names matched by match, with the aspects
 // set installs.
 func (r *registry) family(topic string, match func(string) bool, set func(*command)) {
-	f := &family{topic: topic, match: match}
+	f := &family{topic: topic, match: match, set: set}
 	set(&f.cmd)
 	for asp := aspect(0); asp < numAspects; asp++ {
 		if f.cmd.hasAspect(asp) {
@@ -184,7 +185,8 @@ func (e *command) hasAspect(asp aspect) bool {
 	return false
 }
 
-// merge copies the aspects of f into e; an aspect both set is a conflict.
+// merge installs the aspects of f into e; an aspect both set is a
+// conflict.
 func (e *command) merge(name string, f *family) {
 	for asp := aspect(0); asp < numAspects; asp++ {
 		if !f.cmd.hasAspect(asp) {
@@ -195,23 +197,8 @@ func (e *command) merge(name string, f *family) {
 				name, aspectNames[asp], old, f.topic))
 		}
 		e.topic[asp] = f.topic
-		switch asp {
-		case aspWrapper:
-			e.wrapper = f.cmd.wrapper
-		case aspInterp:
-			e.interp = f.cmd.interp
-		case aspRunner:
-			e.runner = f.cmd.runner
-		case aspRun:
-			e.run = f.cmd.run
-		case aspNet:
-			e.net = f.cmd.net
-		case aspFiles:
-			e.files = f.cmd.files
-		case aspSpec:
-			e.spec = f.cmd.spec
-		}
 	}
+	f.set(e)
 }
 
 // commandTable is the frozen registry: exact names and families.
@@ -278,10 +265,12 @@ var (
 	commandsErr  any
 )
 
-// commands returns the command table, built on first use. (It is not a
+// commands returns the command table, built on first use; analyze calls
+// it before walking, so semantics reads commandsTab directly. (It is not a
 // package-level initializer: the handlers reach the analyzer that consults
 // the table, which Go's initialization order forbids.) A table that fails
-// to build fails every analysis, never a silently empty table.
+// to build fails every analysis closed (analyze turns the panic into a
+// ParseError), never a silently empty table.
 func commands() *commandTable {
 	commandsOnce.Do(func() {
 		defer func() { commandsErr = recover() }()
@@ -298,7 +287,7 @@ func commands() *commandTable {
 // name nothing is registered for gets the generic treatment: operands that
 // look like paths are references.
 func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c *ctx) {
-	e := a.cmds.lookup(name)
+	e := commandsTab.lookup(name)
 	if e == nil {
 		a.genericRefs(s, name, args, c)
 		return
@@ -346,6 +335,24 @@ func (a *analyzer) fileAspect(s *syntax.Stmt, name string, e *command, args []fi
 		a.genericRefs(s, name, args, c)
 	case e.spec != noFiles:
 		a.specFiles(s, name, e.spec, args, c)
+	}
+}
+
+// exclusive is the run aspect of a command whose arguments are only code
+// or text for h: nothing else is applied to them.
+func exclusive(h stepHandler) runHandler {
+	return func(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx) bool {
+		h(a, s, name, args, c)
+		return true
+	}
+}
+
+// additive is the run aspect of a command whose arguments are also files
+// and hosts: the net and files aspects follow h.
+func additive(h stepHandler) runHandler {
+	return func(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx) bool {
+		h(a, s, name, args, c)
+		return false
 	}
 }
 

@@ -209,3 +209,13 @@ func TestCommandDispatchThroughRegistry(t *testing.T) {
 		t.Errorf("tw-shell: DynamicExec %+v", f.DynamicExec)
 	}
 }
+
+// BenchmarkBuildCommands measures building the command table, which the
+// first analysis of a process pays once (BenchmarkAnalyze1KB, the first
+// benchmark run, includes it in its total).
+func BenchmarkBuildCommands(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		buildCommands()
+	}
+}

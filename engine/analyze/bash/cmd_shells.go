@@ -18,19 +18,13 @@ var shellNames = []string{"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fi
 // shell code given to them.
 func registerShellCommands(r *registry) {
 	const topic = "shells"
-	r.run(topic, func(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx) bool {
-		a.shell(s, name, args, c)
-		return true
-	}, shellNames...)
-	r.run(topic, func(a *analyzer, s *syntax.Stmt, _ string, args []field, c *ctx) bool {
-		a.su(s, args, c)
-		return true
-	}, "su")
+	r.run(topic, exclusive((*analyzer).shell), shellNames...)
+	r.run(topic, exclusive((*analyzer).su), "su")
 	r.run(topic, scriptRun, "script")
-	r.run(topic, atRun, "at", "batch")
-	r.run(topic, tmuxRun, "tmux")
-	r.run(topic, trapRun, "trap")
-	r.run(topic, crontabRun, "crontab")
+	r.run(topic, exclusive((*analyzer).atJob), "at", "batch")
+	r.run(topic, exclusive((*analyzer).tmux), "tmux")
+	r.run(topic, exclusive((*analyzer).trap), "trap")
+	r.run(topic, additive((*analyzer).crontab), "crontab")
 }
 
 // scriptRun: script -c CMD runs CMD through a shell; without -c, script
@@ -45,22 +39,21 @@ func scriptRun(a *analyzer, s *syntax.Stmt, _ string, args []field, _ *ctx) bool
 	return false
 }
 
-// atRun: at TIME reads the job's shell code from stdin (or -f FILE).
-func atRun(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx) bool {
+// atJob: at TIME reads the job's shell code from stdin (or -f FILE).
+func (a *analyzer) atJob(s *syntax.Stmt, name string, args []field, c *ctx) {
 	for i, f := range args {
 		if f.s == "-f" && i+1 < len(args) {
 			a.fileAccess(s, args[i+1], "exec", name, c)
 			a.runFile(s, name, args[i+1])
-			return true
+			return
 		}
 	}
 	a.stdinCode(s, name, c)
-	return true
 }
 
-// tmuxRun: tmux new[-session] -d 'shell command': the last operand is
+// tmux: tmux new[-session] -d 'shell command': the last operand is
 // shell code.
-func tmuxRun(a *analyzer, s *syntax.Stmt, _ string, args []field, _ *ctx) bool {
+func (a *analyzer) tmux(s *syntax.Stmt, _ string, args []field, _ *ctx) {
 	if len(args) > 0 && (args[0].s == "new" || args[0].s == "new-session" || args[0].s == "new-window" ||
 		args[0].s == "neww" || args[0].s == "split-window" || args[0].s == "splitw") {
 		last := args[len(args)-1]
@@ -68,22 +61,20 @@ func tmuxRun(a *analyzer, s *syntax.Stmt, _ string, args []field, _ *ctx) bool {
 			a.nestedShell(s, "tmux", last)
 		}
 	}
-	return true
 }
 
-// trapRun: trap 'code' SIGNAL: the code runs later, in this shell.
-func trapRun(a *analyzer, s *syntax.Stmt, _ string, args []field, _ *ctx) bool {
+// trap: trap 'code' SIGNAL: the code runs later, in this shell.
+func (a *analyzer) trap(s *syntax.Stmt, _ string, args []field, _ *ctx) {
 	if len(args) >= 2 && !strings.HasPrefix(args[0].s, "-") && !args[0].dyn && args[0].s != "" {
 		l, col := a.lc(s.Pos())
 		a.nested("bash", args[0].s, l, col, "trap", false)
 	}
-	return true
 }
 
-// crontabRun: crontab FILE installs the file's lines as cron jobs; a file
+// crontab: crontab FILE installs the file's lines as cron jobs; a file
 // this script wrote with known text is analyzed as the code installed.
-// Its operands are also file accesses (not done).
-func crontabRun(a *analyzer, s *syntax.Stmt, _ string, args []field, _ *ctx) bool {
+// Its operands are also files it reads.
+func (a *analyzer) crontab(s *syntax.Stmt, _ string, args []field, _ *ctx) {
 	for _, f := range args {
 		if !strings.HasPrefix(f.s, "-") && !f.dyn {
 			if text, ok := a.writtenText(normPath(f.s)); ok {
@@ -91,7 +82,6 @@ func crontabRun(a *analyzer, s *syntax.Stmt, _ string, args []field, _ *ctx) boo
 			}
 		}
 	}
-	return false
 }
 
 // isShell reports the shells, which run their argument or stdin as shell
@@ -191,7 +181,7 @@ func (a *analyzer) stdinCode(s *syntax.Stmt, interp string, c *ctx) {
 	}
 }
 
-func (a *analyzer) su(s *syntax.Stmt, args []field, c *ctx) {
+func (a *analyzer) su(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	for i, f := range args {
 		if (f.s == "-c" || f.s == "--command") && i+1 < len(args) {
 			a.dynExec(s, "shell_c", "su", args[i+1], args[i+1], true)

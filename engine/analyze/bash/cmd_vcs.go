@@ -16,22 +16,15 @@ import (
 func registerVCSCommands(r *registry) {
 	const topic = "vcs"
 	r.runner(topic, gitConfigRunner, "git")
-	r.run(topic, func(a *analyzer, s *syntax.Stmt, _ string, args []field, _ *ctx) bool {
-		a.gitShellAliases(s, args)
-		return false
-	}, "git")
-	r.net(topic, func(a *analyzer, s *syntax.Stmt, _ string, args []field, _ *ctx) {
-		a.gitNet(s, args)
-	}, "git")
-	r.files(topic, func(a *analyzer, s *syntax.Stmt, _ string, args []field, c *ctx) {
-		a.gitFiles(s, args, c)
-	}, "git")
+	r.run(topic, additive((*analyzer).gitShellAliases), "git")
+	r.net(topic, (*analyzer).gitNet, "git")
+	r.files(topic, (*analyzer).gitFiles, "git")
 }
 
 // gitShellAliases finds git aliases that run a shell command — `git -c
 // alias.x='!cmd' x`, `git config alias.x '!cmd'` — and analyzes the
 // command as the shell code git will run.
-func (a *analyzer) gitShellAliases(s *syntax.Stmt, args []field) {
+func (a *analyzer) gitShellAliases(s *syntax.Stmt, _ string, args []field, _ *ctx) {
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		var key string
@@ -69,7 +62,7 @@ func (a *analyzer) gitShellAliases(s *syntax.Stmt, args []field) {
 	}
 }
 
-func (a *analyzer) gitNet(s *syntax.Stmt, args []field) {
+func (a *analyzer) gitNet(s *syntax.Stmt, _ string, args []field, _ *ctx) {
 	sub := ""
 	i := 0
 	for ; i < len(args); i++ {
@@ -150,7 +143,7 @@ var gitValueOpts = []string{"-m", "-S", "-G", "-L", "-n", "-c", "-b", "-B", "-X"
 	"--grep", "--branch", "--depth", "--origin", "--template", "--reference", "--config", "--jobs", "--date",
 	"--max-count", "--skip", "--abbrev", "--upload-pack", "--exec", "--receive-pack", "--shallow-since", "--sort"}
 
-func (a *analyzer) gitFiles(s *syntax.Stmt, args []field, c *ctx) {
+func (a *analyzer) gitFiles(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	sub := ""
 	for i := 0; i < len(args); i++ {
 		f := args[i]

@@ -39,14 +39,8 @@ func registerWrapperCommands(r *registry) {
 	r.wrapper(topic, optsWrapper("", []string{"--cpu-list"}, 1), "taskset")
 	r.wrapper(topic, optsWrapper("T", nil, 1), "chrt")
 	r.wrapper(topic, envWrapper, "env")
-	r.run(topic, func(a *analyzer, s *syntax.Stmt, _ string, args []field, c *ctx) bool {
-		a.xargs(s, args, c)
-		return true
-	}, "xargs")
-	r.run(topic, func(a *analyzer, s *syntax.Stmt, _ string, args []field, c *ctx) bool {
-		a.find(s, args, c)
-		return true
-	}, "find")
+	r.run(topic, exclusive((*analyzer).xargs), "xargs")
+	r.run(topic, exclusive((*analyzer).find), "find")
 }
 
 // optsWrapper is a wrapper whose inner command follows its options
@@ -179,7 +173,7 @@ func skipOpts(args []field, shortVal string, longVal []string, extra int) int {
 // placeholder marks the argument that xargs / find -exec fill in.
 const placeholder = "{}"
 
-func (a *analyzer) xargs(s *syntax.Stmt, args []field, c *ctx) {
+func (a *analyzer) xargs(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	repl := ""
 	i := 0
 	for i < len(args) {
@@ -311,7 +305,7 @@ func findStarts(args []field) []string {
 	return out
 }
 
-func (a *analyzer) find(s *syntax.Stmt, args []field, c *ctx) {
+func (a *analyzer) find(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	i := 0
 	// Leading -H/-L/-P/-O options.
 	for i < len(args) && (args[i].s == "-H" || args[i].s == "-L" || args[i].s == "-P" || strings.HasPrefix(args[i].s, "-O")) {

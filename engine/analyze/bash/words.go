@@ -350,6 +350,19 @@ func (a *analyzer) appendWord(out []field, w *syntax.Word, emit bool) []field {
 	return out
 }
 
+// spaceJoin joins fields with spaces into one, as the shell joins the
+// words of eval or of ssh's remote command.
+func spaceJoin(fs []field) field {
+	f := field{}
+	for i, g := range fs {
+		if i > 0 {
+			f.merge(field{s: " "})
+		}
+		f.merge(g)
+	}
+	return f
+}
+
 // expandOne expands a word that is used as a single value (a redirect
 // target, an assignment value): fields are joined with spaces.
 func (a *analyzer) expandOne(w *syntax.Word, emit bool) field {
