@@ -19,7 +19,8 @@ import (
 //	runner    runs commands its script or config names (sed e, vim -c, make)
 //	run       the command's own semantics (shells, eval, read, echo)
 //	net       the hosts it reaches (curl, ssh, git)
-//	files     its file accesses, when argSpec (specs) cannot say them
+//	files     its file accesses, when no argSpec can say them (dd, tar, git)
+//	spec      its operands' file semantics, an argSpec row of specs
 //
 // Topics: cmd_wrappers.go, cmd_shells.go, cmd_interpreters.go,
 // cmd_runners.go, cmd_builtins.go, cmd_network.go, cmd_files.go and
@@ -52,6 +53,7 @@ const (
 	numAspects
 )
 
+// aspectNames name the aspects in panics and test messages.
 var aspectNames = [numAspects]string{"wrapper", "interp", "runner", "run", "net", "files", "spec"}
 
 // command is everything the analyzer knows about one command name. Each
@@ -69,8 +71,9 @@ type command struct {
 
 // family is a set of names no table can list (python3.12, mkfs.ext4),
 // matched by a predicate after the exact lookup fails. Its aspects are
-// also merged into every exact entry it matches, so that python3 (an
-// interpreter in the table) still runs as Python.
+// also merged into every exact entry it matches, so a member some topic
+// lists by name for another aspect keeps the family's (and one aspect
+// registered both ways panics like any duplicate).
 type family struct {
 	topic string
 	match func(name string) bool
@@ -79,7 +82,7 @@ type family struct {
 }
 
 // registry is the command table under construction; buildCommands fills
-// it from the topic files and freezes it into commands.
+// it from the topic files and freezes it into a commandTable.
 type registry struct {
 	names    map[string]*command
 	families []*family
