@@ -685,16 +685,27 @@ func (a *analyzer) forStmt(s *stmt, sc *scope) {
 	a.block(s.orelse, sc)
 }
 
-// elemOf returns what iterating over v yields.
+// elemOf returns what iterating over v yields. Iterating the environment
+// mapping (os.environ, its keys, a list of them) yields names, not values:
+// the element is an envKey and carries no value of its own.
 func elemOf(v *sym) *sym {
 	if v.elem() != nil {
 		return v.elem()
+	}
+	if environKeys(v) {
+		return &sym{kind: "expr", src: "item", envKey: true}
 	}
 	e := &sym{kind: "expr", src: "item"}
 	if v.isSeq() && len(v.items) > 0 {
 		e.taint(v.items...)
 	}
 	return e.taint(v)
+}
+
+// environKeys reports a value whose iteration yields the names of the
+// environment's variables: os.environ itself or os.environ.keys().
+func environKeys(v *sym) bool {
+	return v != nil && (v.qual == "os.environ" || v.src == "os.environ.keys()")
 }
 
 // assign binds target to v.
@@ -1363,6 +1374,11 @@ func (a *analyzer) comp(e *expr, sc *scope) *sym {
 		}
 		a.assign(e.comp[0].target, elemOf(it), nil, cs)
 		v := a.eval(e.x, cs)
+		if environKeys(it) {
+			// Names of variables: only what the element expression reads
+			// (os.environ[k]) carries values.
+			return (&sym{kind: "expr"}).taint(v)
+		}
 		return (&sym{kind: "expr"}).taint(v, it)
 	}
 	r := &sym{kind: "expr"}
@@ -1372,7 +1388,9 @@ func (a *analyzer) comp(e *expr, sc *scope) *sym {
 		for _, cond := range c.conds {
 			a.eval(cond, cs)
 		}
-		r.taint(it)
+		if !environKeys(it) {
+			r.taint(it)
+		}
 	}
 	r.taint(a.eval(e.x, cs))
 	if e.y != nil {

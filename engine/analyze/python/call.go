@@ -774,7 +774,12 @@ func (a *analyzer) fileAccess(c *callCtx, v *sym, op string, by string) *sdk.Fil
 func (a *analyzer) envRead(k *sym, line, col int) *sym {
 	name, ok := k.strVal()
 	if !ok {
-		return &sym{kind: "expr", env: []string{"*"}}
+		if k.envKey {
+			// os.environ[k] for k in os.environ: every value in turn.
+			return &sym{kind: "expr", env: []string{"*"}}
+		}
+		// A name the analysis cannot know: one unknown variable.
+		return &sym{kind: "expr", env: []string{"?"}}
 	}
 	a.f.EnvReads = append(a.f.EnvReads, sdk.EnvRead{Name: name, Pos: a.pos(line, col)})
 	if name == "HOME" {

@@ -134,3 +134,45 @@ func TestProxiesAreDestinations(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvironmentDumps: values of the whole environment reach an output as
+// "*", the names alone (iterating os.environ or its keys) carry nothing, and
+// a variable whose name cannot be known is "?", not the whole environment.
+func TestEnvironmentDumps(t *testing.T) {
+	outVars := func(f *sdk.Facts) []string {
+		var v []string
+		for _, o := range f.Outputs {
+			v = append(v, o.Vars...)
+		}
+		return v
+	}
+	has := func(vs []string, x string) bool {
+		for _, v := range vs {
+			if v == x {
+				return true
+			}
+		}
+		return false
+	}
+	for _, tc := range []struct {
+		name, src string
+		whole     bool
+	}{
+		{"the mapping", "import os\nprint(os.environ)", true},
+		{"a copy", "import os\nenv = os.environ.copy()\nprint(env)", true},
+		{"values by key in a loop", "import os\nfor k in os.environ:\n    print(k, os.environ[k])", true},
+		{"getenv over the keys", "import os\nfor n in os.environ.keys():\n    print(n, os.getenv(n))", true},
+		{"items joined", "import os\nprint('\\n'.join(f'{k}={v}' for k, v in os.environ.items()))", true},
+		{"dict comprehension of values", "import os\nprint({k: os.environ[k] for k in os.environ})", true},
+		{"names only", "import os\nprint(sorted(k for k in os.environ if k.startswith('LC_')))", false},
+		{"names in a loop", "import os\nfor k in os.environ:\n    print(k)", false},
+		{"unknown name", "import os, sys\nprint(os.environ.get(sys.argv[1]))", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, _ := analyzeSrc(tc.src)
+			if got := has(outVars(f), "*"); got != tc.whole {
+				t.Errorf("whole environment output = %v, want %v: %+v", got, tc.whole, f.Outputs)
+			}
+		})
+	}
+}

@@ -55,6 +55,10 @@ type sym struct {
 	sock     bool // a socket (or its fileno)
 	download bool
 	glob     bool
+	// envKey marks the name of an environment variable taken from the
+	// environment itself (iterating os.environ or its keys): reading the
+	// variable it names reads the whole environment, one value at a time.
+	envKey bool
 }
 
 func (v *sym) elem() *sym { return v.el }
