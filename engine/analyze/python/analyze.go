@@ -708,6 +708,15 @@ func environKeys(v *sym) bool {
 	return v != nil && (v.qual == "os.environ" || v.src == "os.environ.keys()")
 }
 
+func hasNil(vs []*sym) bool {
+	for _, v := range vs {
+		if v == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // assign binds target to v.
 func (a *analyzer) assign(t *expr, v *sym, valueExpr *expr, sc *scope) {
 	switch t.kind {
@@ -727,7 +736,9 @@ func (a *analyzer) assign(t *expr, v *sym, valueExpr *expr, sc *scope) {
 			a.classes[sc.class][t.name] = v
 		}
 	case eTuple, eList:
-		if v.isSeq() && len(v.items) == len(t.args) {
+		// A tuple of known parts unpacks part by part, constant or not
+		// (`path, headers = urlretrieve(URL)`).
+		if (v.isSeq() || v.kind == "tuple" && !hasNil(v.items)) && len(v.items) == len(t.args) {
 			for i, el := range t.args {
 				a.assign(el, v.items[i], nil, sc)
 			}

@@ -193,10 +193,17 @@ func (a *analyzer) fileCall(c *callCtx) (*sym, bool) {
 		return nil, true
 	case "urllib.request.urlretrieve":
 		a.netURL(c, n, c.arg(0, "url"), false)
+		// (filename, headers): the file holds the downloaded bytes, so
+		// opening, loading or running it later is using a download.
+		saved := &sym{kind: "expr", src: "urlretrieve", dlPath: true}
 		if p := c.arg(1, "filename"); p != nil {
 			a.fileAccess(c, p, "write", n)
+			a.markDownloaded(p)
+			cp := *p
+			cp.dlPath = true
+			saved = &cp
 		}
-		return nil, true
+		return &sym{kind: "tuple", items: []*sym{saved, {kind: "expr", src: "headers"}}}, true
 	case "pandas.read_csv", "pandas.read_json", "pandas.read_parquet", "numpy.load", "numpy.loadtxt", "sqlite3.connect":
 		if arg0 != nil && (arg0.kind == "str" || arg0.inst == "pathlib.Path") {
 			fa := a.fileAccess(c, arg0, "read", n)
@@ -213,11 +220,8 @@ func (a *analyzer) fileCall(c *callCtx) (*sym, bool) {
 		switch strings.TrimPrefix(n, "file.") {
 		case "write", "writelines":
 			a.output(c, "file", c.args...)
-			if p, ok := f.path.strVal(); ok && f.path != nil && anyDownload(c.args) {
-				if a.dlFiles == nil {
-					a.dlFiles = map[string]bool{}
-				}
-				a.dlFiles[normPath(p)] = true
+			if f.path != nil && anyDownload(c.args) {
+				a.markDownloaded(f.path)
 			}
 		case "read", "readline", "readlines", "__iter__":
 			r := &sym{kind: "expr", fromFile: f.fromFile}
@@ -417,4 +421,31 @@ func apiConfigParserRead(a *analyzer, c *callCtx) *sym {
 	}
 	a.fileAccess(c, fs, "read", c.name)
 	return nil
+}
+
+// markDownloaded records that the file at p holds downloaded bytes: opening
+// it reads a download (openFile), and running it, loading it or handing it
+// to an interpreter runs downloaded code (runsDownload).
+func (a *analyzer) markDownloaded(p *sym) {
+	s, ok := p.strVal()
+	if !ok {
+		return
+	}
+	if a.dlFiles == nil {
+		a.dlFiles = map[string]bool{}
+	}
+	a.dlFiles[normPath(s)] = true
+}
+
+// isDownloadedPath reports a path value naming a file this content filled
+// with downloaded bytes.
+func (a *analyzer) isDownloadedPath(v *sym) bool {
+	if v == nil {
+		return false
+	}
+	if v.dlPath {
+		return true
+	}
+	s, ok := v.strVal()
+	return ok && a.dlFiles[normPath(s)]
 }

