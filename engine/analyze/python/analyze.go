@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/toolwarden/toolwarden/engine/facts"
+	"github.com/toolwarden/toolwarden/engine/secrets"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -168,6 +169,9 @@ type analyzer struct {
 	// dlFiles are the files written with downloaded content: opening one
 	// again reads a download (saved, then loaded or run).
 	dlFiles map[string]bool
+	// keyLines are the lines where a folded string already yielded a
+	// private-key Secret.
+	keyLines map[int]bool
 }
 
 func newAnalyzer(b *facts.Builder, src string, at facts.Frame) *analyzer {
@@ -924,7 +928,32 @@ func (a *analyzer) eval(e *expr, sc *scope) *sym {
 		// display text only; setting it on a shared value is harmless
 		v.src = a.text(e)
 	}
+	if v.cnst && e.kind != eStr && len(v.s) >= len("-----BEGIN PRIVATE KEY-----") && (v.kind == "str" || v.kind == "bytes") {
+		a.foldedKey(v.s, e.line, e.col)
+	}
 	return v
+}
+
+// foldedKey records a private key that exists only once the content's own
+// expressions are folded (`'-----BEGIN %s PRIVATE KEY-----' % 'RSA'`,
+// `'-' * 5 + 'BEGIN … PRIVATE KEY' + '-' * 5`, `'-----'.join([...])`,
+// f-strings of constants): RULES.md, the header is enough, however it is
+// assembled. The literal text is scanned separately (secrets.Find).
+func (a *analyzer) foldedKey(s string, line, col int) {
+	if a.keyLines[line] || !strings.Contains(s, "PRIVATE KEY") {
+		return
+	}
+	for _, sec := range secrets.Find(s) {
+		if sec.Kind != secrets.KindPrivateKey {
+			continue
+		}
+		if a.keyLines == nil {
+			a.keyLines = map[int]bool{}
+		}
+		a.keyLines[line] = true
+		a.f.Secrets = append(a.f.Secrets, sdk.Secret{Kind: sec.Kind, Redacted: sec.Redacted, Pos: a.pos(line, col)})
+		return
+	}
 }
 
 func (a *analyzer) eval1(e *expr, sc *scope) *sym {

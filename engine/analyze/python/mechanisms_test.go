@@ -202,3 +202,32 @@ func TestDownloadedFilesRun(t *testing.T) {
 		})
 	}
 }
+
+// TestFoldedPrivateKeys: a private-key header that exists only after the
+// content's own expressions are folded is a private_key Secret; a
+// certificate or public key header assembled the same way is not.
+func TestFoldedPrivateKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      bool
+	}{
+		{"percent format", "k = '-----BEGIN %s PRIVATE KEY-----' % 'EC'", true},
+		{"repeat and concat", "h = '-' * 5 + 'BEGIN OPENSSH PRIVATE KEY' + '-' * 5", true},
+		{"join", "h = '-----'.join(['', 'BEGIN DSA PRIVATE KEY', ''])", true},
+		{"f-string of constants", "b = '-----BEGIN'\ne = 'PRIVATE KEY-----'\nprint(f'{b} {e}')", true},
+		{"format", "h = '-----BEGIN {} PRIVATE KEY-----'.format('RSA')", true},
+		{"public key", "h = '-' * 5 + 'BEGIN PUBLIC KEY' + '-' * 5", false},
+		{"certificate", "h = '-----BEGIN %s-----' % 'CERTIFICATE'", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, _ := analyzeSrc(tc.src)
+			got := false
+			for _, s := range f.Secrets {
+				got = got || s.Kind == "private_key"
+			}
+			if got != tc.want {
+				t.Errorf("private key found = %v, want %v: %+v", got, tc.want, f.Secrets)
+			}
+		})
+	}
+}
