@@ -100,6 +100,13 @@ func TestListeningServers(t *testing.T) {
 		{"flask on every interface", "from flask import Flask\napp = Flask(__name__)\n@app.route('/')\ndef index():\n    return 'hi'\napp.run(host='0.0.0.0', port=80)", "0.0.0.0"},
 		{"flask default is loopback", "import flask\napp = flask.Flask('x')\napp.run()", "127.0.0.1"},
 		{"uvicorn", "import uvicorn\nuvicorn.run('main:app', host='0.0.0.0', port=8000)", "0.0.0.0"},
+		{"http.server.test", "import http.server as hs\nhs.test(port=9000)", ""},
+		{"werkzeug", "from werkzeug.serving import run_simple\nrun_simple('0.0.0.0', 5000, None)", "0.0.0.0"},
+		{"waitress default", "import waitress\nwaitress.serve(None)", "0.0.0.0"},
+		{"tornado listen", "import tornado.web\napp = tornado.web.Application([])\napp.listen(8888)", ""},
+		{"gevent", "from gevent.pywsgi import WSGIServer\nWSGIServer(('', 8000), None).serve_forever()", ""},
+		{"multiprocessing listener", "from multiprocessing.connection import Listener\nListener(('0.0.0.0', 6000))", "0.0.0.0"},
+		{"aiohttp TCPSite", "from aiohttp import web\nweb.TCPSite(None, port=8081)", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, _ := analyzeSrc(tc.src)
