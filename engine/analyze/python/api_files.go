@@ -50,7 +50,30 @@ func (a *analyzer) fileCall(c *callCtx) (*sym, bool) {
 		return a.openFile(c, c.arg(0, "file"), c.arg(1, "mode"), n), true
 	case "tarfile.open", "zipfile.ZipFile", "tarfile.TarFile", "shelve.open", "dbm.open":
 		r := a.openFile(c, c.arg(0, "name"), c.arg(1, "mode"), n)
+		if n != "shelve.open" && n != "dbm.open" {
+			// an archive: what is added to it is read (archiveCall)
+			r.inst = "archive"
+		}
 		return r, true
+	case "shutil.make_archive":
+		// make_archive(base_name, format, root_dir=None, base_dir=None)
+		// reads root_dir/base_dir (the working directory by default),
+		// recursively, into the archive.
+		root, base := c.arg(2, "root_dir"), c.arg(3, "base_dir")
+		var src *sym
+		switch {
+		case root != nil && base != nil:
+			src = osPath("os.path.join", []*sym{root, base})
+		case root != nil:
+			src = root
+		case base != nil:
+			src = base
+		}
+		if fa := a.fileAccess(c, src, "read", n); fa != nil {
+			fa.Recursive = true
+		}
+		a.fileAccess(c, c.arg(0, "base_name"), "write", n)
+		return nil, true
 	case "os.open":
 		flags := c.arg(1, "flags")
 		op := "read"
@@ -214,6 +237,9 @@ func (a *analyzer) fileCall(c *callCtx) (*sym, bool) {
 			return r, true
 		}
 		return nil, true
+	}
+	if strings.HasPrefix(n, "archive.") && c.fn.recv != nil {
+		return a.archiveCall(c, strings.TrimPrefix(n, "archive.")), true
 	}
 	if strings.HasPrefix(n, "file.") && c.fn.recv != nil {
 		f := c.fn.recv
@@ -448,4 +474,25 @@ func (a *analyzer) isDownloadedPath(v *sym) bool {
 	}
 	s, ok := v.strVal()
 	return ok && a.dlFiles[normPath(s)]
+}
+
+// archiveCall handles the methods of a tar or zip archive: the files added
+// to it (TarFile.add, ZipFile.write) are read into it, recursively for a
+// directory; extracting writes under the target directory.
+func (a *analyzer) archiveCall(c *callCtx, method string) *sym {
+	switch method {
+	case "add":
+		if fa := a.fileAccess(c, c.arg(0, "name"), "read", "tarfile.TarFile.add"); fa != nil {
+			fa.Recursive = true
+		}
+	case "write":
+		a.fileAccess(c, c.arg(0, "filename"), "read", "zipfile.ZipFile.write")
+	case "extractall", "extract":
+		if p := c.arg(0, "path"); p != nil && method == "extractall" {
+			a.fileAccess(c, p, "write", "archive.extractall")
+		}
+	case "__enter__":
+		return c.fn.recv
+	}
+	return nil
 }

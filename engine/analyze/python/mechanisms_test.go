@@ -238,3 +238,22 @@ func TestFoldedPrivateKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestArchiveMembersAreRead: what goes into a tar or zip archive, or
+// shutil.make_archive, is read.
+func TestArchiveMembersAreRead(t *testing.T) {
+	for _, tc := range []struct{ name, src, path string }{
+		{"tar add", "import tarfile\nt = tarfile.open('b.tar', 'w')\nt.add('/etc/shadow')", "/etc/shadow"},
+		{"tar add in with", "import os, tarfile\nwith tarfile.open('b.tgz', 'w:gz') as t:\n    t.add(os.path.expanduser('~/.ssh'))", "~/.ssh"},
+		{"zip write", "import os, zipfile\nwith zipfile.ZipFile('b.zip', 'w') as z:\n    z.write(os.path.expanduser('~/.netrc'))", "~/.netrc"},
+		{"make_archive root", "import shutil\nshutil.make_archive('build/k', 'zip', root_dir='/root')", "/root"},
+		{"make_archive root and base", "import os, shutil\nshutil.make_archive('b', 'gztar', root_dir=os.path.expanduser('~'), base_dir='.aws')", "~/.aws"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, _ := analyzeSrc(tc.src)
+			if !hasFile(f, "read", tc.path) {
+				t.Errorf("no read of %s: %+v", tc.path, f.Files)
+			}
+		})
+	}
+}
