@@ -1,39 +1,3 @@
-// Package bash is the bash analyzer: it parses shell content once with
-// mvdan.cc/sh and turns it into sdk facts (commands, files, network
-// destinations, dynamic execution, shell features …) after undoing the
-// quoting, encoding and indirection tricks that hide what would run.
-//
-// Rules judge these facts instead of the text, so everything here aims at
-// "what would the shell execute", never at "what words appear".
-//
-// Conventions the rules can rely on, beyond the sdk field docs:
-//
-//   - Words are resolved statically where the shell would: quotes and
-//     escapes, $'…', variables and arrays assigned earlier, ${X:off:len},
-//     ${X#pat}, ${!ref}, IFS re-splitting, braces, aliases, $(echo …),
-//     $(printf …), $(which X), `set --` and `bash -c code $0 $1…`.
-//     HOME is "~"; PATH and HOME slice as their usual shapes.
-//   - A glob command word keeps its pattern in Path; when it matches exactly
-//     one well-known program, Name is that program.
-//   - Pos.Via of nested facts names the carrier: "eval", "<shell> -c",
-//     "python3 -c", "perl -e", "ruby -e", "php -r", "node -e",
-//     "awk system", "heredoc:<interp>", "<decoders>><interp>" for pipes
-//     ("base64>sh"), "source" (a file written or downloaded earlier and
-//     run), "crontab" (installed cron jobs), "startup_file" (text appended
-//     to ~/.bashrc and the like), "trap", "alias" (an alias holding a
-//     command list), "PROMPT_COMMAND". Jobs for at/batch are
-//     heredoc/pipe interpreters with Interpreter "at".
-//   - DynamicExec kinds: "shell_c" also covers su -c, script -c, flock -c,
-//     env -S and shell strings of ruby/php/node system()/exec(); "source"
-//     also covers running a file (bash F, ./F) whose content the script
-//     downloaded (Downloaded) or wrote (Static, analyzed).
-//   - Placeholders of xargs and find -exec are the argument "{}", dynamic;
-//     their file accesses use the find start paths (recursive).
-//   - A command whose name was decoded from encoded content has
-//     Pos.Encoded set even at depth 0.
-//   - Bounds fail closed or mark Truncated: nesting deeper than any script
-//     needs is a ParseError; nested re-analysis is budgeted to the content
-//     size plus a margin; brace expansion and folded values are capped.
 package bash
 
 import (
@@ -119,6 +83,7 @@ func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, t
 			return
 		}
 	}
+	commands() // the command table semantics reads, built once
 	a := &analyzer{
 		b:          b,
 		nestBudget: len(src) + nestMargin,
@@ -883,12 +848,7 @@ func (a *analyzer) expandOneNoSplit(w *syntax.Word) field {
 	alts := a.expandParts(w.Parts, true, assignCtx)
 	f := field{}
 	if len(alts) > 0 {
-		for i, g := range alts[0] {
-			if i > 0 {
-				f.merge(field{s: " "})
-			}
-			f.merge(g)
-		}
+		f = spaceJoin(alts[0])
 	}
 	f.glob = false
 	return f

@@ -350,6 +350,19 @@ func (a *analyzer) appendWord(out []field, w *syntax.Word, emit bool) []field {
 	return out
 }
 
+// spaceJoin joins fields with spaces into one, as the shell joins the
+// words of eval or of ssh's remote command.
+func spaceJoin(fs []field) field {
+	f := field{}
+	for i, g := range fs {
+		if i > 0 {
+			f.merge(field{s: " "})
+		}
+		f.merge(g)
+	}
+	return f
+}
+
 // expandOne expands a word that is used as a single value (a redirect
 // target, an assignment value): fields are joined with spaces.
 func (a *analyzer) expandOne(w *syntax.Word, emit bool) field {
@@ -1191,4 +1204,19 @@ func globMatch(pat, s string) bool {
 		p++
 	}
 	return p == len(pat)
+}
+
+// heredocBody expands a heredoc body (literal when the delimiter is quoted).
+func (a *analyzer) heredocBody(r *syntax.Redirect, emit bool) field {
+	if r.Hdoc == nil {
+		return field{}
+	}
+	alts := a.expandParts(r.Hdoc.Parts, emit, dquoted)
+	f := field{}
+	if len(alts) > 0 {
+		for _, g := range alts[0] {
+			f.merge(g)
+		}
+	}
+	return f
 }

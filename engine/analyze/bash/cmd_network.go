@@ -9,6 +9,102 @@ import (
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
+// The network topic: the clients whose operands are hosts and URLs —
+// curl, wget, nc, socat, ssh, scp/rsync, telnet, DNS and HTTP tools — and
+// the parsing of destinations and proxies they share.
+
+// registerNetworkCommands registers the network aspect of the clients.
+func registerNetworkCommands(r *registry) {
+	const topic = "network"
+	r.net(topic, (*analyzer).curl, "curl")
+	r.net(topic, (*analyzer).wget, "wget")
+	r.net(topic, (*analyzer).netcat, "nc", "ncat", "netcat")
+	r.net(topic, (*analyzer).socat, "socat")
+	r.net(topic, (*analyzer).sshNet, "ssh")
+	r.net(topic, (*analyzer).copyRemote, "scp", "sftp", "rsync")
+	r.net(topic, (*analyzer).telnetNet, "telnet", "ftp")
+	r.net(topic, (*analyzer).dns, "nslookup", "dig", "host", "drill", "ping", "ping6", "traceroute", "mtr", "whois")
+	r.net(topic, (*analyzer).httpieNet, "http", "https", "xh", "xhs", "httpie")
+	r.net(topic, (*analyzer).opensslNet, "openssl")
+	r.net(topic, (*analyzer).urlArgsNet, "aria2c", "fetch")
+}
+
+// sshNet: ssh [opts] HOST [CMD…]: the host, the key and config files it
+// reads, and the remote command.
+func (a *analyzer) sshNet(s *syntax.Stmt, _ string, args []field, c *ctx) {
+	ops := scanOpts(args, "bcDEeFIiJLlmOopQRSWw", nil, func(opt string, v *field) {
+		if (opt == "-i" || opt == "-F") && v != nil {
+			a.fileAccess(s, *v, "read", "ssh", c)
+		}
+	})
+	if len(ops) > 0 {
+		a.addNet(s, ops[0], "ssh", "ssh", func(n *sdk.NetworkUse) {
+			if n.URL == "" {
+				n.Scheme = "ssh"
+			}
+		})
+	}
+	if rest := sshCommand(args); len(rest) > 0 {
+		// ssh HOST CMD…: the remote shell runs CMD; what it does is
+		// judged like local shell code (`ssh localhost 'rm -rf /'`).
+		code := spaceJoin(rest)
+		a.dynExec(s, "shell_c", "ssh", code, code, true)
+	}
+}
+
+// telnetNet: telnet/ftp HOST [PORT].
+func (a *analyzer) telnetNet(s *syntax.Stmt, name string, args []field, _ *ctx) {
+	ops := scanOpts(args, "bels", nil, func(string, *field) {})
+	if len(ops) > 0 {
+		a.addNet(s, ops[0], "", name, func(n *sdk.NetworkUse) {
+			if len(ops) > 1 {
+				n.Port, _ = strconv.Atoi(ops[1].s)
+			}
+		})
+	}
+}
+
+// httpieNet: http [METHOD] URL [ITEM…]; request items (a=b, f@file) are
+// an upload.
+func (a *analyzer) httpieNet(s *syntax.Stmt, name string, args []field, _ *ctx) {
+	ops := scanOpts(args, "aAv", []string{"--auth", "--session", "--output", "--verify"}, func(string, *field) {})
+	for i, f := range ops {
+		if i == 0 && isUpperWord(f.s) {
+			continue
+		}
+		scheme := "http"
+		if name == "https" || name == "xhs" {
+			scheme = "https"
+		}
+		upload := false
+		for _, it := range ops[i+1:] {
+			if strings.Contains(it.s, "=") || strings.Contains(it.s, "@") {
+				upload = true
+			}
+		}
+		a.addNet(s, f, scheme, name, func(n *sdk.NetworkUse) { n.Upload = upload })
+		break
+	}
+}
+
+// opensslNet: openssl s_client -connect HOST:PORT.
+func (a *analyzer) opensslNet(s *syntax.Stmt, _ string, args []field, _ *ctx) {
+	for i, f := range args {
+		if f.s == "-connect" && i+1 < len(args) {
+			a.addNet(s, args[i+1], "", "openssl", nil)
+		}
+	}
+}
+
+// urlArgsNet: every URL operand is a destination (aria2c, fetch).
+func (a *analyzer) urlArgsNet(s *syntax.Stmt, name string, args []field, _ *ctx) {
+	for _, f := range args {
+		if strings.Contains(f.s, "://") {
+			a.addNet(s, f, "", name, nil)
+		}
+	}
+}
+
 // netTools are commands that move data over the network; output piped into
 // them leaves the machine, and their output piped into an interpreter is
 // downloaded code.
@@ -220,97 +316,6 @@ func remoteSpec(s string) (host string, ok bool) {
 	return s[:k], true
 }
 
-// network records the network destinations of common clients.
-func (a *analyzer) network(s *syntax.Stmt, name string, args []field, c *ctx) {
-	start := len(a.b.Facts.Network)
-	defer func() {
-		if len(a.b.Facts.Network) > start {
-			a.proxyRoutes(s, name)
-		}
-	}()
-	switch name {
-	case "curl":
-		a.curl(s, args, c)
-	case "wget":
-		a.wget(s, args, c)
-	case "nc", "ncat", "netcat":
-		a.netcat(s, name, args)
-	case "socat":
-		a.socat(s, args)
-	case "ssh":
-		ops := scanOpts(args, "bcDEeFIiJLlmOopQRSWw", nil, func(opt string, v *field) {
-			if (opt == "-i" || opt == "-F") && v != nil {
-				a.fileAccess(s, *v, "read", "ssh", c)
-			}
-		})
-		if len(ops) > 0 {
-			a.addNet(s, ops[0], "ssh", "ssh", func(n *sdk.NetworkUse) {
-				if n.URL == "" {
-					n.Scheme = "ssh"
-				}
-			})
-		}
-		if rest := sshCommand(args); len(rest) > 0 {
-			// ssh HOST CMD…: the remote shell runs CMD; what it does is
-			// judged like local shell code (`ssh localhost 'rm -rf /'`).
-			code := field{}
-			for i, f := range rest {
-				if i > 0 {
-					code.merge(field{s: " "})
-				}
-				code.merge(f)
-			}
-			a.dynExec(s, "shell_c", "ssh", code, code, true)
-		}
-	case "scp", "sftp", "rsync":
-		a.copyRemote(s, name, args, c)
-	case "telnet", "ftp":
-		ops := scanOpts(args, "bels", nil, func(string, *field) {})
-		if len(ops) > 0 {
-			a.addNet(s, ops[0], "", name, func(n *sdk.NetworkUse) {
-				if len(ops) > 1 {
-					n.Port, _ = strconv.Atoi(ops[1].s)
-				}
-			})
-		}
-	case "git":
-		a.gitNet(s, args)
-	case "nslookup", "dig", "host", "drill", "ping", "ping6", "traceroute", "mtr", "whois":
-		a.dns(s, name, args)
-	case "http", "https", "xh", "xhs", "httpie":
-		ops := scanOpts(args, "aAv", []string{"--auth", "--session", "--output", "--verify"}, func(string, *field) {})
-		for i, f := range ops {
-			if i == 0 && isUpperWord(f.s) {
-				continue
-			}
-			scheme := "http"
-			if name == "https" || name == "xhs" {
-				scheme = "https"
-			}
-			upload := false
-			for _, it := range ops[i+1:] {
-				if strings.Contains(it.s, "=") || strings.Contains(it.s, "@") {
-					upload = true
-				}
-			}
-			a.addNet(s, f, scheme, name, func(n *sdk.NetworkUse) { n.Upload = upload })
-			break
-		}
-	case "openssl":
-		for i, f := range args {
-			if f.s == "-connect" && i+1 < len(args) {
-				a.addNet(s, args[i+1], "", "openssl", nil)
-			}
-		}
-	case "aria2c", "fetch":
-		for _, f := range args {
-			if strings.Contains(f.s, "://") {
-				a.addNet(s, f, "", name, nil)
-			}
-		}
-	}
-}
-
 func isUpperWord(s string) bool {
 	if s == "" {
 		return false
@@ -323,7 +328,7 @@ func isUpperWord(s string) bool {
 	return true
 }
 
-func (a *analyzer) curl(s *syntax.Stmt, args []field, c *ctx) {
+func (a *analyzer) curl(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	upload, remoteName := false, false
 	var saved []string
 	from := ""
@@ -448,13 +453,19 @@ func (a *analyzer) curl(s *syntax.Stmt, args []field, c *ctx) {
 	for _, p := range saved {
 		a.fetchedTo(p)
 	}
+	a.sentVars(s, vars)
+}
+
+// sentVars records the variables a client sends (in its URL, data or
+// headers) as an Output to the network.
+func (a *analyzer) sentVars(s *syntax.Stmt, vars []string) {
 	if len(vars) > 0 {
 		a.b.Facts.Outputs = append(a.b.Facts.Outputs, sdk.Output{Sink: "network", Vars: dedup(vars),
 			Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
 	}
 }
 
-func (a *analyzer) wget(s *syntax.Stmt, args []field, c *ctx) {
+func (a *analyzer) wget(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	upload, toStdout := false, false
 	saved := ""
 	dir := ""
@@ -514,13 +525,10 @@ func (a *analyzer) wget(s *syntax.Stmt, args []field, c *ctx) {
 		}
 	}
 	a.fetchedTo(saved)
-	if len(vars) > 0 {
-		a.b.Facts.Outputs = append(a.b.Facts.Outputs, sdk.Output{Sink: "network", Vars: dedup(vars),
-			Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
-	}
+	a.sentVars(s, vars)
 }
 
-func (a *analyzer) netcat(s *syntax.Stmt, name string, args []field) {
+func (a *analyzer) netcat(s *syntax.Stmt, name string, args []field, _ *ctx) {
 	listen, execShell := false, false
 	port := 0
 	ops := scanOpts(args, "ecpswqixXOIWTgGm", []string{"--exec", "--sh-exec", "--lua-exec", "--source-port",
@@ -562,7 +570,7 @@ func (a *analyzer) netcat(s *syntax.Stmt, name string, args []field) {
 	})
 }
 
-func (a *analyzer) socat(s *syntax.Stmt, args []field) {
+func (a *analyzer) socat(s *syntax.Stmt, _ string, args []field, _ *ctx) {
 	var addrs []field
 	for _, f := range args {
 		if strings.HasPrefix(f.s, "-") && f.s != "-" {
@@ -687,81 +695,7 @@ func sshCommand(args []field) []field {
 	return nil
 }
 
-func (a *analyzer) gitNet(s *syntax.Stmt, args []field) {
-	sub := ""
-	i := 0
-	for ; i < len(args); i++ {
-		f := args[i]
-		if f.s == "-c" && i+1 < len(args) {
-			// git -c http.proxy=URL: the proxy is a destination
-			if k, v, ok := strings.Cut(args[i+1].s, "="); ok && gitProxyKey(k) && v != "" {
-				a.addNet(s, proxyField(v, args[i+1].dyn), "http", "git", nil)
-			}
-		}
-		if f.s == "-C" || f.s == "-c" || f.s == "--git-dir" || f.s == "--work-tree" || f.s == "--namespace" {
-			i++
-			continue
-		}
-		if strings.HasPrefix(f.s, "-") {
-			continue
-		}
-		sub = f.s
-		break
-	}
-	if sub == "config" {
-		// git config [--global] http.proxy URL: later fetches go through it
-		for j := i + 1; j+1 < len(args); j++ {
-			if gitProxyKey(args[j].s) && args[j+1].s != "" && !strings.HasPrefix(args[j+1].s, "-") {
-				a.addNet(s, proxyField(args[j+1].s, args[j+1].dyn), "http", "git", nil)
-				break
-			}
-		}
-		return
-	}
-	switch sub {
-	case "clone", "fetch", "pull", "push", "ls-remote", "submodule", "remote", "archive":
-	default:
-		return
-	}
-	first := true
-	for j := i + 1; j < len(args); j++ {
-		f := args[j]
-		if strings.HasPrefix(f.s, "-") && !f.dyn {
-			if !strings.Contains(f.s, "=") && contains(gitValueOpts, f.s) {
-				j++
-			}
-			continue
-		}
-		if f.s == "add" && (sub == "remote" || sub == "submodule") {
-			continue
-		}
-		isURL := strings.Contains(f.s, "://")
-		host, scp := remoteSpec(f.s)
-		switch {
-		case isURL:
-			a.addNet(s, f, "", "git", nil)
-		case scp && host != "" && !f.dyn:
-			h := host
-			if k := strings.LastIndexByte(h, '@'); k >= 0 {
-				h = h[k+1:]
-			}
-			a.b.Facts.Network = append(a.b.Facts.Network, sdk.NetworkUse{URL: f.s, Host: strings.ToLower(h),
-				Scheme: "ssh", Via: "git", Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
-		case f.dyn && (first || sub == "clone"):
-			if first {
-				a.addNet(s, f, "", "git", func(n *sdk.NetworkUse) { n.Dynamic = true })
-			}
-		}
-		if sub == "clone" || sub == "fetch" || sub == "pull" || sub == "push" || sub == "ls-remote" {
-			// Only the first operand names a repository: what follows is a
-			// directory or refspecs (`HEAD:refs/heads/ci` is not host:path).
-			return
-		}
-		first = false
-	}
-}
-
-func (a *analyzer) dns(s *syntax.Stmt, name string, args []field) {
+func (a *analyzer) dns(s *syntax.Stmt, name string, args []field, _ *ctx) {
 	via := "dns"
 	if strings.HasPrefix(name, "ping") || name == "traceroute" || name == "mtr" || name == "whois" {
 		via = name

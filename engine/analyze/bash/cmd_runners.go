@@ -7,27 +7,19 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// Command runners and config hooks: programs whose arguments, script or
-// configuration name other commands to run or files to write. Each is a
-// row of runnerByName; the handler records what the program would run
-// (as nested shell code) and touch, besides the program's own command.
+// The runners topic: programs whose arguments, script or configuration
+// name other commands to run or files to write. Each handler records what
+// the program would run (as nested shell code) and touch, besides the
+// program's own command. (git's config hooks are in cmd_vcs.go.)
 
-// runnerHandler analyzes one runner's arguments.
-type runnerHandler func(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx)
-
-// runnerByName is the registry of runners by command name (filled in
-// init: the handlers reach back into the analyzer that consults it).
-var runnerByName map[string]runnerHandler
-
-func init() {
-	runnerByName = map[string]runnerHandler{
-		"sed": sedRunner, "gsed": sedRunner,
-		"vim": vimRunner, "vi": vimRunner, "nvim": vimRunner, "ex": vimRunner, "view": vimRunner, "gvim": vimRunner,
-		"vimdiff":  vimRunner,
-		"parallel": parallelRunner,
-		"make":     makeRunner, "gmake": makeRunner,
-		"git": gitConfigRunner,
-	}
+// registerRunnerCommands registers the runner aspect of sed, vim and its
+// kin, parallel and make.
+func registerRunnerCommands(r *registry) {
+	const topic = "runners"
+	r.runner(topic, sedRunner, "sed", "gsed")
+	r.runner(topic, vimRunner, "vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff")
+	r.runner(topic, parallelRunner, "parallel")
+	r.runner(topic, makeRunner, "make", "gmake")
 }
 
 // maxRunnerExpansions bounds the commands a runner expands to.
@@ -390,55 +382,4 @@ func makeRunner(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx) 
 		}
 		return
 	}
-}
-
-// gitCommandKeys are git configuration keys whose value is a command git
-// runs through the shell (aliases are handled by gitShellAliases).
-var gitCommandKeys = []string{"core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.askpass",
-	"sequence.editor", "diff.external", "gpg.program", "gpg.ssh.program", "pager.",
-	"difftool.", "mergetool.", "filter.", "diff.", "merge.", "uploadpack.packobjectshook", "core.hookspath"}
-
-// gitConfigRunner analyzes `git -c KEY=CMD …` for keys whose value git
-// runs as a command.
-func gitConfigRunner(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx) {
-	for i := 0; i+1 < len(args); i++ {
-		f := args[i]
-		if f.s != "-c" {
-			if !strings.HasPrefix(f.s, "-") {
-				return // the subcommand
-			}
-			continue
-		}
-		kv := args[i+1]
-		i++
-		k := strings.IndexByte(kv.s, '=')
-		if k < 0 || kv.dyn {
-			continue
-		}
-		key, val := strings.ToLower(kv.s[:k]), kv.s[k+1:]
-		if val == "" || key == "core.hookspath" {
-			continue
-		}
-		for _, ck := range gitCommandKeys {
-			if key == ck || strings.HasSuffix(ck, ".") && strings.HasPrefix(key, ck) && commandSubkey(key) {
-				code := strings.TrimPrefix(val, "!")
-				a.dynExec(s, "shell_c", "git", field{s: code}, field{}, true)
-				break
-			}
-		}
-	}
-}
-
-// commandSubkey reports whether a sectioned git key names a command
-// (pager.log, difftool.x.cmd, filter.x.clean, diff.x.textconv).
-func commandSubkey(key string) bool {
-	if strings.HasPrefix(key, "pager.") {
-		return true
-	}
-	for _, suf := range []string{".cmd", ".clean", ".smudge", ".process", ".textconv", ".command", ".driver"} {
-		if strings.HasSuffix(key, suf) {
-			return true
-		}
-	}
-	return false
 }

@@ -9,6 +9,22 @@ import (
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
+// The files topic: what common commands do to the files their operands
+// name — argSpec rows in specs for most, handlers for dd and tar — and the
+// helpers that record file accesses.
+
+// registerFileCommands registers the argSpecs of specs, the block-device
+// tools, and the dd and tar handlers.
+func registerFileCommands(r *registry) {
+	const topic = "files"
+	r.spec(topic, specs)
+	r.spec(topic, map[string]*argSpec{"wipefs": blockSpec, "fdisk": blockSpec, "sfdisk": blockSpec,
+		"parted": blockSpec, "mkswap": blockSpec, "blkdiscard": blockSpec})
+	r.family(topic, func(n string) bool { return hasPrefixAny(n, "mkfs", "mke2fs") }, func(e *command) { e.spec = blockSpec })
+	r.files(topic, (*analyzer).dd, "dd")
+	r.files(topic, (*analyzer).tar, "tar", "bsdtar", "gtar")
+}
+
 // argSpec describes what a common command does with its operands, so that
 // patterns, scripts, messages and option values are never taken for paths.
 type argSpec struct {
@@ -104,41 +120,9 @@ var specs = map[string]*argSpec{
 	"host": noFiles, "telnet": noFiles, "http": noFiles, "https": noFiles, "xh": noFiles,
 }
 
-// gitValueOpts are git options (global and of common subcommands) whose
-// value is a message, pattern, revision or number — never a path access.
-var gitValueOpts = []string{"-m", "-S", "-G", "-L", "-n", "-c", "-b", "-B", "-X", "-e", "-j", "-U",
-	"--message", "--author", "--committer", "--since", "--until", "--after", "--before", "--format", "--pretty",
-	"--grep", "--branch", "--depth", "--origin", "--template", "--reference", "--config", "--jobs", "--date",
-	"--max-count", "--skip", "--abbrev", "--upload-pack", "--exec", "--receive-pack", "--shallow-since", "--sort"}
-
-// files emits the file accesses of a command's operands.
-func (a *analyzer) files(s *syntax.Stmt, name string, args []field, c *ctx) {
-	switch name {
-	case "dd":
-		a.dd(s, args, c)
-		return
-	case "tar", "bsdtar", "gtar":
-		a.tar(s, args, c)
-		return
-	case "git":
-		a.gitFiles(s, args, c)
-		return
-	case "curl", "wget", "scp", "rsync", "sftp":
-		// handled with their network use
-		return
-	}
-	spec := specs[name]
-	if spec == nil && (strings.HasPrefix(name, "mkfs") || strings.HasPrefix(name, "mke2fs") || name == "wipefs" ||
-		name == "fdisk" || name == "sfdisk" || name == "parted" || name == "mkswap" || name == "blkdiscard") {
-		spec = blockSpec
-	}
-	if spec == noFiles {
-		return
-	}
-	if spec == nil {
-		a.genericRefs(s, name, args, c)
-		return
-	}
+// specFiles emits the file accesses of a command's operands as its
+// argSpec describes them.
+func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []field, c *ctx) {
 	var operands []field
 	recursive, force := false, false
 	appendMode, inPlace := false, false
@@ -303,53 +287,7 @@ func (a *analyzer) genericRefs(s *syntax.Stmt, name string, args []field, c *ctx
 	}
 }
 
-func (a *analyzer) gitFiles(s *syntax.Stmt, args []field, c *ctx) {
-	sub := ""
-	for i := 0; i < len(args); i++ {
-		f := args[i]
-		if strings.HasPrefix(f.s, "-") && !f.dyn {
-			if !strings.Contains(f.s, "=") && (contains(gitValueOpts, f.s) || f.s == "-C") {
-				i++
-			}
-			continue
-		}
-		if f.s == "--" {
-			continue
-		}
-		if sub == "" {
-			sub = f.s
-		}
-		if p, ok := revPath(sub, f); ok {
-			// git show REV:PATH prints the file as committed: a read
-			a.addFile(s, p, "read", "git", c, fileFlags{})
-			continue
-		}
-		if looksLikePath(f.s) && !strings.Contains(f.s, "@") && !strings.ContainsAny(f.s, ":") {
-			a.addFile(s, f, "ref", "git", c, fileFlags{})
-		}
-	}
-}
-
-// revPath returns the PATH of a REV:PATH object name given to a git
-// subcommand that prints or compares blobs (show, cat-file, diff, grep).
-// A remote ("git@host:repo", "host:path") or URL is not one.
-func revPath(sub string, f field) (field, bool) {
-	switch sub {
-	case "show", "cat-file", "diff", "grep", "difftool":
-	default:
-		return field{}, false
-	}
-	rev, p, ok := strings.Cut(f.s, ":")
-	if !ok || p == "" || strings.Contains(f.s, "://") || strings.Contains(p, ":") {
-		return field{}, false
-	}
-	if strings.Contains(rev, "@") && !strings.Contains(rev, "@{") {
-		return field{}, false
-	}
-	return field{s: p, dyn: f.dyn, glob: f.glob}, true
-}
-
-func (a *analyzer) dd(s *syntax.Stmt, args []field, c *ctx) {
+func (a *analyzer) dd(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	for _, f := range args {
 		if v, ok := strings.CutPrefix(f.s, "if="); ok {
 			a.addFile(s, field{s: v, dyn: f.dyn, glob: f.glob}, "read", "dd", c, fileFlags{})
@@ -359,7 +297,7 @@ func (a *analyzer) dd(s *syntax.Stmt, args []field, c *ctx) {
 	}
 }
 
-func (a *analyzer) tar(s *syntax.Stmt, args []field, c *ctx) {
+func (a *analyzer) tar(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	create := false
 	var archive *field
 	var operands []field

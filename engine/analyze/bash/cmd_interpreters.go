@@ -1,0 +1,442 @@
+package bash
+
+import (
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// The interpreters topic: python, perl, ruby, node, php and awk, whose
+// inline code (-c, -e, an awk program) runs commands and opens sockets.
+// The APIs each language reaches are the interpreter registry of
+// interp.go; here are the command lines that carry the code.
+
+// registerInterpreterCommands registers every interpreter of interp.go and
+// the own semantics of the interpreters' command lines.
+func registerInterpreterCommands(r *registry) {
+	const topic = "interpreters"
+	for _, l := range interpreters {
+		r.interpreter(topic, l)
+	}
+	// python, python3, python3.12, pypy …: a family, since no table can
+	// list every version.
+	r.family(topic, isPython, func(e *command) { e.run = exclusive((*analyzer).python) })
+	r.run(topic, exclusive((*analyzer).perl), "perl")
+	r.run(topic, exclusive((*analyzer).scriptingSystem), "ruby", "node", "nodejs", "php")
+	// awk's operands after the program are files it reads (awkSpec).
+	r.run(topic, additive((*analyzer).awk), "awk", "gawk", "mawk", "nawk")
+}
+
+func isPython(name string) bool {
+	return name == "python" || strings.HasPrefix(name, "python2") || strings.HasPrefix(name, "python3") ||
+		name == "pypy" || name == "pypy3"
+}
+
+func (a *analyzer) python(s *syntax.Stmt, name string, args []field, c *ctx) {
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if f.dyn && !f.procSubst {
+			return
+		}
+		switch {
+		case f.s == "-c":
+			if i+1 < len(args) {
+				a.dynExec(s, "python_c", name, args[i+1], args[i+1], true)
+			}
+			return
+		case strings.HasPrefix(f.s, "-c") && !strings.HasPrefix(f.s, "--"):
+			a.dynExec(s, "python_c", name, field{s: f.s[2:]}, f, true)
+			return
+		case f.s == "-m":
+			return
+		case f.s == "-":
+			a.stdinCode(s, name, c)
+			return
+		case f.s == "-W" || f.s == "-X" || f.s == "--check-hash-based-pycs":
+			i++
+		case strings.HasPrefix(f.s, "-"):
+		default:
+			a.scriptOperand(s, name, f, c)
+			return
+		}
+	}
+	a.stdinCode(s, name, c)
+}
+
+func (a *analyzer) perl(s *syntax.Stmt, _ string, args []field, c *ctx) {
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if (f.s == "-e" || f.s == "-E") && i+1 < len(args) {
+			code := args[i+1]
+			a.codeSockets(s, "perl", code.s)
+			// The commands the code runs are found by the interpreter
+			// registry (interp.go); code that runs none is still
+			// inline code executed.
+			if code.dyn || !runsShell(interpByName["perl"], code.s) {
+				a.b.Facts.DynamicExec = append(a.b.Facts.DynamicExec, sdk.DynamicExec{
+					Kind: "perl_e", Interpreter: "perl", Static: !code.dyn, Content: capContent(code.s),
+					Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos()),
+				})
+			}
+			return
+		}
+		if !strings.HasPrefix(f.s, "-") {
+			a.scriptOperand(s, "perl", f, c)
+			return
+		}
+	}
+}
+
+func (a *analyzer) awk(s *syntax.Stmt, _ string, args []field, c *ctx) {
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if f.s == "-f" {
+			return
+		}
+		if f.s == "-F" || f.s == "-v" {
+			i++
+			continue
+		}
+		if strings.HasPrefix(f.s, "-") && len(f.s) > 1 {
+			continue
+		}
+		a.codeSockets(s, "awk", f.s)
+		for _, cmd := range extractCalls(f.s, []string{"system("}, false) {
+			a.dynExec(s, "awk_system", "awk", field{s: cmd}, f, true)
+		}
+		if f.dyn && strings.Contains(f.s, "system") {
+			a.dynExec(s, "awk_system", "awk", field{dyn: true}, f, false)
+			return
+		}
+		resolved, fromInput, dynamic := awkSystemArgs(f.s)
+		for _, cmd := range resolved {
+			a.dynExec(s, "awk_system", "awk", field{s: cmd}, f, true)
+		}
+		if fromInput {
+			// The program runs its input lines: a heredoc or here-string
+			// is the script (pipes are judged by pipeInterpreter).
+			a.stdinCode(s, "awk", c)
+		}
+		if dynamic {
+			a.dynExec(s, "awk_system", "awk", field{dyn: true}, f, false)
+		}
+		return
+	}
+}
+
+// awkSystemArgs looks at the system(…) calls of an awk program whose
+// argument is not a string literal: a variable assigned one literal in the
+// program (`cmd="rm -rf /"; system(cmd)`) resolves to it; a field
+// reference (`system($0)`) means the program executes its input lines;
+// anything else is dynamic execution.
+func awkSystemArgs(prog string) (resolved []string, fromInput, dynamic bool) {
+	for off := 0; ; {
+		k := strings.Index(prog[off:], "system")
+		if k < 0 {
+			return resolved, fromInput, dynamic
+		}
+		b := off + k
+		j := b + len("system")
+		off = j
+		if b > 0 && isWordByte(prog[b-1]) {
+			continue
+		}
+		for j < len(prog) && (prog[j] == ' ' || prog[j] == '\t') {
+			j++
+		}
+		if j >= len(prog) || prog[j] != '(' {
+			continue
+		}
+		j++
+		for j < len(prog) && (prog[j] == ' ' || prog[j] == '\t') {
+			j++
+		}
+		if j < len(prog) && (prog[j] == '"' || prog[j] == '\'') {
+			// A literal is reported by extractCalls; one concatenated with
+			// more (`system("echo " $1)`) is computed.
+			q := strings.IndexByte(prog[j+1:], prog[j])
+			if q < 0 {
+				dynamic = true
+				continue
+			}
+			rest := strings.TrimLeft(prog[j+2+q:], " \t")
+			if rest == "" || rest[0] != ')' {
+				dynamic = true
+			}
+			continue
+		}
+		e := strings.IndexByte(prog[j:], ')')
+		if e < 0 {
+			dynamic = true
+			continue
+		}
+		arg := strings.TrimSpace(prog[j : j+e])
+		switch {
+		case arg == "":
+		case arg[0] == '$':
+			fromInput = true
+		case isIdent(arg):
+			if v, ok := awkLiteralAssign(prog, arg); ok {
+				resolved = append(resolved, v)
+			} else {
+				dynamic = true
+			}
+		default:
+			dynamic = true
+		}
+	}
+}
+
+// awkLiteralAssign finds the only `name = "literal"` assignment in an awk
+// program; a variable assigned more than once, or from anything but a
+// literal, is not resolved.
+func awkLiteralAssign(prog, name string) (string, bool) {
+	val, found := "", false
+	for off := 0; ; {
+		k := strings.Index(prog[off:], name)
+		if k < 0 {
+			return val, found
+		}
+		b := off + k
+		j := b + len(name)
+		off = j
+		if b > 0 && isWordByte(prog[b-1]) || j < len(prog) && isWordByte(prog[j]) {
+			continue
+		}
+		for j < len(prog) && (prog[j] == ' ' || prog[j] == '\t') {
+			j++
+		}
+		if j >= len(prog) || prog[j] != '=' || j+1 < len(prog) && prog[j+1] == '=' {
+			continue
+		}
+		j++
+		for j < len(prog) && (prog[j] == ' ' || prog[j] == '\t') {
+			j++
+		}
+		if found || j >= len(prog) || prog[j] != '"' {
+			return "", false
+		}
+		e := strings.IndexByte(prog[j+1:], '"')
+		if e < 0 {
+			return "", false
+		}
+		val, found = prog[j+1:j+1+e], true
+	}
+}
+
+// extractCalls finds string-literal arguments of fn("…") / fn '…' calls and,
+// with backticks, `…` / qx{…} in program text (perl, awk).
+func extractCalls(prog string, fns []string, backticks bool) []string {
+	var out []string
+	for _, fn := range fns {
+		for off := 0; ; {
+			k := strings.Index(prog[off:], fn)
+			if k < 0 {
+				break
+			}
+			j := off + k + len(fn)
+			if b := off + k; b > 0 && isWordByte(prog[b-1]) {
+				off = j
+				continue
+			}
+			off = j
+			for j < len(prog) && (prog[j] == ' ' || prog[j] == '(' || prog[j] == '\t') {
+				j++
+			}
+			// awk: system( "cmd" ) — spaces after the parenthesis too.
+			if j >= len(prog) || (prog[j] != '"' && prog[j] != '\'') {
+				continue
+			}
+			q := prog[j]
+			e := strings.IndexByte(prog[j+1:], q)
+			if e < 0 {
+				continue
+			}
+			out = append(out, prog[j+1:j+1+e])
+			off = j + 1 + e
+		}
+	}
+	if backticks {
+		for off := 0; ; {
+			k := strings.IndexByte(prog[off:], '`')
+			if k < 0 {
+				break
+			}
+			e := strings.IndexByte(prog[off+k+1:], '`')
+			if e < 0 {
+				break
+			}
+			out = append(out, prog[off+k+1:off+k+1+e])
+			off += k + e + 2
+		}
+		for _, open := range []string{"qx{", "qx(", "qx/"} {
+			if k := strings.Index(prog, open); k >= 0 {
+				closer := map[byte]byte{'{': '}', '(': ')', '/': '/'}[open[2]]
+				if e := strings.IndexByte(prog[k+3:], closer); e >= 0 {
+					out = append(out, prog[k+3:k+3+e])
+				}
+			}
+		}
+	}
+	return out
+}
+
+// inlineFlag is the option that passes a code string to an interpreter.
+var inlineFlag = map[string]string{"ruby": "-e", "node": "-e", "nodejs": "-e", "php": "-r"}
+
+// scriptingSystem handles `ruby -e`, `node -e`, `php -r`: shell command
+// strings passed to system()/exec() (and backticks) are analyzed as bash.
+func (a *analyzer) scriptingSystem(s *syntax.Stmt, name string, args []field, c *ctx) {
+	flag := inlineFlag[name]
+	for i, f := range args {
+		if f.s == flag || (name == "node" || name == "nodejs") && (f.s == "--eval" || f.s == "-p" || f.s == "--print") {
+			if i+1 >= len(args) {
+				return
+			}
+			// The commands the code runs are found by the interpreter
+			// registry (interp.go).
+			a.codeSockets(s, name, args[i+1].s)
+			return
+		}
+		if !strings.HasPrefix(f.s, "-") {
+			a.scriptOperand(s, name, f, c)
+			return
+		}
+	}
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// socketMarkers reveal a raw connection in perl/ruby/php/node/awk code.
+var socketMarkers = []string{"fsockopen(", "TCPSocket.new(", "TCPSocket.open(", "IO::Socket::INET", "socket(",
+	"Socket.tcp(", "/inet/tcp/", "/inet/udp/", "net.connect(", "net.Socket(", "createConnection(", "stream_socket_client("}
+
+// shellMarkers reveal a shell attached to that connection.
+var shellMarkers = []string{"/bin/sh", "/bin/bash", "sh -i", "bash -i", "cmd.exe", "|& getline", "| getline",
+	"spawn(\"sh", "spawn('sh", "exec(\"sh", "exec('sh", "system$_", "system $_", "exec $_"}
+
+// codeSockets records the connection opened by interpreter code given on
+// the command line (the one-line reverse shells of perl, ruby, php, node
+// and gawk), with ExecShell when the code also runs a shell.
+func (a *analyzer) codeSockets(s *syntax.Stmt, via, code string) {
+	found := false
+	for _, m := range socketMarkers {
+		if strings.Contains(code, m) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return
+	}
+	host, port := "", 0
+	if k := strings.Index(code, "/inet/tcp/"); k >= 0 || strings.Contains(code, "/inet/udp/") {
+		if k < 0 {
+			k = strings.Index(code, "/inet/udp/")
+		}
+		parts := strings.SplitN(code[k+len("/inet/tcp/"):], "/", 3)
+		if len(parts) == 3 {
+			host = parts[1]
+			port = leadingInt(parts[2])
+		}
+	} else {
+		for off := 0; off < len(code); {
+			lit, end, ok := nextQuoted(code, off)
+			if !ok {
+				break
+			}
+			off = end
+			if h, p := hostLike(lit); h != "" {
+				host, port = h, p
+				if port == 0 {
+					rest := strings.TrimLeft(code[end:], ` ,:"')`)
+					port = leadingInt(rest)
+				}
+				break
+			}
+		}
+	}
+	execShell := false
+	for _, m := range shellMarkers {
+		if strings.Contains(code, m) {
+			execShell = true
+			break
+		}
+	}
+	a.b.Facts.Network = append(a.b.Facts.Network, sdk.NetworkUse{Host: strings.ToLower(host), Port: port,
+		Scheme: "tcp", Via: via, Dynamic: host == "", ExecShell: execShell,
+		Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
+}
+
+// nextQuoted returns the next '…' or "…" literal in code at or after off.
+func nextQuoted(code string, off int) (string, int, bool) {
+	k := strings.IndexAny(code[off:], `"'`)
+	if k < 0 {
+		return "", 0, false
+	}
+	start := off + k
+	q := code[start]
+	e := strings.IndexByte(code[start+1:], q)
+	if e < 0 {
+		return "", 0, false
+	}
+	return code[start+1 : start+1+e], start + 2 + e, true
+}
+
+// hostLike reports whether lit is an IPv4 address or a host name,
+// optionally with :port.
+func hostLike(lit string) (string, int) {
+	host, port := lit, 0
+	if k := strings.LastIndexByte(lit, ':'); k > 0 {
+		if p := leadingInt(lit[k+1:]); p > 0 && len(strconv.Itoa(p)) == len(lit)-k-1 {
+			host, port = lit[:k], p
+		}
+	}
+	if host == "" || strings.ContainsAny(host, " /\\$@=;(){}<>|&*") || !strings.Contains(host, ".") {
+		return "", 0
+	}
+	labels := strings.Split(host, ".")
+	allNum := true
+	for _, l := range labels {
+		if l == "" {
+			return "", 0
+		}
+		if _, err := strconv.Atoi(l); err != nil {
+			allNum = false
+		}
+	}
+	if allNum {
+		if len(labels) != 4 {
+			return "", 0
+		}
+		return host, port
+	}
+	tld := labels[len(labels)-1]
+	if len(tld) < 2 || !isUpperWord(strings.ToUpper(tld)) {
+		return "", 0
+	}
+	switch tld {
+	case "pm", "so", "py", "pl", "rb", "js", "sh", "txt", "log":
+		return "", 0
+	}
+	return host, port
+}
+
+func leadingInt(s string) int {
+	n := 0
+	for i := 0; i < len(s) && i < 6; i++ {
+		if s[i] < '0' || s[i] > '9' {
+			break
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	if n > 65535 {
+		return 0
+	}
+	return n
+}

@@ -1,0 +1,241 @@
+package bash
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// The version-control topic: git, whose config keys and aliases run
+// commands (core.pager, alias.x='!cmd'), whose remotes are hosts and
+// whose operands are paths, revisions or refspecs.
+
+// registerVCSCommands registers every aspect of git.
+func registerVCSCommands(r *registry) {
+	const topic = "vcs"
+	r.runner(topic, gitConfigRunner, "git")
+	r.run(topic, additive((*analyzer).gitShellAliases), "git")
+	r.net(topic, (*analyzer).gitNet, "git")
+	r.files(topic, (*analyzer).gitFiles, "git")
+}
+
+// gitShellAliases finds git aliases that run a shell command — `git -c
+// alias.x='!cmd' x`, `git config alias.x '!cmd'` — and analyzes the
+// command as the shell code git will run.
+func (a *analyzer) gitShellAliases(s *syntax.Stmt, _ string, args []field, _ *ctx) {
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		var key string
+		var val field
+		switch {
+		case f.s == "-c" && i+1 < len(args):
+			kv := args[i+1]
+			k := strings.IndexByte(kv.s, '=')
+			if k < 0 {
+				continue
+			}
+			key, val = kv.s[:k], field{s: kv.s[k+1:], dyn: kv.dyn}
+			i++
+		case f.s == "config" && i+2 < len(args):
+			j := i + 1
+			for j < len(args) && strings.HasPrefix(args[j].s, "-") {
+				j++
+			}
+			if j+1 >= len(args) {
+				return
+			}
+			key, val = args[j].s, args[j+1]
+			i = j + 1
+		default:
+			if !strings.HasPrefix(f.s, "-") {
+				return // the subcommand: options end here
+			}
+			continue
+		}
+		if !strings.HasPrefix(strings.ToLower(key), "alias.") || !strings.HasPrefix(val.s, "!") {
+			continue
+		}
+		code := field{s: strings.TrimPrefix(val.s, "!"), dyn: val.dyn}
+		a.dynExec(s, "shell_c", "git", code, code, true)
+	}
+}
+
+func (a *analyzer) gitNet(s *syntax.Stmt, _ string, args []field, _ *ctx) {
+	sub := ""
+	i := 0
+	for ; i < len(args); i++ {
+		f := args[i]
+		if f.s == "-c" && i+1 < len(args) {
+			// git -c http.proxy=URL: the proxy is a destination
+			if k, v, ok := strings.Cut(args[i+1].s, "="); ok && gitProxyKey(k) && v != "" {
+				a.addNet(s, proxyField(v, args[i+1].dyn), "http", "git", nil)
+			}
+		}
+		if f.s == "-C" || f.s == "-c" || f.s == "--git-dir" || f.s == "--work-tree" || f.s == "--namespace" {
+			i++
+			continue
+		}
+		if strings.HasPrefix(f.s, "-") {
+			continue
+		}
+		sub = f.s
+		break
+	}
+	if sub == "config" {
+		// git config [--global] http.proxy URL: later fetches go through it
+		for j := i + 1; j+1 < len(args); j++ {
+			if gitProxyKey(args[j].s) && args[j+1].s != "" && !strings.HasPrefix(args[j+1].s, "-") {
+				a.addNet(s, proxyField(args[j+1].s, args[j+1].dyn), "http", "git", nil)
+				break
+			}
+		}
+		return
+	}
+	switch sub {
+	case "clone", "fetch", "pull", "push", "ls-remote", "submodule", "remote", "archive":
+	default:
+		return
+	}
+	first := true
+	for j := i + 1; j < len(args); j++ {
+		f := args[j]
+		if strings.HasPrefix(f.s, "-") && !f.dyn {
+			if !strings.Contains(f.s, "=") && contains(gitValueOpts, f.s) {
+				j++
+			}
+			continue
+		}
+		if f.s == "add" && (sub == "remote" || sub == "submodule") {
+			continue
+		}
+		isURL := strings.Contains(f.s, "://")
+		host, scp := remoteSpec(f.s)
+		switch {
+		case isURL:
+			a.addNet(s, f, "", "git", nil)
+		case scp && host != "" && !f.dyn:
+			h := host
+			if k := strings.LastIndexByte(h, '@'); k >= 0 {
+				h = h[k+1:]
+			}
+			a.b.Facts.Network = append(a.b.Facts.Network, sdk.NetworkUse{URL: f.s, Host: strings.ToLower(h),
+				Scheme: "ssh", Via: "git", Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
+		case f.dyn && (first || sub == "clone"):
+			if first {
+				a.addNet(s, f, "", "git", func(n *sdk.NetworkUse) { n.Dynamic = true })
+			}
+		}
+		if sub == "clone" || sub == "fetch" || sub == "pull" || sub == "push" || sub == "ls-remote" {
+			// Only the first operand names a repository: what follows is a
+			// directory or refspecs (`HEAD:refs/heads/ci` is not host:path).
+			return
+		}
+		first = false
+	}
+}
+
+// gitValueOpts are git options (global and of common subcommands) whose
+// value is a message, pattern, revision or number — never a path access.
+var gitValueOpts = []string{"-m", "-S", "-G", "-L", "-n", "-c", "-b", "-B", "-X", "-e", "-j", "-U",
+	"--message", "--author", "--committer", "--since", "--until", "--after", "--before", "--format", "--pretty",
+	"--grep", "--branch", "--depth", "--origin", "--template", "--reference", "--config", "--jobs", "--date",
+	"--max-count", "--skip", "--abbrev", "--upload-pack", "--exec", "--receive-pack", "--shallow-since", "--sort"}
+
+func (a *analyzer) gitFiles(s *syntax.Stmt, _ string, args []field, c *ctx) {
+	sub := ""
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if strings.HasPrefix(f.s, "-") && !f.dyn {
+			if !strings.Contains(f.s, "=") && (contains(gitValueOpts, f.s) || f.s == "-C") {
+				i++
+			}
+			continue
+		}
+		if f.s == "--" {
+			continue
+		}
+		if sub == "" {
+			sub = f.s
+		}
+		if p, ok := revPath(sub, f); ok {
+			// git show REV:PATH prints the file as committed: a read
+			a.addFile(s, p, "read", "git", c, fileFlags{})
+			continue
+		}
+		if looksLikePath(f.s) && !strings.Contains(f.s, "@") && !strings.ContainsAny(f.s, ":") {
+			a.addFile(s, f, "ref", "git", c, fileFlags{})
+		}
+	}
+}
+
+// revPath returns the PATH of a REV:PATH object name given to a git
+// subcommand that prints or compares blobs (show, cat-file, diff, grep).
+// A remote ("git@host:repo", "host:path") or URL is not one.
+func revPath(sub string, f field) (field, bool) {
+	switch sub {
+	case "show", "cat-file", "diff", "grep", "difftool":
+	default:
+		return field{}, false
+	}
+	rev, p, ok := strings.Cut(f.s, ":")
+	if !ok || p == "" || strings.Contains(f.s, "://") || strings.Contains(p, ":") {
+		return field{}, false
+	}
+	if strings.Contains(rev, "@") && !strings.Contains(rev, "@{") {
+		return field{}, false
+	}
+	return field{s: p, dyn: f.dyn, glob: f.glob}, true
+}
+
+// gitCommandKeys are git configuration keys whose value is a command git
+// runs through the shell (aliases are handled by gitShellAliases).
+var gitCommandKeys = []string{"core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.askpass",
+	"sequence.editor", "diff.external", "gpg.program", "gpg.ssh.program", "pager.",
+	"difftool.", "mergetool.", "filter.", "diff.", "merge.", "uploadpack.packobjectshook", "core.hookspath"}
+
+// gitConfigRunner analyzes `git -c KEY=CMD …` for keys whose value git
+// runs as a command.
+func gitConfigRunner(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx) {
+	for i := 0; i+1 < len(args); i++ {
+		f := args[i]
+		if f.s != "-c" {
+			if !strings.HasPrefix(f.s, "-") {
+				return // the subcommand
+			}
+			continue
+		}
+		kv := args[i+1]
+		i++
+		k := strings.IndexByte(kv.s, '=')
+		if k < 0 || kv.dyn {
+			continue
+		}
+		key, val := strings.ToLower(kv.s[:k]), kv.s[k+1:]
+		if val == "" || key == "core.hookspath" {
+			continue
+		}
+		for _, ck := range gitCommandKeys {
+			if key == ck || strings.HasSuffix(ck, ".") && strings.HasPrefix(key, ck) && commandSubkey(key) {
+				code := strings.TrimPrefix(val, "!")
+				a.dynExec(s, "shell_c", "git", field{s: code}, field{}, true)
+				break
+			}
+		}
+	}
+}
+
+// commandSubkey reports whether a sectioned git key names a command
+// (pager.log, difftool.x.cmd, filter.x.clean, diff.x.textconv).
+func commandSubkey(key string) bool {
+	if strings.HasPrefix(key, "pager.") {
+		return true
+	}
+	for _, suf := range []string{".cmd", ".clean", ".smudge", ".process", ".textconv", ".command", ".driver"} {
+		if strings.HasSuffix(key, suf) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,360 @@
+package bash
+
+import (
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// The wrappers topic: commands that run another command given in their
+// arguments (sudo, env, timeout, nohup …) — the inner command is analyzed
+// as a command of its own, with Reach "wrapper" — and the two that run a
+// command over many inputs, xargs and find -exec.
+
+// registerWrapperCommands registers the wrappers, xargs and find.
+func registerWrapperCommands(r *registry) {
+	const topic = "wrappers"
+	r.wrapper(topic, optsWrapper("ugCDhpRrtTU", []string{"--user", "--group", "--prompt", "--chdir", "--chroot",
+		"--role", "--type", "--close-from", "--host", "--other-user", "--command-timeout"}, 0), "sudo")
+	r.wrapper(topic, optsWrapper("uC", nil, 0), "doas")
+	r.wrapper(topic, optsWrapper("", []string{"--user"}, 0), "pkexec")
+	r.wrapper(topic, optsWrapper("ugGlcw", []string{"--user", "--group", "--supp-group", "--command",
+		"--shell", "--whitelist-environment"}, 0), "runuser")
+	r.wrapper(topic, optsWrapper("n", []string{"--adjustment"}, 0), "nice")
+	r.wrapper(topic, optsWrapper("sk", []string{"--signal", "--kill-after"}, 1), "timeout")
+	// screen -dmS NAME cmd args…
+	r.wrapper(topic, optsWrapper("SLhpcsTtXe", nil, 0), "screen")
+	r.wrapper(topic, busyboxWrapper, "busybox", "toybox")
+	r.wrapper(topic, optsWrapper("", nil, 0), "nohup", "builtin", "setsid", "unbuffer", "caffeinate", "proxychains",
+		"proxychains4", "torsocks", "unshare", "fakeroot", "catchsegv")
+	r.wrapper(topic, commandWrapper, "command")
+	r.wrapper(topic, optsWrapper("a", nil, 0), "exec")
+	r.wrapper(topic, optsWrapper("ioe", []string{"--input", "--output", "--error"}, 0), "stdbuf")
+	r.wrapper(topic, ioniceWrapper, "ionice")
+	r.wrapper(topic, optsWrapper("fo", []string{"--format", "--output"}, 0), "time")
+	r.wrapper(topic, optsWrapper("", []string{"--userspec", "--groups"}, 1), "chroot")
+	r.wrapper(topic, watchWrapper, "watch")
+	r.wrapper(topic, flockWrapper, "flock")
+	r.wrapper(topic, optsWrapper("", []string{"--cpu-list"}, 1), "taskset")
+	r.wrapper(topic, optsWrapper("T", nil, 1), "chrt")
+	r.wrapper(topic, envWrapper, "env")
+	r.run(topic, exclusive((*analyzer).xargs), "xargs")
+	r.run(topic, exclusive((*analyzer).find), "find")
+}
+
+// optsWrapper is a wrapper whose inner command follows its options
+// (skipOpts: shortVal and longVal take a value, extra operands precede
+// the command).
+func optsWrapper(shortVal string, longVal []string, extra int) wrapHandler {
+	return func(_ *analyzer, _ *syntax.Stmt, args []field, _ *ctx) (int, string) {
+		return skipOpts(args, shortVal, longVal, extra), "wrapper"
+	}
+}
+
+// busyboxWrapper: busybox APPLET args… runs the applet.
+func busyboxWrapper(_ *analyzer, _ *syntax.Stmt, args []field, _ *ctx) (int, string) {
+	if len(args) > 0 && !strings.HasPrefix(args[0].s, "-") {
+		return 0, "wrapper"
+	}
+	return -1, ""
+}
+
+// commandWrapper: command CMD runs CMD; command -v / -V only looks it up.
+func commandWrapper(_ *analyzer, _ *syntax.Stmt, args []field, _ *ctx) (int, string) {
+	for _, f := range args {
+		if f.s == "-v" || f.s == "-V" {
+			return -1, ""
+		}
+	}
+	return skipOpts(args, "", nil, 0), "wrapper"
+}
+
+// ioniceWrapper: ionice -p/-P/-u changes running processes; otherwise it
+// runs its command.
+func ioniceWrapper(_ *analyzer, _ *syntax.Stmt, args []field, _ *ctx) (int, string) {
+	for _, f := range args {
+		if f.s == "-p" || f.s == "-P" || f.s == "-u" {
+			return -1, ""
+		}
+	}
+	return skipOpts(args, "cnt", []string{"--class", "--classdata"}, 0), "wrapper"
+}
+
+// watchWrapper: watch CMD ARGS… runs the command; one operand holding a
+// command line (watch 'cmd args') is run through sh -c.
+func watchWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, string) {
+	i := skipOpts(args, "nqd", []string{"--interval", "--differences"}, 0)
+	if i >= 0 && i == len(args)-1 && strings.ContainsAny(args[i].s, " \t;|&") {
+		a.nestedShell(s, "watch", args[i])
+		return -1, ""
+	}
+	return i, "wrapper"
+}
+
+// flockWrapper: flock LOCK CMD… runs the command; -c runs shell code.
+func flockWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, string) {
+	for i, f := range args {
+		if f.s == "-c" || f.s == "--command" {
+			if i+1 < len(args) {
+				a.nestedShell(s, "flock", args[i+1])
+			}
+			return -1, ""
+		}
+	}
+	return skipOpts(args, "wEo", []string{"--timeout", "--conflict-exit-code"}, 1), "wrapper"
+}
+
+// envWrapper: env [-u NAME] [NAME=VALUE…] CMD… runs the command; -S
+// splits a string into one, which is shell code to the analyzer.
+func envWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, string) {
+	i := 0
+	for i < len(args) {
+		f := args[i]
+		switch {
+		case f.s == "--":
+			i++
+			continue
+		case f.s == "-S" || f.s == "--split-string":
+			if i+1 < len(args) {
+				a.nestedShell(s, "env", args[i+1])
+			}
+			return -1, ""
+		case f.s == "-u" || f.s == "-C" || f.s == "--unset" || f.s == "--chdir":
+			i += 2
+			continue
+		case strings.HasPrefix(f.s, "-") && !f.dyn:
+			i++
+			continue
+		case !f.dyn && strings.Contains(f.s, "=") && isIdent(f.s[:strings.IndexByte(f.s, '=')]):
+			i++
+			continue
+		}
+		break
+	}
+	return i, "wrapper"
+}
+
+// skipOpts returns the index of the first operand after options; shortVal
+// and longVal name options that take a value; extra operands (a duration,
+// a new root) are skipped after the options.
+func skipOpts(args []field, shortVal string, longVal []string, extra int) int {
+	i := 0
+	for i < len(args) {
+		f := args[i]
+		if !strings.HasPrefix(f.s, "-") || f.s == "-" {
+			break
+		}
+		if f.s == "--" {
+			i++
+			break
+		}
+		if strings.HasPrefix(f.s, "--") {
+			if !strings.Contains(f.s, "=") && contains(longVal, f.s) {
+				i++
+			}
+			i++
+			continue
+		}
+		// Short cluster: a value option takes the rest or the next arg.
+		for j := 1; j < len(f.s); j++ {
+			if strings.IndexByte(shortVal, f.s[j]) >= 0 {
+				if j == len(f.s)-1 {
+					i++
+				}
+				break
+			}
+		}
+		i++
+	}
+	return i + extra
+}
+
+// placeholder marks the argument that xargs / find -exec fill in.
+const placeholder = "{}"
+
+func (a *analyzer) xargs(s *syntax.Stmt, _ string, args []field, c *ctx) {
+	repl := ""
+	i := 0
+	for i < len(args) {
+		f := args[i]
+		if !strings.HasPrefix(f.s, "-") || f.s == "-" {
+			break
+		}
+		switch {
+		case f.s == "--":
+			i++
+			goto done
+		case f.s == "-I" || f.s == "--replace":
+			if i+1 < len(args) {
+				repl = args[i+1].s
+			}
+			i += 2
+			continue
+		case strings.HasPrefix(f.s, "-I"):
+			repl = f.s[2:]
+		case strings.HasPrefix(f.s, "--replace="):
+			repl = strings.TrimPrefix(f.s, "--replace=")
+		case f.s == "-i":
+			repl = placeholder
+		case f.s == "-a" || f.s == "--arg-file":
+			if i+1 < len(args) {
+				a.fileAccess(s, args[i+1], "read", "xargs", c)
+			}
+			i += 2
+			continue
+		case len(f.s) == 2 && strings.IndexByte("dEeLlnPs", f.s[1]) >= 0:
+			i += 2
+			continue
+		}
+		i++
+	}
+done:
+	inner := []field{{s: "echo"}}
+	if i < len(args) {
+		inner = append([]field(nil), args[i:]...)
+	}
+	if repl != "" {
+		for k := 1; k < len(inner); k++ {
+			if strings.Contains(inner[k].s, repl) {
+				inner[k] = field{s: strings.ReplaceAll(inner[k].s, repl, placeholder), dyn: true}
+			}
+		}
+	} else {
+		inner = append(inner, field{s: placeholder, dyn: true})
+	}
+	ic := a.with(c, "xargs")
+	ic.targets = a.upstreamPaths(c.prevStage)
+	if c.prevStage == nil {
+		ic.targets = a.stdinWords(s)
+	}
+	a.emitCommand(s, inner, &ic)
+}
+
+// upstreamPaths returns the start paths of a `find` (or the operands of
+// `ls`) feeding a pipe, which become the targets of xargs.
+func (a *analyzer) upstreamPaths(st *syntax.Stmt) []string {
+	if st == nil {
+		return nil
+	}
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return nil
+	}
+	fs := a.callWords(call)
+	if len(fs) == 0 || fs[0].dyn {
+		return nil
+	}
+	switch path.Base(fs[0].s) {
+	case "find":
+		return findStarts(fs[1:])
+	case "ls":
+		var out []string
+		for _, f := range fs[1:] {
+			if !strings.HasPrefix(f.s, "-") && !f.dyn {
+				out = append(out, f.s)
+			}
+		}
+		if len(out) == 0 {
+			out = []string{"."}
+		}
+		return out
+	}
+	// A producer whose output folds (`echo / | xargs rm -rf`): its words.
+	if r := a.foldStages([]*syntax.Stmt{st}); r.static {
+		return strings.Fields(r.content)
+	}
+	return nil
+}
+
+// stdinWords returns the words a command reads from its own here-string or
+// heredoc when that text is static (`xargs rm -rf <<< /`), else nil.
+func (a *analyzer) stdinWords(s *syntax.Stmt) []string {
+	for _, rd := range s.Redirs {
+		var f field
+		switch rd.Op {
+		case syntax.WordHdoc:
+			f = a.expandOne(rd.Word, false)
+		case syntax.Hdoc, syntax.DashHdoc:
+			f = a.heredocBody(rd, false)
+		default:
+			continue
+		}
+		if f.dyn {
+			return nil
+		}
+		return strings.Fields(f.s)
+	}
+	return nil
+}
+
+func findStarts(args []field) []string {
+	var out []string
+	for _, f := range args {
+		if strings.HasPrefix(f.s, "-") && f.s != "-" || f.s == "(" || f.s == "!" || f.s == "\\(" {
+			break
+		}
+		if f.dyn {
+			continue
+		}
+		out = append(out, f.s)
+	}
+	if len(out) == 0 {
+		out = []string{"."}
+	}
+	return out
+}
+
+func (a *analyzer) find(s *syntax.Stmt, _ string, args []field, c *ctx) {
+	i := 0
+	// Leading -H/-L/-P/-O options.
+	for i < len(args) && (args[i].s == "-H" || args[i].s == "-L" || args[i].s == "-P" || strings.HasPrefix(args[i].s, "-O")) {
+		i++
+	}
+	starts := findStarts(args[i:])
+	var startFields []field
+	for ; i < len(args); i++ {
+		f := args[i]
+		if strings.HasPrefix(f.s, "-") && f.s != "-" || f.s == "(" || f.s == "!" {
+			break
+		}
+		startFields = append(startFields, f)
+	}
+	if len(startFields) == 0 {
+		startFields = []field{{s: "."}}
+	}
+	for _, f := range startFields {
+		a.fileAccess(s, f, "list", "find", c)
+	}
+	var ic ctx // outside the loop, so that it stays on the stack
+	for ; i < len(args); i++ {
+		switch args[i].s {
+		case "-delete":
+			for _, f := range startFields {
+				a.addFile(s, f, "delete", "find", c, fileFlags{recursive: true})
+			}
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i + 1
+			for j < len(args) && args[j].s != ";" && args[j].s != "+" {
+				j++
+			}
+			if j > i+1 {
+				inner := append([]field(nil), args[i+1:j]...)
+				for k := range inner {
+					if strings.Contains(inner[k].s, placeholder) {
+						inner[k].dyn = true
+					}
+				}
+				ic = a.with(c, "find_exec")
+				ic.targets = starts
+				a.emitCommand(s, inner, &ic)
+			}
+			i = j
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			if i+1 < len(args) {
+				a.fileAccess(s, args[i+1], "write", "find", c)
+				i++
+			}
+		}
+	}
+}
