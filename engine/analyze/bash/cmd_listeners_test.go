@@ -9,7 +9,7 @@ import "testing"
 func TestListenersFromAnyCLI(t *testing.T) {
 	for _, tc := range []struct {
 		name, src, host string
-		port          int
+		port            int
 	}{
 		{"python http.server", "python3 -m http.server", "", 8000},
 		{"python http.server port and bind", "python3 -m http.server --bind 127.0.0.1 9000", "127.0.0.1", 9000},
