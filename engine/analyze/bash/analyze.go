@@ -451,7 +451,7 @@ func (a *analyzer) walkStmtIn(s *syntax.Stmt, c *ctx) {
 	case *syntax.FuncDecl:
 		a.walkFunc(cmd, c)
 	case *syntax.DeclClause:
-		a.walkDecl(cmd, c)
+		a.walkDecl(s, cmd, c)
 	case *syntax.TimeClause:
 		if cmd.Stmt != nil {
 			a.walkVia(nil, cmd.Stmt, c, "wrapper")
@@ -737,11 +737,18 @@ func (a *analyzer) setVar(name, val string, static bool) {
 	}
 }
 
-func (a *analyzer) walkDecl(d *syntax.DeclClause, c *ctx) {
+func (a *analyzer) walkDecl(s *syntax.Stmt, d *syntax.DeclClause, c *ctx) {
 	op := "set"
 	variant := ""
 	if d.Variant != nil {
 		variant = d.Variant.Value
+	}
+	if listing := declListing(variant, d); listing != nil {
+		// `export -p`, `declare -x`, `typeset -p`: the builtin prints
+		// variables (the whole environment for export/-x) and is a
+		// command whose output the rules follow like env's.
+		a.emitCommand(s, listing, c)
+		return
 	}
 	if variant == "export" {
 		op = "export"
@@ -769,6 +776,32 @@ func (a *analyzer) walkDecl(d *syntax.DeclClause, c *ctx) {
 		}
 		a.assign(as, op)
 	}
+}
+
+// declListing returns the command words of a declaration builtin that
+// only lists (options, no names: `export -p`, `declare -x`, `declare -p`,
+// bare `export`), or nil when it declares something.
+func declListing(variant string, d *syntax.DeclClause) []field {
+	switch variant {
+	case "export", "declare", "typeset", "readonly", "local":
+	default:
+		return nil
+	}
+	out := []field{{s: variant}}
+	for _, as := range d.Args {
+		if !as.Naked || as.Name != nil || as.Value == nil {
+			return nil
+		}
+		opt := as.Value.Lit()
+		if !strings.HasPrefix(opt, "-") {
+			return nil
+		}
+		out = append(out, field{s: opt})
+	}
+	if len(out) == 1 && variant != "export" {
+		return nil
+	}
+	return out
 }
 
 // assign records one NAME=value and tracks its value.

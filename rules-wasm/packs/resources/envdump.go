@@ -32,7 +32,9 @@ func isDump(name string, args []string) bool {
 			}
 		}
 		return true
-	case "export", "declare", "typeset":
+	case "export":
+		return len(args) == 0 || len(args) == 1 && (args[0] == "-p" || args[0] == "-x" || args[0] == "-px")
+	case "declare", "typeset":
 		return len(args) == 1 && (args[0] == "-p" || args[0] == "-x" || args[0] == "-px")
 	case "set":
 		return len(args) == 0
@@ -66,6 +68,26 @@ func fileRedirect(r sdk.Redirect) bool {
 		return false
 	}
 	return true
+}
+
+// checkIndirectOverDump reports values printed through indirect expansion
+// in content that lists the environment's names (`for n in $(compgen -e);
+// do echo "$n=${!n}"; done`, `env | cut -d= -f1 | while read n; do …`):
+// ${!n} over every name is every value.
+func checkIndirectOverDump(e *catalog.Env) {
+	f := e.Facts
+	for _, i := range e.Commands(kindEcho) {
+		c := &f.Commands[i]
+		for _, k := range c.DynamicArgs {
+			if k < len(c.Args) && strings.Contains(c.Args[k], "${!") {
+				e.Add(catalog.Finding{Rule: "SENSITIVE_OUTPUT", Evidence: c.Evidence, Pos: c.Pos, Key: "envdump",
+					Message:        "Content prints variables by indirect expansion over the environment's names, secret values included.",
+					Recommendation: "Print only the variables you need, by name, and never secrets.",
+					Metadata:       map[string]any{"dump": "indirect", "sink": "stdout"}})
+				return
+			}
+		}
+	}
 }
 
 // dumpSources are the commands that write the whole environment to their
@@ -142,8 +164,8 @@ func checkEnvPrinted(e *catalog.Env, dumps map[int]string) {
 	}
 	for id, from := range dumps {
 		c := byID[id]
-		if c == nil || !prints(c, 0) {
-			continue
+		if c == nil || c.Name == "compgen" || !prints(c, 0) {
+			continue // compgen lists names only
 		}
 		e.Add(catalog.Finding{Rule: "SENSITIVE_OUTPUT", Evidence: c.Evidence, Pos: c.Pos, Key: "envdump",
 			Message:        fmt.Sprintf("Content prints the whole environment (%s), secret values included.", from),
@@ -161,6 +183,7 @@ func checkEnvDumps(e *catalog.Env) {
 		return
 	}
 	checkEnvPrinted(e, dumps)
+	checkIndirectOverDump(e)
 	for _, i := range e.Commands(kindFilter) {
 		c := &f.Commands[i]
 		from := ""

@@ -49,3 +49,16 @@ func TestEnvDumpOutputs(t *testing.T) {
 		{Name: "whole environment to a file", Lang: "python", Facts: out("file", "*"), Rule: "SENSITIVE_OUTPUT"},
 	})
 }
+
+// TestIndirectOverDump: ${!n} printed where the content lists the
+// environment's names prints every value; ${!ref} without a listing is
+// judged by what ref resolves to, elsewhere.
+func TestIndirectOverDump(t *testing.T) {
+	names := sdk.Command{ID: 1, Name: "compgen", Args: []string{"-e"}, Reach: []string{"substitution"}}
+	echo := sdk.Command{ID: 2, Name: "echo", Args: []string{"$n=${!n}"}, DynamicArgs: []int{0}, Evidence: `echo "$n=${!n}"`}
+	packtest.Run(t, Scan, []C{
+		{Name: "over compgen -e", Lang: "bash", Facts: sdk.Facts{Commands: []sdk.Command{names, echo}}, Rule: "SENSITIVE_OUTPUT", Want: sdk.Deny},
+		{Name: "no listing", Lang: "bash", Facts: sdk.Facts{Commands: []sdk.Command{echo}}, Rule: "SENSITIVE_OUTPUT"},
+		{Name: "names alone", Lang: "bash", Facts: sdk.Facts{Commands: []sdk.Command{{ID: 1, Name: "compgen", Args: []string{"-e"}}}}, Rule: "SENSITIVE_OUTPUT"},
+	})
+}

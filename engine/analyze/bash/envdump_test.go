@@ -1,0 +1,55 @@
+package bash
+
+import "testing"
+
+// TestEnvironmentListings: declaration builtins that only list are
+// commands (so their output is followed like env's), and inline code that
+// prints the language's whole environment is an Output of every variable;
+// code that passes the environment on, or reads one variable, is not.
+func TestEnvironmentListings(t *testing.T) {
+	for _, src := range []string{"export -p", "declare -x", "typeset -p", "export"} {
+		t.Run(src, func(t *testing.T) {
+			f := run(t, src)
+			if len(f.Commands) != 1 {
+				t.Fatalf("want one listing command\n%s", dump(f))
+			}
+		})
+	}
+	for _, src := range []string{"export A=1", "declare -x B=2", "declare -r C", "local -a d"} {
+		t.Run("declares: "+src, func(t *testing.T) {
+			if f := run(t, src); len(f.Commands) != 0 {
+				t.Errorf("a declaration is not a listing\n%s", dump(f))
+			}
+		})
+	}
+	whole := func(src string) bool {
+		for _, o := range run(t, src).Outputs {
+			for _, v := range o.Vars {
+				if v == "*" {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, tc := range []struct {
+		src  string
+		want bool
+	}{
+		{`node -e 'console.log(process.env)'`, true},
+		{`node -e 'console.log(JSON.stringify(process.env, null, 2))'`, true},
+		{`ruby -e 'p ENV.to_h'`, true},
+		{`perl -e 'print "$_=$ENV{$_}\n" for keys %ENV'`, true},
+		{`php -r 'print_r(getenv());'`, true},
+		{`awk 'BEGIN { for (k in ENVIRON) print k, ENVIRON[k] }'`, true},
+		{`node -e 'require("child_process").spawn("ls", [], {env: process.env})'`, false},
+		{`node -e 'console.log(process.env.HOME)'`, false},
+		{`ruby -e 'puts ENV["HOME"]'`, false},
+	} {
+		t.Run(tc.src, func(t *testing.T) {
+			if got := whole(tc.src); got != tc.want {
+				t.Errorf("whole-environment output = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
