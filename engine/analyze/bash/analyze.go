@@ -144,6 +144,9 @@ type varVal struct {
 }
 
 type analyzer struct {
+	// keyLines are the lines where expanded words already yielded a
+	// private-key Secret (foldedKey).
+	keyLines map[int]bool
 	// links maps a link the script created (ln -s TARGET LINK) to its
 	// target: a path through the link is judged as the target's.
 	links map[string]string

@@ -6,6 +6,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/toolwarden/toolwarden/engine/secrets"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -190,6 +191,7 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c *ctx) int {
 			cmd.DynamicArgs = append(cmd.DynamicArgs, i-1)
 		}
 	}
+	a.foldedKey(cmd.Args, cmd.Pos)
 	id, candidates := cmd.ID, cmd.Candidates
 	if c.collect {
 		a.idStack = append(a.idStack, id)
@@ -263,4 +265,36 @@ func isLoginShellWord(f field) bool {
 	}
 	t := strings.Trim(f.s, `"`)
 	return t == "$SHELL" || t == "${SHELL}" || strings.HasPrefix(t, "${SHELL:-") || strings.HasPrefix(t, "${SHELL-")
+}
+
+// foldedKey records a private key that exists only once the command's
+// words are expanded (`h='-----BEGIN RSA PRIV'; t='ATE KEY-----'; echo
+// "$h$t"`, `printf '%s%s' "$a" "$b"`): RULES.md, the header is enough,
+// however it is assembled. The arguments are read joined as printf (no
+// separator) and echo (spaces) would join them. The literal text itself is
+// scanned separately (secrets.Find).
+func (a *analyzer) foldedKey(args []string, at sdk.Pos) {
+	found := false
+	for _, w := range args {
+		if strings.Contains(w, "PRIVATE") || strings.Contains(w, "KEY-----") {
+			found = true
+			break
+		}
+	}
+	if !found || a.keyLines[at.Line] {
+		return
+	}
+	for _, joined := range []string{strings.Join(args, ""), strings.Join(args, " ")} {
+		for _, sec := range secrets.Find(joined) {
+			if sec.Kind != secrets.KindPrivateKey {
+				continue
+			}
+			if a.keyLines == nil {
+				a.keyLines = map[int]bool{}
+			}
+			a.keyLines[at.Line] = true
+			a.b.Facts.Secrets = append(a.b.Facts.Secrets, sdk.Secret{Kind: sec.Kind, Redacted: sec.Redacted, Pos: at})
+			return
+		}
+	}
 }

@@ -53,3 +53,29 @@ func TestEnvironmentListings(t *testing.T) {
 		})
 	}
 }
+
+// TestFoldedPrivateKeys: a private-key header assembled from variables or
+// printf arguments is a private_key Secret; a certificate is not.
+func TestFoldedPrivateKeys(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want bool
+	}{
+		{"h='-----BEGIN RSA PRIV'\nt='ATE KEY-----'\necho \"$h$t\"", true},
+		{"a='-----BEGIN OPENSSH'\nb=' PRIVATE KEY-----'\nprintf '%s%s\\n' \"$a\" \"$b\"", true},
+		{"H=PRIVATE\necho \"-----BEGIN EC $H KEY-----\"", true},
+		{"C=CERTIFICATE\necho \"-----BEGIN $C-----\"", false},
+		{"grep -rn 'PRIVATE KEY' docs/", false},
+	} {
+		t.Run(tc.src, func(t *testing.T) {
+			f := run(t, tc.src)
+			got := false
+			for _, s := range f.Secrets {
+				got = got || s.Kind == "private_key"
+			}
+			if got != tc.want {
+				t.Errorf("private key = %v, want %v\n%s", got, tc.want, dump(f))
+			}
+		})
+	}
+}
