@@ -135,6 +135,9 @@ type funcInfo struct {
 // retFrame collects the return values of the function body being walked.
 type retFrame struct {
 	vals []*sym
+	// yields are the values of the body's yield expressions: the body is
+	// a generator's.
+	yields []*sym
 }
 
 // analyzer walks one piece of content.
@@ -559,6 +562,19 @@ func (a *analyzer) walkBody(key string, s *stmt, fs *scope) *sym {
 	rf := a.rets[len(a.rets)-1]
 	a.rets = a.rets[:len(a.rets)-1]
 	a.fnStack = a.fnStack[:len(a.fnStack)-1]
+	if len(rf.yields) > 0 && len(rf.yields) <= maxItems {
+		// A generator: what it yields, as a sequence (constant when
+		// every value is).
+		g := &sym{kind: "list", cnst: true}
+		for _, v := range rf.yields {
+			g.items = append(g.items, v)
+			g.cnst = g.cnst && v.cnst && v.qual == "" && v.inst == ""
+		}
+		if g.cnst {
+			return g
+		}
+		return &sym{kind: "expr", el: (&sym{kind: "expr", src: "item"}).taint(g.items...)}
+	}
 	var ret *sym
 	for _, v := range rf.vals {
 		if ret == nil {
@@ -1129,8 +1145,36 @@ func (a *analyzer) eval1(e *expr, sc *scope) *sym {
 			}
 			return r
 		}
+		// `sys.modules.get('os') or __import__('os')`, `x or os.system`:
+		// a side that names a module, function or instance is what an
+		// `or` of unknown truth may yield — judge it as what it names.
+		if e.name == "or" && (l.qual != "" || l.inst != "") {
+			return l
+		}
+		if e.name == "or" && (r.qual != "" || r.inst != "") {
+			return r
+		}
 		return (&sym{kind: "expr"}).taint(l, r)
-	case eStarred, eAwait, eYield:
+	case eYield:
+		// A generator's values: calling it returns them as a sequence
+		// (walkBody), so `for c in gen(): os.system(c)` sees each.
+		if e.x == nil {
+			return &sym{kind: "expr"}
+		}
+		v := a.eval(e.x, sc)
+		if n := len(a.rets); n > 0 {
+			rf := a.rets[n-1]
+			switch {
+			case e.name != "from":
+				rf.yields = append(rf.yields, v)
+			case v.isSeq():
+				rf.yields = append(rf.yields, v.items...)
+			default:
+				rf.yields = append(rf.yields, elemOf(v))
+			}
+		}
+		return &sym{kind: "expr"}
+	case eStarred, eAwait:
 		if e.x == nil {
 			return &sym{kind: "expr"}
 		}

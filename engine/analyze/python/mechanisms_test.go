@@ -257,3 +257,31 @@ func TestArchiveMembersAreRead(t *testing.T) {
 		})
 	}
 }
+
+// TestGeneratorsAndOr: values a generator yields reach the loop over it,
+// and an `or` of unknown truth is judged as the side that names a module.
+func TestGeneratorsAndOr(t *testing.T) {
+	cmds := func(f *sdk.Facts) []string {
+		var out []string
+		for _, c := range f.Commands {
+			out = append(out, c.Evidence)
+		}
+		return out
+	}
+	for _, tc := range []struct{ name, src, want string }{
+		{"yield", "def gen():\n    yield 'rm -rf /'\n\nimport os\nfor c in gen():\n    os.system(c)", "rm -rf /"},
+		{"yield from", "def gen():\n    yield from ['ls', 'rm -rf ~']\n\nimport os\nfor c in gen():\n    os.system(c)", "rm -rf ~"},
+		{"or fallback import", "import sys\nm = sys.modules.get('subprocess') or __import__('subprocess')\nm.run('rm -rf /', shell=True)", "rm -rf /"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, fb := analyzeSrc(tc.src)
+			found := false
+			for _, g := range fb.got {
+				found = found || g.src == tc.want
+			}
+			if !found {
+				t.Errorf("command %q not analyzed: %v %v", tc.want, fb.got, cmds(f))
+			}
+		})
+	}
+}
