@@ -144,6 +144,9 @@ type varVal struct {
 }
 
 type analyzer struct {
+	// cwd is the directory outside the workspace that cd last moved to
+	// (chdir), "" when in the workspace or unknown.
+	cwd string
 	// keyLines are the lines where expanded words already yielded a
 	// private-key Secret (foldedKey).
 	keyLines map[int]bool
@@ -868,6 +871,9 @@ func (a *analyzer) assign(as *syntax.Assign, op string) {
 			// Run by the shell before every prompt.
 			l, col := a.lc(as.Pos())
 			a.nested("bash", val, l, col, "PROMPT_COMMAND", false)
+		}
+		if static {
+			a.commandVar(as, val)
 		}
 		if f.enc || f.downloaded {
 			v := a.vars[as.Name.Value]

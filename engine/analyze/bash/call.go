@@ -41,6 +41,7 @@ func (a *analyzer) walkCall(s *syntax.Stmt, call *syntax.CallExpr, c *ctx) {
 					a.cmdEnv = map[string]string{}
 				}
 				a.cmdEnv[as.Name.Value] = f.s
+				a.commandVar(as, f.s)
 			}
 		}
 		a.b.Facts.Assignments = append(a.b.Facts.Assignments, fact)
@@ -255,16 +256,21 @@ const maxCandidateSemantics = 16
 
 // isLoginShellWord reports a command word that is only the SHELL
 // variable ("$SHELL", "${SHELL}", "${SHELL:-/bin/sh}").
+// shellVars hold the path of a shell: the user's login shell, the running
+// bash, zsh's own name.
+var shellVars = map[string]bool{"SHELL": true, "BASH": true, "ZSH_NAME": true}
+
 func isLoginShellWord(f field) bool {
 	if !f.dyn {
 		return false
 	}
 	vars := f.varNames()
-	if len(vars) != 1 || vars[0] != "SHELL" {
+	if len(vars) != 1 || !shellVars[vars[0]] {
 		return false
 	}
+	v := vars[0]
 	t := strings.Trim(f.s, `"`)
-	return t == "$SHELL" || t == "${SHELL}" || strings.HasPrefix(t, "${SHELL:-") || strings.HasPrefix(t, "${SHELL-")
+	return t == "$"+v || t == "${"+v+"}" || strings.HasPrefix(t, "${"+v+":-") || strings.HasPrefix(t, "${"+v+"-")
 }
 
 // foldedKey records a private key that exists only once the command's
@@ -297,4 +303,28 @@ func (a *analyzer) foldedKey(args []string, at sdk.Pos) {
 			return
 		}
 	}
+}
+
+// commandVars are environment variables whose value programs run as a
+// shell command line: git's and ssh's hooks, pagers, editors, askpass
+// helpers (`GIT_PAGER='cat ~/.netrc' git log`, `PAGER=… man ls`,
+// `GIT_SSH_COMMAND='bash -c …' git fetch`). PROMPT_COMMAND is the shell's
+// own (analyze.go).
+var commandVars = map[string]bool{"GIT_SSH_COMMAND": true, "GIT_SSH": true, "GIT_PAGER": true, "PAGER": true,
+	"MANPAGER": true, "GIT_EDITOR": true, "EDITOR": true, "VISUAL": true, "GIT_SEQUENCE_EDITOR": true,
+	"GIT_ASKPASS": true, "SSH_ASKPASS": true, "SUDO_ASKPASS": true, "GIT_EXTERNAL_DIFF": true, "BROWSER": true,
+	"LESSOPEN": true, "LESSCLOSE": true, "RSYNC_RSH": true, "CVS_RSH": true}
+
+// commandVar analyzes the value of a commandVars assignment as the shell
+// code the program will run (LESSOPEN's leading "|" marks a pipe).
+func (a *analyzer) commandVar(as *syntax.Assign, val string) {
+	if as.Name == nil || !commandVars[as.Name.Value] {
+		return
+	}
+	val = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(val), "|"))
+	if val == "" {
+		return
+	}
+	l, col := a.lc(as.Pos())
+	a.nested("bash", val, l, col, "env:"+as.Name.Value, false)
 }

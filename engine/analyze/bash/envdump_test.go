@@ -79,3 +79,36 @@ func TestFoldedPrivateKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestRunnersAndWorkingDirectory: code git, pagers and editors run from
+// configuration or the environment is analyzed; relative paths after cd to
+// a directory outside the workspace are judged there.
+func TestRunnersAndWorkingDirectory(t *testing.T) {
+	for _, tc := range []struct{ name, src, cmd string }{
+		{"git config persisted", "git config --global core.fsmonitor 'rm -rf ~'\ngit status", "rm"},
+		{"GIT_PAGER prefix", "GIT_PAGER='cat ~/.netrc' git log", "cat"},
+		{"PAGER prefix", "PAGER='head -c 100 /etc/shadow' man ls", "head"},
+		{"exported editor", "export GIT_EDITOR='rm -rf /'\ngit commit", "rm"},
+		{"$BASH -c", "$BASH -c 'id'", "id"},
+		{"ex -sc", "ex -sc '!uname -a' -cq", "uname"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if f := run(t, tc.src); findCmd(f, tc.cmd) == nil {
+				t.Errorf("no %s command\n%s", tc.cmd, dump(f))
+			}
+		})
+	}
+	for _, tc := range []struct{ name, src, path string }{
+		{"cd to a secret directory", "cd ~/.ssh\ncat config", "~/.ssh/config"},
+		{"cd through /proc", "cd /proc/self/root\ncat etc/shadow", "/etc/shadow"},
+		{"cd then cd relative", "cd /etc\ncd ssh\ncat sshd_config", "/etc/ssh/sshd_config"},
+		{"cd in the workspace", "cd build\ncat out.txt", "out.txt"},
+		{"dynamic cd forgets", "cd /etc\ncd \"$DIR\"\ncat passwd", "passwd"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if f := run(t, tc.src); findFile(f, "read", tc.path) == nil {
+				t.Errorf("no read of %s\n%s", tc.path, dump(f))
+			}
+		})
+	}
+}
