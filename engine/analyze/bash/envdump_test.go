@@ -112,3 +112,22 @@ func TestRunnersAndWorkingDirectory(t *testing.T) {
 		})
 	}
 }
+
+// TestReadIFSAndParallelStdin: read splits on a given IFS, and parallel
+// without a command runs its input lines.
+func TestReadIFSAndParallelStdin(t *testing.T) {
+	for _, tc := range []struct{ name, src, cmd string }{
+		{"IFS prefix on read -a", "IFS=: read -r -a c <<< 'rm:-rf:/'\n\"${c[@]}\"", "rm"},
+		{"IFS set before", "IFS=,\nread -r a b <<< 'uname,-a'\n$a $b", "uname"},
+		{"parallel reads command lines", "echo 'head -c 10 /etc/shadow' | parallel", "head"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if f := run(t, tc.src); findCmd(f, tc.cmd) == nil {
+				t.Errorf("no %s command\n%s", tc.cmd, dump(f))
+			}
+		})
+	}
+	if f := run(t, "printf '%s\\n' a.log b.log | parallel gzip"); findCmd(f, "a.log") != nil {
+		t.Errorf("input lines of parallel with a command are arguments\n%s", dump(f))
+	}
+}
