@@ -240,7 +240,9 @@ func checkEnvFilterOutputs(e *catalog.Env) {
 // and single variables of unknown name ("?") are not dumps.
 func checkEnvDumpOutputs(e *catalog.Env) {
 	for _, o := range e.Facts.Outputs {
-		if o.Sink != "stdout" {
+		if o.Sink != "stdout" || strings.Contains(o.Evidence, " if ") {
+			// a filtered selection is judged by its filter
+			// (checkEnvFilterOutputs)
 			continue
 		}
 		for _, v := range o.Vars {

@@ -415,8 +415,9 @@ func (a *analyzer) walkVia(stmts []*syntax.Stmt, s *syntax.Stmt, c *ctx, r strin
 // walkStmtIn walks s in context c, its background step already taken.
 func (a *analyzer) walkStmtIn(s *syntax.Stmt, c *ctx) {
 	call, isCall := s.Cmd.(*syntax.CallExpr)
-	if !isCall {
-		// Redirects of compound commands apply to all they contain.
+	if d, ok := s.Cmd.(*syntax.DeclClause); !isCall && !(ok && declListing(declVariant(d), d) != nil) {
+		// Redirects of compound commands apply to all they contain
+		// (a listing builtin takes its own, like a simple command).
 		a.stmtRedirects(s, "", c)
 	}
 	switch cmd := s.Cmd.(type) {
@@ -753,7 +754,13 @@ func (a *analyzer) walkDecl(s *syntax.Stmt, d *syntax.DeclClause, c *ctx) {
 		// `export -p`, `declare -x`, `typeset -p`: the builtin prints
 		// variables (the whole environment for export/-x) and is a
 		// command whose output the rules follow like env's.
+		idx := len(a.b.Facts.Commands)
+		a.effName = ""
 		a.emitCommand(s, listing, c)
+		redirs, _ := a.stmtRedirects(s, a.effName, c)
+		if idx < len(a.b.Facts.Commands) {
+			a.b.Facts.Commands[idx].Redirects = redirs
+		}
 		return
 	}
 	if variant == "export" {
@@ -782,6 +789,13 @@ func (a *analyzer) walkDecl(s *syntax.Stmt, d *syntax.DeclClause, c *ctx) {
 		}
 		a.assign(as, op)
 	}
+}
+
+func declVariant(d *syntax.DeclClause) string {
+	if d.Variant != nil {
+		return d.Variant.Value
+	}
+	return ""
 }
 
 // declListing returns the command words of a declaration builtin that

@@ -305,20 +305,13 @@ func (a *analyzer) foldedKey(args []string, at sdk.Pos) {
 	}
 }
 
-// commandVars are environment variables whose value programs run as a
-// shell command line: git's and ssh's hooks, pagers, editors, askpass
-// helpers (`GIT_PAGER='cat ~/.netrc' git log`, `PAGER=… man ls`,
-// `GIT_SSH_COMMAND='bash -c …' git fetch`). PROMPT_COMMAND is the shell's
-// own (analyze.go).
-var commandVars = map[string]bool{"GIT_SSH_COMMAND": true, "GIT_SSH": true, "GIT_PAGER": true, "PAGER": true,
-	"MANPAGER": true, "GIT_EDITOR": true, "EDITOR": true, "VISUAL": true, "GIT_SEQUENCE_EDITOR": true,
-	"GIT_ASKPASS": true, "SSH_ASKPASS": true, "SUDO_ASKPASS": true, "GIT_EXTERNAL_DIFF": true, "BROWSER": true,
-	"LESSOPEN": true, "LESSCLOSE": true, "RSYNC_RSH": true, "CVS_RSH": true}
-
-// commandVar analyzes the value of a commandVars assignment as the shell
-// code the program will run (LESSOPEN's leading "|" marks a pipe).
+// commandVar analyzes the value assigned to a variable programs run as a
+// command line (sdk.IsCommandEnvName: GIT_PAGER, PAGER, EDITOR,
+// GIT_SSH_COMMAND …; LESSOPEN's leading "|" marks a pipe) as the shell code
+// the program will run: `GIT_PAGER='cat ~/.netrc' git log`. PROMPT_COMMAND
+// is the shell's own (analyze.go).
 func (a *analyzer) commandVar(as *syntax.Assign, val string) {
-	if as.Name == nil || !commandVars[as.Name.Value] {
+	if as.Name == nil || !sdk.IsCommandEnvName(as.Name.Value) {
 		return
 	}
 	val = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(val), "|"))

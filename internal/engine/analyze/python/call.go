@@ -248,6 +248,10 @@ func (a *analyzer) finishCall(c *callCtx) *sym {
 			// the value, so it carries no environment taint.
 			return r
 		}
+		if keyIterBuiltins[fn.qual] && len(c.args) == 1 && environKeys(c.args[0]) {
+			// sorted(os.environ), list(os.environ): the names only.
+			return &sym{kind: "expr", src: "os.environ.keys()"}
+		}
 		if keyIterBuiltins[fn.qual] && len(c.args) == 1 && c.args[0] != nil && c.args[0].kind == "dict" {
 			// sorted(d), list(d), …: iterating a dict yields its keys,
 			// so a secret among the values does not flow out.
