@@ -323,6 +323,10 @@ type Output struct {
 	// Sink is "stdout", "file" or "network".
 	Sink string `json:"sink"`
 	// Vars are the environment variable names whose values are written.
+	// "*" stands for the whole environment (print(os.environ), `node -e
+	// 'console.log(process.env)'`, values read by keys taken from the
+	// environment itself); "?" for one variable whose name the analysis
+	// cannot know (os.environ.get(sys.argv[1])).
 	Vars     []string `json:"vars"`
 	Evidence string   `json:"evidence,omitempty"`
 	Pos      Pos      `json:"pos"`
