@@ -440,7 +440,10 @@ func (a *analyzer) walkStmtIn(s *syntax.Stmt, c *ctx) {
 		a.walkStmts(cmd.Stmts, c)
 	case *syntax.Subshell:
 		a.feature("subshell", cmd.Pos())
+		// A cd inside ( … ) does not move the shell that continues.
+		cwd := a.cwd
 		a.walkVia(cmd.Stmts, nil, c, "subshell")
+		a.cwd = cwd
 	case *syntax.IfClause:
 		for ic := cmd; ic != nil; ic = ic.Else {
 			a.walkVia(ic.Cond, nil, c, "condition")
@@ -504,6 +507,9 @@ func flattenPipe(s *syntax.Stmt, out []*syntax.Stmt, ops []syntax.Pos) ([]*synta
 }
 
 func (a *analyzer) walkPipeline(s *syntax.Stmt, c *ctx) {
+	// Pipeline stages run in subshells: a cd in one moves no other.
+	cwd := a.cwd
+	defer func() { a.cwd = cwd }()
 	b := s.Cmd.(*syntax.BinaryCmd)
 	var opBuf [8]syntax.Pos
 	stages, ops := flattenPipe(b.X, a.stmtSlab.take(8), opBuf[:0])

@@ -131,3 +131,19 @@ func TestReadIFSAndParallelStdin(t *testing.T) {
 		t.Errorf("input lines of parallel with a command are arguments\n%s", dump(f))
 	}
 }
+
+// TestCwdDoesNotLeaveSubshells: a cd inside ( … ), $( … ) or a pipeline
+// stage does not move the shell that runs the next command.
+func TestCwdDoesNotLeaveSubshells(t *testing.T) {
+	for _, src := range []string{
+		"(cd /etc && ls)\ncat shadow",
+		"x=$(cd /etc; pwd)\ncat shadow",
+		"cd /etc | true\ncat shadow",
+	} {
+		t.Run(src, func(t *testing.T) {
+			if f := run(t, src); findFile(f, "read", "shadow") == nil {
+				t.Errorf("the read is not in the workspace\n%s", dump(f))
+			}
+		})
+	}
+}
