@@ -21,8 +21,11 @@ import (
 //
 // Measured at the end of the work on it (BENCHMARKS.md): deny recall 0.917
 // (232/253), on evasions 0.907 (205/226), false denies 0/54, agreement 0.927
-// (331/357). Before: 0.530, 0.544, 5/54, 0.641.
-var heldout2Floor = corpusFigures{recall: 0.916, evasionRecall: 0.906, falseDeny: 0, agreement: 0.927}
+// (331/357). Before: 0.530, 0.544, 5/54, 0.641. Later work for other sets
+// (never tuned against this one) moved it; the floor follows what is
+// measured now so the gains are kept: after the fourth set's mechanisms,
+// 0.972 (246/253), 0.969 (219/226), 0/54, 0.966 (345/357).
+var heldout2Floor = corpusFigures{recall: 0.971, evasionRecall: 0.968, falseDeny: 0, agreement: 0.966}
 
 // scoreQuiet scores cases like scoreCorpus but without naming the cases it
 // misses, so a held-out set's failures stay out of sight while developing.

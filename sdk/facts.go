@@ -195,7 +195,9 @@ type NetworkUse struct {
 type DynamicExec struct {
 	// Kind is "eval", "shell_c", "python_c", "perl_e", "awk_system",
 	// "pipe_interpreter", "heredoc_interpreter", "source", "py_exec",
-	// "py_eval", "py_compile", "py_import", "runpy", "ctypes".
+	// "py_eval", "py_compile", "py_import", "runpy", "ctypes", or
+	// "exec_file" (a process started on a file the content saved a
+	// download to; Downloaded is then set).
 	Kind string `json:"kind"`
 	// Interpreter is the program that runs the code ("bash", "python3", "sh").
 	Interpreter string `json:"interpreter,omitempty"`
@@ -321,6 +323,10 @@ type Output struct {
 	// Sink is "stdout", "file" or "network".
 	Sink string `json:"sink"`
 	// Vars are the environment variable names whose values are written.
+	// "*" stands for the whole environment (print(os.environ), `node -e
+	// 'console.log(process.env)'`, values read by keys taken from the
+	// environment itself); "?" for one variable whose name the analysis
+	// cannot know (os.environ.get(sys.argv[1])).
 	Vars     []string `json:"vars"`
 	Evidence string   `json:"evidence,omitempty"`
 	Pos      Pos      `json:"pos"`

@@ -5,6 +5,9 @@
 // library, GIT_SSH_COMMAND runs a program on every fetch. None of that code
 // is in the scanned content, so setting such a name is denied
 // (ENV_INTERPRETER_HOOK) unless the policy lists it in allowed_env_names.
+// A static command line the content itself assigns to a command-valued
+// name (sdk.IsCommandEnvName: `PAGER=cat git log`) is analyzed as the code
+// it is and judged by it instead.
 package envhook
 
 import (
@@ -40,6 +43,11 @@ func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
 	}
 	for _, a := range e.Facts.Assignments {
 		if a.Op == "unset" || a.Op == "alias" || !IsHook(a.Name) || listed(allowed, a.Name) {
+			continue
+		}
+		if sdk.IsCommandEnvName(a.Name) && !a.Dynamic && a.Value != "" && e.Lang == "bash" {
+			// The command the program will run is in the content: the
+			// analyzer analyzed it as nested code, judged by what it runs.
 			continue
 		}
 		e.Add(catalog.Finding{Rule: Rule, Pos: a.Pos, Key: "set:" + a.Name, Evidence: a.Name + "=" + a.Value,

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolwarden/toolwarden/sdk"
+
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/catalog"
 )
 
@@ -30,7 +32,9 @@ func isDump(name string, args []string) bool {
 			}
 		}
 		return true
-	case "export", "declare", "typeset":
+	case "export":
+		return len(args) == 0 || len(args) == 1 && (args[0] == "-p" || args[0] == "-x" || args[0] == "-px")
+	case "declare", "typeset":
 		return len(args) == 1 && (args[0] == "-p" || args[0] == "-x" || args[0] == "-px")
 	case "set":
 		return len(args) == 0
@@ -40,8 +44,58 @@ func isDump(name string, args []string) bool {
 	return false
 }
 
-// checkEnvDumps reports a secret filter over an environment dump.
-func checkEnvDumps(e *catalog.Env) {
+// passThrough are commands that hand their input on whole (reordered,
+// re-encoded, split into lines or fields): an environment dump piped
+// through them still prints every value.
+var passThrough = map[string]bool{"sort": true, "uniq": true, "cat": true, "tr": true, "tee": true, "head": true,
+	"tail": true, "column": true, "nl": true, "less": true, "more": true, "base64": true, "base32": true, "xxd": true,
+	"od": true, "hexdump": true, "strings": true, "cut": true, "paste": true, "fold": true, "rev": true, "fmt": true,
+	"expand": true, "iconv": true, "gzip": true, "xz": true, "bzip2": true, "zstd": true}
+
+// fileRedirect reports a redirection of stdout to a file (not to another
+// descriptor or the terminal).
+func fileRedirect(r sdk.Redirect) bool {
+	switch r.Op {
+	case ">", ">>", "&>", ">|":
+	default:
+		return false
+	}
+	if r.Fd != -1 && r.Fd != 1 {
+		return false
+	}
+	switch r.Target {
+	case "&1", "&2", "/dev/stdout", "/dev/stderr", "/dev/tty":
+		return false
+	}
+	return true
+}
+
+// checkIndirectOverDump reports values printed through indirect expansion
+// in content that lists the environment's names (`for n in $(compgen -e);
+// do echo "$n=${!n}"; done`, `env | cut -d= -f1 | while read n; do …`):
+// ${!n} over every name is every value.
+func checkIndirectOverDump(e *catalog.Env) {
+	f := e.Facts
+	for _, i := range e.Commands(kindEcho) {
+		c := &f.Commands[i]
+		for _, k := range c.DynamicArgs {
+			if k < len(c.Args) && strings.Contains(c.Args[k], "${!") {
+				e.Add(catalog.Finding{Rule: "SENSITIVE_OUTPUT", Evidence: c.Evidence, Pos: c.Pos, Key: "envdump",
+					Message:        "Content prints variables by indirect expansion over the environment's names, secret values included.",
+					Recommendation: "Print only the variables you need, by name, and never secrets.",
+					Metadata:       map[string]any{"dump": "indirect", "sink": "stdout"}})
+				return
+			}
+		}
+	}
+}
+
+// dumpSources are the commands that write the whole environment to their
+// stdout: env/printenv/export -p/declare -x/set/compgen without operands,
+// and any command reading a process's environ file (`cat
+// /proc/self/environ`, `tr '\0' '\n' < /proc/1/environ`, `strings
+// /proc/$$/environ`).
+func dumpSources(e *catalog.Env) map[int]string {
 	f := e.Facts
 	dumps := map[int]string{}
 	for _, i := range e.Commands(kindEnvDump) {
@@ -50,9 +104,86 @@ func checkEnvDumps(e *catalog.Env) {
 			dumps[c.ID] = c.Name
 		}
 	}
+	for i := range f.Commands {
+		c := &f.Commands[i]
+		for _, a := range c.Args {
+			if procEnviron(a) {
+				dumps[c.ID] = a
+			}
+		}
+		for _, r := range c.Redirects {
+			if r.Op == "<" && procEnviron(r.Target) {
+				dumps[c.ID] = r.Target
+			}
+		}
+	}
+	return dumps
+}
+
+// checkEnvPrinted reports an environment dump whose output reaches the
+// terminal: not consumed, or consumed only by commands that pass it on
+// whole (`env`, `env | sort`, `cat /proc/self/environ | tr '\0' '\n'`).
+// A dump fed to a filter is judged by the filter (checkEnvDumps); one
+// redirected to a file or substituted into a word is not printed.
+func checkEnvPrinted(e *catalog.Env, dumps map[int]string) {
+	f := e.Facts
+	byID := map[int]*sdk.Command{}
+	consumers := map[int][]*sdk.Command{}
+	for i := range f.Commands {
+		c := &f.Commands[i]
+		byID[c.ID] = c
+		for _, s := range c.StdinSources {
+			consumers[s] = append(consumers[s], c)
+		}
+	}
+	var prints func(c *sdk.Command, depth int) bool
+	prints = func(c *sdk.Command, depth int) bool {
+		if depth > 8 {
+			return false
+		}
+		for _, r := range c.Redirects {
+			if fileRedirect(r) {
+				return c.Name == "tee"
+			}
+		}
+		for _, reach := range c.Reach {
+			if reach == "substitution" || reach == "process_substitution" {
+				return false
+			}
+		}
+		next := consumers[c.ID]
+		if len(next) == 0 {
+			return true
+		}
+		for _, n := range next {
+			if passThrough[n.Name] && prints(n, depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+	for id, from := range dumps {
+		c := byID[id]
+		if c == nil || c.Name == "compgen" || !prints(c, 0) {
+			continue // compgen lists names only
+		}
+		e.Add(catalog.Finding{Rule: "SENSITIVE_OUTPUT", Evidence: c.Evidence, Pos: c.Pos, Key: "envdump",
+			Message:        fmt.Sprintf("Content prints the whole environment (%s), secret values included.", from),
+			Recommendation: "Print only the variables you need, by name, and never secrets.",
+			Metadata:       map[string]any{"dump": from, "sink": "stdout"}})
+	}
+}
+
+// checkEnvDumps reports a secret filter over an environment dump, and a
+// dump printed whole.
+func checkEnvDumps(e *catalog.Env) {
+	f := e.Facts
+	dumps := dumpSources(e)
 	if len(dumps) == 0 {
 		return
 	}
+	checkEnvPrinted(e, dumps)
+	checkIndirectOverDump(e)
 	for _, i := range e.Commands(kindFilter) {
 		c := &f.Commands[i]
 		from := ""
@@ -95,6 +226,31 @@ func checkEnvFilterOutputs(e *catalog.Env) {
 				e.Add(catalog.Finding{Rule: "SENSITIVE_OUTPUT", Evidence: o.Evidence, Pos: o.Pos, Key: "envfilter",
 					Message:  fmt.Sprintf("Content writes environment values selected by a secret-looking name (%s) to %s.", w, o.Sink),
 					Metadata: map[string]any{"filter": w, "sink": o.Sink}})
+				break
+			}
+		}
+	}
+}
+
+// checkEnvDumpOutputs reports the whole environment written to stdout
+// (`print(os.environ)`, `print(dict(os.environ))`, `for k in os.environ:
+// print(k, os.environ[k])`): every secret-named variable's value is in it
+// (RULES.md SENSITIVE_OUTPUT, env dumps). The analyzer records the whole
+// environment as the output's source variable "*"; the names alone (keys)
+// and single variables of unknown name ("?") are not dumps.
+func checkEnvDumpOutputs(e *catalog.Env) {
+	for _, o := range e.Facts.Outputs {
+		if o.Sink != "stdout" || strings.Contains(o.Evidence, " if ") {
+			// a filtered selection is judged by its filter
+			// (checkEnvFilterOutputs)
+			continue
+		}
+		for _, v := range o.Vars {
+			if v == "*" {
+				e.Add(catalog.Finding{Rule: "SENSITIVE_OUTPUT", Evidence: o.Evidence, Pos: o.Pos, Key: "envdump",
+					Message:        "Content prints the whole environment, secret values included.",
+					Recommendation: "Print only the variables you need, by name, and never secrets.",
+					Metadata:       map[string]any{"dump": "environment", "sink": o.Sink}})
 				break
 			}
 		}

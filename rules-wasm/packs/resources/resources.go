@@ -40,6 +40,7 @@ func Scan(in *sdk.ScanInput) ([]sdk.Finding, error) {
 	checkSecrets(e)
 	checkEnvDumps(e)
 	checkEnvFilterOutputs(e)
+	checkEnvDumpOutputs(e)
 	checkParse(e)
 	return e.Findings(), nil
 }

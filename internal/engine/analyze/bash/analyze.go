@@ -144,6 +144,12 @@ type varVal struct {
 }
 
 type analyzer struct {
+	// cwd is the directory outside the workspace that cd last moved to
+	// (chdir), "" when in the workspace or unknown.
+	cwd string
+	// keyLines are the lines where expanded words already yielded a
+	// private-key Secret (foldedKey).
+	keyLines map[int]bool
 	// links maps a link the script created (ln -s TARGET LINK) to its
 	// target: a path through the link is judged as the target's.
 	links map[string]string
@@ -409,8 +415,9 @@ func (a *analyzer) walkVia(stmts []*syntax.Stmt, s *syntax.Stmt, c *ctx, r strin
 // walkStmtIn walks s in context c, its background step already taken.
 func (a *analyzer) walkStmtIn(s *syntax.Stmt, c *ctx) {
 	call, isCall := s.Cmd.(*syntax.CallExpr)
-	if !isCall {
-		// Redirects of compound commands apply to all they contain.
+	if d, ok := s.Cmd.(*syntax.DeclClause); !isCall && !(ok && declListing(declVariant(d), d) != nil) {
+		// Redirects of compound commands apply to all they contain
+		// (a listing builtin takes its own, like a simple command).
 		a.stmtRedirects(s, "", c)
 	}
 	switch cmd := s.Cmd.(type) {
@@ -433,7 +440,10 @@ func (a *analyzer) walkStmtIn(s *syntax.Stmt, c *ctx) {
 		a.walkStmts(cmd.Stmts, c)
 	case *syntax.Subshell:
 		a.feature("subshell", cmd.Pos())
+		// A cd inside ( … ) does not move the shell that continues.
+		cwd := a.cwd
 		a.walkVia(cmd.Stmts, nil, c, "subshell")
+		a.cwd = cwd
 	case *syntax.IfClause:
 		for ic := cmd; ic != nil; ic = ic.Else {
 			a.walkVia(ic.Cond, nil, c, "condition")
@@ -451,7 +461,7 @@ func (a *analyzer) walkStmtIn(s *syntax.Stmt, c *ctx) {
 	case *syntax.FuncDecl:
 		a.walkFunc(cmd, c)
 	case *syntax.DeclClause:
-		a.walkDecl(cmd, c)
+		a.walkDecl(s, cmd, c)
 	case *syntax.TimeClause:
 		if cmd.Stmt != nil {
 			a.walkVia(nil, cmd.Stmt, c, "wrapper")
@@ -497,6 +507,9 @@ func flattenPipe(s *syntax.Stmt, out []*syntax.Stmt, ops []syntax.Pos) ([]*synta
 }
 
 func (a *analyzer) walkPipeline(s *syntax.Stmt, c *ctx) {
+	// Pipeline stages run in subshells: a cd in one moves no other.
+	cwd := a.cwd
+	defer func() { a.cwd = cwd }()
 	b := s.Cmd.(*syntax.BinaryCmd)
 	var opBuf [8]syntax.Pos
 	stages, ops := flattenPipe(b.X, a.stmtSlab.take(8), opBuf[:0])
@@ -737,11 +750,24 @@ func (a *analyzer) setVar(name, val string, static bool) {
 	}
 }
 
-func (a *analyzer) walkDecl(d *syntax.DeclClause, c *ctx) {
+func (a *analyzer) walkDecl(s *syntax.Stmt, d *syntax.DeclClause, c *ctx) {
 	op := "set"
 	variant := ""
 	if d.Variant != nil {
 		variant = d.Variant.Value
+	}
+	if listing := declListing(variant, d); listing != nil {
+		// `export -p`, `declare -x`, `typeset -p`: the builtin prints
+		// variables (the whole environment for export/-x) and is a
+		// command whose output the rules follow like env's.
+		idx := len(a.b.Facts.Commands)
+		a.effName = ""
+		a.emitCommand(s, listing, c)
+		redirs, _ := a.stmtRedirects(s, a.effName, c)
+		if idx < len(a.b.Facts.Commands) {
+			a.b.Facts.Commands[idx].Redirects = redirs
+		}
+		return
 	}
 	if variant == "export" {
 		op = "export"
@@ -769,6 +795,39 @@ func (a *analyzer) walkDecl(d *syntax.DeclClause, c *ctx) {
 		}
 		a.assign(as, op)
 	}
+}
+
+func declVariant(d *syntax.DeclClause) string {
+	if d.Variant != nil {
+		return d.Variant.Value
+	}
+	return ""
+}
+
+// declListing returns the command words of a declaration builtin that
+// only lists (options, no names: `export -p`, `declare -x`, `declare -p`,
+// bare `export`), or nil when it declares something.
+func declListing(variant string, d *syntax.DeclClause) []field {
+	switch variant {
+	case "export", "declare", "typeset", "readonly", "local":
+	default:
+		return nil
+	}
+	out := []field{{s: variant}}
+	for _, as := range d.Args {
+		if !as.Naked || as.Name != nil || as.Value == nil {
+			return nil
+		}
+		opt := as.Value.Lit()
+		if !strings.HasPrefix(opt, "-") {
+			return nil
+		}
+		out = append(out, field{s: opt})
+	}
+	if len(out) == 1 && variant != "export" {
+		return nil
+	}
+	return out
 }
 
 // assign records one NAME=value and tracks its value.
@@ -832,6 +891,9 @@ func (a *analyzer) assign(as *syntax.Assign, op string) {
 			// Run by the shell before every prompt.
 			l, col := a.lc(as.Pos())
 			a.nested("bash", val, l, col, "PROMPT_COMMAND", false)
+		}
+		if static {
+			a.commandVar(as, val)
 		}
 		if f.enc || f.downloaded {
 			v := a.vars[as.Name.Value]

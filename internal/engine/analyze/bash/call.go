@@ -6,6 +6,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/toolwarden/toolwarden/internal/engine/secrets"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -40,6 +41,7 @@ func (a *analyzer) walkCall(s *syntax.Stmt, call *syntax.CallExpr, c *ctx) {
 					a.cmdEnv = map[string]string{}
 				}
 				a.cmdEnv[as.Name.Value] = f.s
+				a.commandVar(as, f.s)
 			}
 		}
 		a.b.Facts.Assignments = append(a.b.Facts.Assignments, fact)
@@ -190,6 +192,7 @@ func (a *analyzer) emitCommand(s *syntax.Stmt, fields []field, c *ctx) int {
 			cmd.DynamicArgs = append(cmd.DynamicArgs, i-1)
 		}
 	}
+	a.foldedKey(cmd.Args, cmd.Pos)
 	id, candidates := cmd.ID, cmd.Candidates
 	if c.collect {
 		a.idStack = append(a.idStack, id)
@@ -253,14 +256,68 @@ const maxCandidateSemantics = 16
 
 // isLoginShellWord reports a command word that is only the SHELL
 // variable ("$SHELL", "${SHELL}", "${SHELL:-/bin/sh}").
+// shellVars hold the path of a shell: the user's login shell, the running
+// bash, zsh's own name.
+var shellVars = map[string]bool{"SHELL": true, "BASH": true, "ZSH_NAME": true}
+
 func isLoginShellWord(f field) bool {
 	if !f.dyn {
 		return false
 	}
 	vars := f.varNames()
-	if len(vars) != 1 || vars[0] != "SHELL" {
+	if len(vars) != 1 || !shellVars[vars[0]] {
 		return false
 	}
+	v := vars[0]
 	t := strings.Trim(f.s, `"`)
-	return t == "$SHELL" || t == "${SHELL}" || strings.HasPrefix(t, "${SHELL:-") || strings.HasPrefix(t, "${SHELL-")
+	return t == "$"+v || t == "${"+v+"}" || strings.HasPrefix(t, "${"+v+":-") || strings.HasPrefix(t, "${"+v+"-")
+}
+
+// foldedKey records a private key that exists only once the command's
+// words are expanded (`h='-----BEGIN RSA PRIV'; t='ATE KEY-----'; echo
+// "$h$t"`, `printf '%s%s' "$a" "$b"`): RULES.md, the header is enough,
+// however it is assembled. The arguments are read joined as printf (no
+// separator) and echo (spaces) would join them. The literal text itself is
+// scanned separately (secrets.Find).
+func (a *analyzer) foldedKey(args []string, at sdk.Pos) {
+	found := false
+	for _, w := range args {
+		if strings.Contains(w, "PRIVATE") || strings.Contains(w, "KEY-----") {
+			found = true
+			break
+		}
+	}
+	if !found || a.keyLines[at.Line] {
+		return
+	}
+	for _, joined := range []string{strings.Join(args, ""), strings.Join(args, " ")} {
+		for _, sec := range secrets.Find(joined) {
+			if sec.Kind != secrets.KindPrivateKey {
+				continue
+			}
+			if a.keyLines == nil {
+				a.keyLines = map[int]bool{}
+			}
+			a.keyLines[at.Line] = true
+			a.b.Facts.Secrets = append(a.b.Facts.Secrets, sdk.Secret{Kind: sec.Kind, Redacted: sec.Redacted, Pos: at})
+			return
+		}
+	}
+}
+
+// commandVar analyzes the value assigned to a variable programs run as a
+// command line (sdk.IsCommandEnvName: GIT_PAGER, PAGER, EDITOR,
+// GIT_SSH_COMMAND …; LESSOPEN's leading "|" marks a pipe) as the shell code
+// the program will run: `GIT_PAGER='cat ~/.netrc' git log`. PROMPT_COMMAND
+// is the shell's own (analyze.go).
+func (a *analyzer) commandVar(as *syntax.Assign, val string) {
+	if as.Name == nil || !sdk.IsCommandEnvName(as.Name.Value) {
+		return
+	}
+	val = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(val), "|"))
+	if val == "" {
+		return
+	}
+	l, col := a.lc(as.Pos())
+	a.nested("bash", val, l, col, "env:"+as.Name.Value, false)
 }

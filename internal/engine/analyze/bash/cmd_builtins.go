@@ -286,6 +286,10 @@ func (a *analyzer) read(s *syntax.Stmt, name string, args []field, _ *ctx) {
 	}
 	line, _, _ := strings.Cut(input, "\n")
 	words := strings.Fields(line)
+	if ifs, ok := a.readIFS(); ok {
+		// IFS=: read -a c <<< 'rm:-rf:/': the line splits on IFS.
+		words = strings.FieldsFunc(line, func(r rune) bool { return strings.ContainsRune(ifs, r) })
+	}
 	if array != "" {
 		// read -a NAME: the words of the line are the array's elements.
 		a.setVar(array, strings.Join(words, " "), true)
@@ -304,4 +308,17 @@ func (a *analyzer) read(s *syntax.Stmt, name string, args []field, _ *ctx) {
 		}
 		a.setVar(n, v, true)
 	}
+}
+
+// readIFS returns the IFS read splits with when it is not the default: a
+// prefix assignment on the read (`IFS=: read …`) or a static IFS set
+// earlier.
+func (a *analyzer) readIFS() (string, bool) {
+	if v, ok := a.cmdEnv["IFS"]; ok && v != "" {
+		return v, true
+	}
+	if v, ok := a.vars["IFS"]; ok && v.static && v.val != "" && v.val != " \t\n" {
+		return v.val, true
+	}
+	return "", false
 }

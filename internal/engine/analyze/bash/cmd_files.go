@@ -397,12 +397,42 @@ func (a *analyzer) addFile(s *syntax.Stmt, f field, op, by string, c *ctx, fl fi
 		return
 	}
 	p := normPath(f.s)
+	if op == "cwd" {
+		a.chdir(p, f.dyn)
+	} else {
+		p = a.underCwd(p, f.dyn)
+	}
 	if op != "link" && a.links != nil {
 		p = a.resolveLink(p)
 	}
 	a.b.Facts.Files = append(a.b.Facts.Files, sdk.FileAccess{Path: p, Op: op, By: by,
 		Recursive: fl.recursive, Force: fl.force, Mode: fl.mode, Owner: fl.owner, Glob: f.glob, Dynamic: f.dyn,
 		Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
+}
+
+// chdir follows cd/pushd to a static directory outside the workspace (an
+// absolute or home path, or one under such a directory), so the relative
+// paths used after it are judged where they are (`cd ~/.ssh; cat config`,
+// `cd /proc/self/root; cat etc/shadow`). A dynamic target forgets it; a
+// relative one inside the workspace changes nothing the rules judge.
+func (a *analyzer) chdir(p string, dyn bool) {
+	switch {
+	case dyn || p == "":
+		a.cwd = ""
+	case p[0] == '/' || p[0] == '~':
+		a.cwd = p
+	case a.cwd != "":
+		a.cwd = normPath(a.cwd + "/" + p)
+	}
+}
+
+// underCwd returns the path a relative path names under the directory cd
+// last moved to (chdir); other paths are returned as they are.
+func (a *analyzer) underCwd(p string, dyn bool) string {
+	if a.cwd == "" || p == "" || p[0] == '/' || p[0] == '~' || dyn && strings.HasPrefix(p, "$") {
+		return p
+	}
+	return normPath(a.cwd + "/" + p)
 }
 
 // addLink remembers that the script made link point at target (ln -s

@@ -51,6 +51,9 @@ func (a *analyzer) python(s *syntax.Stmt, name string, args []field, c *ctx) {
 			a.dynExec(s, "python_c", name, field{s: f.s[2:]}, f, true)
 			return
 		case f.s == "-m":
+			if i+1 < len(args) {
+				a.pythonModuleServer(s, name, args[i+1].s, args[i+2:])
+			}
 			return
 		case f.s == "-":
 			a.stdinCode(s, name, c)
@@ -291,7 +294,15 @@ var inlineFlag = map[string]string{"ruby": "-e", "node": "-e", "nodejs": "-e", "
 // strings passed to system()/exec() (and backticks) are analyzed as bash.
 func (a *analyzer) scriptingSystem(s *syntax.Stmt, name string, args []field, c *ctx) {
 	flag := inlineFlag[name]
+	if name == "php" {
+		a.serveWith(s, "php -S", serverCommands["php"], args)
+	}
 	for i, f := range args {
+		if name == "ruby" && len(flag) == 2 && strings.HasPrefix(f.s, flag) && len(f.s) > 2 && hasArg(args[:i], "-run") {
+			// ruby -run -ehttpd: the code joined to its flag
+			a.rubyServer(s, f.s[2:], args[i+1:])
+			return
+		}
 		if f.s == flag || (name == "node" || name == "nodejs") && (f.s == "--eval" || f.s == "-p" || f.s == "--print") {
 			if i+1 >= len(args) {
 				return
@@ -299,6 +310,9 @@ func (a *analyzer) scriptingSystem(s *syntax.Stmt, name string, args []field, c 
 			// The commands the code runs are found by the interpreter
 			// registry (interp.go).
 			a.codeSockets(s, name, args[i+1].s)
+			if name == "ruby" && hasArg(args[:i], "-run") {
+				a.rubyServer(s, args[i+1].s, args[i+2:])
+			}
 			return
 		}
 		if !strings.HasPrefix(f.s, "-") {
@@ -316,6 +330,60 @@ func isWordByte(c byte) bool {
 var socketMarkers = []string{"fsockopen(", "TCPSocket.new(", "TCPSocket.open(", "IO::Socket::INET", "socket(",
 	"Socket.tcp(", "/inet/tcp/", "/inet/udp/", "net.connect(", "net.Socket(", "createConnection(", "stream_socket_client("}
 
+// listenMarkers reveal a listening server in perl/ruby/php/node/lua code:
+// the language's server classes and listen calls, perl's Listen and
+// LocalPort socket options.
+var listenMarkers = []string{"TCPServer.new", "TCPServer.open", "WEBrick::HTTPServer", "Socket.tcp_server_loop",
+	"UDPSocket.new.bind", ".listen(", "stream_socket_server(", "socket_listen(", "Listen =>", "Listen=>",
+	"LocalPort", "HTTP::Daemon", "socket.bind(", "Deno.listen(", "Bun.serve("}
+
+// codeListener records the listening socket of inline code: bound to the
+// first address literal in it ("0.0.0.0", "127.0.0.1", "tcp://h:p",
+// "localhost"), or every interface when none is written — a server given
+// only a port listens on all of them.
+func (a *analyzer) codeListener(s *syntax.Stmt, via, code string) {
+	host, port := "", 0
+	for off := 0; off < len(code); {
+		lit, end, ok := nextQuoted(code, off)
+		if !ok {
+			break
+		}
+		off = end
+		if _, rest, ok := strings.Cut(lit, "://"); ok {
+			lit = rest
+		}
+		h, p := splitHostPort(lit)
+		if h == "localhost" || h == "::1" || h == "::" || hostIsIP(h) {
+			host, port = h, p
+			break
+		}
+	}
+	execShell := false
+	for _, m := range shellMarkers {
+		if strings.Contains(code, m) {
+			execShell = true
+			break
+		}
+	}
+	a.b.Facts.Network = append(a.b.Facts.Network, sdk.NetworkUse{Host: strings.ToLower(host), Port: port,
+		Scheme: "tcp", Via: via, Listen: true, ExecShell: execShell,
+		Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
+}
+
+// hostIsIP reports whether h is an IPv4 literal (four dotted numbers).
+func hostIsIP(h string) bool {
+	parts := strings.Split(h, ".")
+	if len(parts) != 4 {
+		return false
+	}
+	for _, p := range parts {
+		if _, err := strconv.Atoi(p); err != nil || p == "" {
+			return false
+		}
+	}
+	return true
+}
+
 // shellMarkers reveal a shell attached to that connection.
 var shellMarkers = []string{"/bin/sh", "/bin/bash", "sh -i", "bash -i", "cmd.exe", "|& getline", "| getline",
 	"spawn(\"sh", "spawn('sh", "exec(\"sh", "exec('sh", "system$_", "system $_", "exec $_"}
@@ -329,6 +397,12 @@ func (a *analyzer) codeSockets(s *syntax.Stmt, via, code string) {
 		if strings.Contains(code, m) {
 			found = true
 			break
+		}
+	}
+	for _, m := range listenMarkers {
+		if strings.Contains(code, m) {
+			a.codeListener(s, via, code)
+			return
 		}
 	}
 	if !found {
@@ -439,4 +513,13 @@ func leadingInt(s string) int {
 		return 0
 	}
 	return n
+}
+
+func hasArg(args []field, v string) bool {
+	for _, f := range args {
+		if f.s == v {
+			return true
+		}
+	}
+	return false
 }

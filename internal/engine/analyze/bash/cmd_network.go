@@ -89,6 +89,7 @@ func (a *analyzer) httpieNet(s *syntax.Stmt, name string, args []field, _ *ctx) 
 
 // opensslNet: openssl s_client -connect HOST:PORT.
 func (a *analyzer) opensslNet(s *syntax.Stmt, _ string, args []field, _ *ctx) {
+	a.serveWith(s, "openssl s_server", serverCommands["openssl"], args)
 	for i, f := range args {
 		if f.s == "-connect" && i+1 < len(args) {
 			a.addNet(s, args[i+1], "", "openssl", nil)

@@ -232,6 +232,7 @@ func topics() []func(*registry) {
 		registerRunnerCommands,
 		registerBuiltinCommands,
 		registerNetworkCommands,
+		registerListenerCommands,
 		registerFileCommands,
 		registerVCSCommands,
 	}

@@ -230,6 +230,10 @@ func vimRunner(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx) {
 			ex = field{s: f.s[1:], dyn: f.dyn}
 		case strings.HasPrefix(f.s, "-c") && len(f.s) > 2:
 			ex = field{s: f.s[2:], dyn: f.dyn}
+		case len(f.s) > 2 && f.s[0] == '-' && f.s[1] != '-' && strings.HasSuffix(f.s, "c") && isLetters(f.s[1:]) && i+1 < len(args):
+			// a cluster ending in c (`ex -sc CMD`, `vim -esc CMD`)
+			ex = args[i+1]
+			i++
 		default:
 			continue
 		}

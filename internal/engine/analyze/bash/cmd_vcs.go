@@ -201,6 +201,18 @@ func gitConfigRunner(a *analyzer, s *syntax.Stmt, name string, args []field, c *
 	for i := 0; i+1 < len(args); i++ {
 		f := args[i]
 		if f.s != "-c" {
+			if f.s == "config" {
+				// git config [--global] KEY CMD: every later git
+				// command runs it (persisted where -c is not).
+				j := i + 1
+				for j < len(args) && strings.HasPrefix(args[j].s, "-") {
+					j++
+				}
+				if j+1 < len(args) && !args[j].dyn && !args[j+1].dyn {
+					a.gitCommandKey(s, strings.ToLower(args[j].s), args[j+1].s)
+				}
+				return
+			}
 			if !strings.HasPrefix(f.s, "-") {
 				return // the subcommand
 			}
@@ -212,16 +224,21 @@ func gitConfigRunner(a *analyzer, s *syntax.Stmt, name string, args []field, c *
 		if k < 0 || kv.dyn {
 			continue
 		}
-		key, val := strings.ToLower(kv.s[:k]), kv.s[k+1:]
-		if val == "" || key == "core.hookspath" {
-			continue
-		}
-		for _, ck := range gitCommandKeys {
-			if key == ck || strings.HasSuffix(ck, ".") && strings.HasPrefix(key, ck) && commandSubkey(key) {
-				code := strings.TrimPrefix(val, "!")
-				a.dynExec(s, "shell_c", "git", field{s: code}, field{}, true)
-				break
-			}
+		a.gitCommandKey(s, strings.ToLower(kv.s[:k]), kv.s[k+1:])
+	}
+}
+
+// gitCommandKey analyzes the value of a gitCommandKeys key as the shell
+// code git runs.
+func (a *analyzer) gitCommandKey(s *syntax.Stmt, key, val string) {
+	if val == "" || key == "core.hookspath" {
+		return
+	}
+	for _, ck := range gitCommandKeys {
+		if key == ck || strings.HasSuffix(ck, ".") && strings.HasPrefix(key, ck) && commandSubkey(key) {
+			code := strings.TrimPrefix(val, "!")
+			a.dynExec(s, "shell_c", "git", field{s: code}, field{}, true)
+			return
 		}
 	}
 }

@@ -39,6 +39,8 @@ func registerWrapperCommands(r *registry) {
 	r.wrapper(topic, optsWrapper("", []string{"--cpu-list"}, 1), "taskset")
 	r.wrapper(topic, optsWrapper("T", nil, 1), "chrt")
 	r.wrapper(topic, envWrapper, "env")
+	// npx/pnpx/bunx PKG ARGS: run a package's command (npx http-server).
+	r.wrapper(topic, optsWrapper("p", []string{"--package"}, 0), "npx", "pnpx", "bunx")
 	r.run(topic, exclusive((*analyzer).xargs), "xargs")
 	r.run(topic, exclusive((*analyzer).find), "find")
 }

@@ -23,6 +23,10 @@
 //     to ~/.bashrc and the like), "trap", "alias" (an alias holding a
 //     command list), "PROMPT_COMMAND". Jobs for at/batch are
 //     heredoc/pipe interpreters with Interpreter "at".
+//   - Outputs of "*" are the whole environment (export -p and the like are
+//     Commands; inline perl/ruby/node/php/awk printing the language's whole
+//     environment are Outputs). Values assigned to command-valued variables
+//     (sdk.IsCommandEnvName) are analyzed as nested code, Via "env:NAME".
 //   - DynamicExec kinds: "shell_c" also covers su -c, script -c, flock -c,
 //     env -S and shell strings of ruby/php/node system()/exec(); "source"
 //     also covers running a file (bash F, ./F) whose content the script
@@ -51,8 +55,10 @@
 // shell), cmd_interpreters.go (python, perl, ruby, node, php, awk; their
 // APIs are interp.go), cmd_runners.go (sed e, vim -c, parallel, make),
 // cmd_builtins.go (eval, source, alias, read, echo), cmd_network.go (curl,
-// wget, nc, ssh …), cmd_files.go (argSpecs of rm, cp, chmod …; dd, tar)
-// and cmd_vcs.go (git).
+// wget, nc, ssh …), cmd_listeners.go (servers started from the command
+// line, as rows of bind/port options and defaults), cmd_files.go (argSpecs
+// of rm, cp, chmod …; dd, tar; cd followed outside the workspace) and
+// cmd_vcs.go (git).
 //
 // # Adding a command
 //

@@ -537,7 +537,7 @@ func readsStdinCode(name string, args []field) bool {
 func (a *analyzer) pipeInterpreter(stages []*syntax.Stmt, c *ctx) {
 	last := stages[len(stages)-1]
 	call, ok := last.Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) == 0 || !mayBe(call, interpreterOrWrapper) && !mayBe(call, isAwk) {
+	if !ok || len(call.Args) == 0 || !mayBe(call, interpreterOrWrapper) && !mayBe(call, isAwk) && !mayBe(call, isLineRunner) {
 		return
 	}
 	fs := a.callWords(call)
@@ -560,7 +560,13 @@ func (a *analyzer) pipeInterpreter(stages []*syntax.Stmt, c *ctx) {
 	if (name == "source" || name == ".") && len(fs) > 1 && isStdinPath(fs[1].s) {
 		name, fs = "bash", fs[:1]
 	}
-	if isAwk(name) {
+	if isLineRunner(name) {
+		// `echo CMD | parallel`: each input line is a command line.
+		if !lineRunnerRunsInput(fs[1:]) {
+			return
+		}
+		name = "sh"
+	} else if isAwk(name) {
 		if !awkRunsInput(fs[1:]) {
 			return
 		}
@@ -737,6 +743,32 @@ func mayBe(call *syntax.CallExpr, want func(string) bool) bool {
 		return true
 	}
 	return want(path.Base(lit))
+}
+
+// isLineRunner reports a program that runs each line of its input as a
+// command line when given no command of its own (GNU parallel, sem).
+func isLineRunner(n string) bool { return n == "parallel" || n == "sem" }
+
+// lineRunnerRunsInput reports whether parallel's arguments leave the
+// command to stdin: options only, no template and no ::: inputs.
+func lineRunnerRunsInput(args []field) bool {
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if f.dyn || strings.HasPrefix(f.s, ":::") {
+			return false
+		}
+		if !strings.HasPrefix(f.s, "-") {
+			return false
+		}
+		switch f.s {
+		case "-j", "--jobs", "-S", "--sshlogin", "--joblog", "--results", "-d", "--delimiter", "--timeout",
+			"--retries", "-P", "--max-procs", "--tmpdir", "--workdir", "--wd":
+			i++
+		case "-a", "--arg-file", "-n", "--max-args", "-N", "-X", "-m":
+			return false // arguments for a command, not command lines
+		}
+	}
+	return true
 }
 
 // isAwk reports an awk implementation's name.

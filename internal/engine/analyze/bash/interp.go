@@ -75,6 +75,11 @@ type interpLang struct {
 	// bareCalls is set when a call may omit parentheses (`system "x"`).
 	bareCalls bool
 	apis      []interpAPI
+	// wholeEnv are expressions for the whole environment as one value
+	// (perl %ENV, node process.env passed whole, php getenv()); printers
+	// are the language's output calls. Code holding both prints every
+	// variable, secrets included (an Output of "*", see codeEnvDump).
+	wholeEnv, printers []string
 }
 
 var shellAPIs = []interpAPI{{"system", effShell}, {"exec", effShell}, {"popen", effShell}, {"spawn", effShell}}
@@ -83,6 +88,7 @@ var shellAPIs = []interpAPI{{"system", effShell}, {"exec", effShell}, {"popen", 
 var interpreters = []*interpLang{
 	{
 		names: []string{"perl"}, inline: []string{"-e", "-E"}, concat: []string{"."}, backticks: true, bareCalls: true,
+		wholeEnv: []string{"%ENV"}, printers: []string{"print", "say", "printf", "Dumper"},
 		home: []string{"$ENV{HOME}", "$ENV{'HOME'}", `$ENV{"HOME"}`, "File::HomeDir->my_home"},
 		apis: append([]interpAPI{{"qx", effShell}, {"readpipe", effShell}, {"open", effOpen}, {"sysopen", effOpen},
 			{"unlink", effDelete}, {"remove_tree", effDeleteTree}, {"rmtree", effDeleteTree}, {"rmdir", effDelete},
@@ -92,7 +98,10 @@ var interpreters = []*interpLang{
 	},
 	{
 		names: []string{"ruby", "jruby"}, inline: []string{"-e"}, concat: []string{"+", "<<"}, backticks: true, bareCalls: true,
-		home: []string{"Dir.home", "ENV['HOME']", `ENV["HOME"]`, "Etc.getpwuid.dir"},
+		wholeEnv: []string{"ENV.to_h", "ENV.to_a", "ENV.each", "ENV.inspect", "ENV.map", "ENV.sort", "ENV.select",
+			"ENV.keys.each", "p ENV", "pp ENV", "puts ENV", "p(ENV", "pp(ENV", "ENV.to_s"},
+		printers: []string{"p ", "pp ", "puts", "print", "printf", "p(", "pp(", "display", "$stdout", "STDOUT"},
+		home:     []string{"Dir.home", "ENV['HOME']", `ENV["HOME"]`, "Etc.getpwuid.dir"},
 		apis: append([]interpAPI{{"IO.popen", effShell}, {"Open3.capture2", effShell}, {"Open3.capture2e", effShell},
 			{"Open3.capture3", effShell}, {"Open3.popen3", effShell}, {"PTY.spawn", effShell},
 			{"File.read", effRead}, {"IO.read", effRead}, {"File.readlines", effRead}, {"IO.readlines", effRead},
@@ -108,6 +117,10 @@ var interpreters = []*interpLang{
 	},
 	{
 		names: []string{"node", "nodejs", "bun", "deno"}, inline: []string{"-e", "--eval", "-p", "--print"}, concat: []string{"+"},
+		wholeEnv: []string{"process.env)", "process.env,", "process.env]", "process.env;", "(process.env", "in process.env",
+			"of Object.entries(process.env", "Deno.env.toObject()"},
+		printers: []string{"console.log", "console.dir", "console.table", "console.error", "console.info",
+			"process.stdout.write", "JSON.stringify", "util.inspect"},
 		home: []string{"process.env.HOME", "process.env['HOME']", `process.env["HOME"]`, "os.homedir()",
 			`require("os").homedir()`, "require('os').homedir()"},
 		apis: append([]interpAPI{{"execSync", effShell}, {"execFileSync", effShell}, {"execFile", effShell},
@@ -123,7 +136,9 @@ var interpreters = []*interpLang{
 	},
 	{
 		names: []string{"php"}, inline: []string{"-r"}, concat: []string{"."}, backticks: true,
-		home: []string{`getenv("HOME")`, "getenv('HOME')", `$_SERVER["HOME"]`, "$_SERVER['HOME']", `$_ENV["HOME"]`, "$_ENV['HOME']"},
+		wholeEnv: []string{"getenv()", "$_ENV", "$_SERVER"},
+		printers: []string{"print_r", "var_dump", "var_export", "echo", "print", "printf", "json_encode"},
+		home:     []string{`getenv("HOME")`, "getenv('HOME')", `$_SERVER["HOME"]`, "$_SERVER['HOME']", `$_ENV["HOME"]`, "$_ENV['HOME']"},
 		apis: append([]interpAPI{{"shell_exec", effShell}, {"passthru", effShell}, {"proc_open", effShell},
 			{"pcntl_exec", effShell}, {"file_get_contents", effRead}, {"readfile", effRead}, {"file", effRead},
 			{"fopen", effOpen}, {"file_put_contents", effWrite}, {"unlink", effDelete}, {"rmdir", effDelete},
@@ -140,6 +155,7 @@ var interpreters = []*interpLang{
 	},
 	{
 		names: []string{"awk", "gawk", "mawk", "nawk", "busybox-awk"}, programArg: true, juxtapose: true, awkIO: true,
+		wholeEnv: []string{"in ENVIRON"}, printers: []string{"print"},
 		home: []string{`ENVIRON["HOME"]`},
 		apis: []interpAPI{{"system", effShell}, {"sprintf", effFormat}},
 	},

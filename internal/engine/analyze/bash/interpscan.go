@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/toolwarden/toolwarden/sdk"
 )
 
 // The generic scanner of the interpreter registry (interp.go): it reads
@@ -481,6 +483,7 @@ func (a *analyzer) interpCode(s *syntax.Stmt, name string, l *interpLang, code f
 	if code.dyn {
 		return
 	}
+	a.codeEnvDump(s, name, l, code.s)
 	for _, call := range scanInterp(l, code.s) {
 		a.interpEffect(s, name, call, code, c)
 	}
@@ -631,6 +634,60 @@ func runsShell(l *interpLang, code string) bool {
 		if call.api.eff == effShell {
 			return true
 		}
+	}
+	return false
+}
+
+// codeEnvDump records inline code that prints the whole environment (`perl
+// -e 'print "$_=$ENV{$_}\n" for keys %ENV'`, `node -e
+// 'console.log(process.env)'`, `php -r 'print_r(getenv());'`, awk's `for
+// (k in ENVIRON) print …`): the language's whole-environment expression
+// together with one of its printers is an Output of every variable ("*"),
+// judged like `env` (RULES.md SENSITIVE_OUTPUT). Passing the environment
+// to a child process is not printing it.
+func (a *analyzer) codeEnvDump(s *syntax.Stmt, name string, l *interpLang, code string) {
+	whole, prints := false, false
+	for _, m := range l.wholeEnv {
+		if wholeAt(code, m) {
+			whole = true
+			break
+		}
+	}
+	if !whole {
+		return
+	}
+	for _, m := range l.printers {
+		if strings.Contains(code, m) {
+			prints = true
+			break
+		}
+	}
+	if !prints {
+		return
+	}
+	a.b.Facts.Outputs = append(a.b.Facts.Outputs, sdk.Output{Sink: "stdout", Vars: []string{"*"},
+		Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
+}
+
+// wholeAt reports whether marker m occurs in code as the whole value: a
+// marker ending in a name must not go on into a member or an element
+// (`process.env.HOME`, `ENV["HOME"]`, `$_ENV['X']`).
+func wholeAt(code, m string) bool {
+	last := m[len(m)-1]
+	named := isWordByte(last)
+	for off := 0; off < len(code); {
+		k := strings.Index(code[off:], m)
+		if k < 0 {
+			return false
+		}
+		end := off + k + len(m)
+		if !named || end >= len(code) {
+			return true
+		}
+		if n := code[end]; n != '.' && n != '[' && n != '{' && !isWordByte(n) {
+			return true
+		}
+		off = end
 	}
 	return false
 }

@@ -922,7 +922,9 @@ func (a *analyzer) expandCmdSubst(p *syntax.CmdSubst, emit, quoted bool) []field
 			kind = "backtick"
 		}
 		a.feature(kind, p.Pos())
+		cwd := a.cwd // $( … ) is a subshell
 		ids = a.walkNested(p.Stmts, "substitution")
+		a.cwd = cwd
 	}
 	fr := a.foldStmts(p.Stmts)
 	if fr.static {

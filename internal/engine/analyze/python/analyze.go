@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/toolwarden/toolwarden/internal/engine/facts"
+	"github.com/toolwarden/toolwarden/internal/engine/secrets"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -134,6 +135,9 @@ type funcInfo struct {
 // retFrame collects the return values of the function body being walked.
 type retFrame struct {
 	vals []*sym
+	// yields are the values of the body's yield expressions: the body is
+	// a generator's.
+	yields []*sym
 }
 
 // analyzer walks one piece of content.
@@ -168,6 +172,9 @@ type analyzer struct {
 	// dlFiles are the files written with downloaded content: opening one
 	// again reads a download (saved, then loaded or run).
 	dlFiles map[string]bool
+	// keyLines are the lines where a folded string already yielded a
+	// private-key Secret.
+	keyLines map[int]bool
 }
 
 func newAnalyzer(b *facts.Builder, src string, at facts.Frame) *analyzer {
@@ -555,6 +562,19 @@ func (a *analyzer) walkBody(key string, s *stmt, fs *scope) *sym {
 	rf := a.rets[len(a.rets)-1]
 	a.rets = a.rets[:len(a.rets)-1]
 	a.fnStack = a.fnStack[:len(a.fnStack)-1]
+	if len(rf.yields) > 0 && len(rf.yields) <= maxItems {
+		// A generator: what it yields, as a sequence (constant when
+		// every value is).
+		g := &sym{kind: "list", cnst: true}
+		for _, v := range rf.yields {
+			g.items = append(g.items, v)
+			g.cnst = g.cnst && v.cnst && v.qual == "" && v.inst == ""
+		}
+		if g.cnst {
+			return g
+		}
+		return &sym{kind: "expr", el: (&sym{kind: "expr", src: "item"}).taint(g.items...)}
+	}
 	var ret *sym
 	for _, v := range rf.vals {
 		if ret == nil {
@@ -685,16 +705,36 @@ func (a *analyzer) forStmt(s *stmt, sc *scope) {
 	a.block(s.orelse, sc)
 }
 
-// elemOf returns what iterating over v yields.
+// elemOf returns what iterating over v yields. Iterating the environment
+// mapping (os.environ, its keys, a list of them) yields names, not values:
+// the element is an envKey and carries no value of its own.
 func elemOf(v *sym) *sym {
 	if v.elem() != nil {
 		return v.elem()
+	}
+	if environKeys(v) {
+		return &sym{kind: "expr", src: "item", envKey: true}
 	}
 	e := &sym{kind: "expr", src: "item"}
 	if v.isSeq() && len(v.items) > 0 {
 		e.taint(v.items...)
 	}
 	return e.taint(v)
+}
+
+// environKeys reports a value whose iteration yields the names of the
+// environment's variables: os.environ itself or os.environ.keys().
+func environKeys(v *sym) bool {
+	return v != nil && (v.qual == "os.environ" || v.src == "os.environ.keys()")
+}
+
+func hasNil(vs []*sym) bool {
+	for _, v := range vs {
+		if v == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // assign binds target to v.
@@ -716,7 +756,9 @@ func (a *analyzer) assign(t *expr, v *sym, valueExpr *expr, sc *scope) {
 			a.classes[sc.class][t.name] = v
 		}
 	case eTuple, eList:
-		if v.isSeq() && len(v.items) == len(t.args) {
+		// A tuple of known parts unpacks part by part, constant or not
+		// (`path, headers = urlretrieve(URL)`).
+		if (v.isSeq() || v.kind == "tuple" && !hasNil(v.items)) && len(v.items) == len(t.args) {
 			for i, el := range t.args {
 				a.assign(el, v.items[i], nil, sc)
 			}
@@ -902,7 +944,32 @@ func (a *analyzer) eval(e *expr, sc *scope) *sym {
 		// display text only; setting it on a shared value is harmless
 		v.src = a.text(e)
 	}
+	if v.cnst && e.kind != eStr && len(v.s) >= len("-----BEGIN PRIVATE KEY-----") && (v.kind == "str" || v.kind == "bytes") {
+		a.foldedKey(v.s, e.line, e.col)
+	}
 	return v
+}
+
+// foldedKey records a private key that exists only once the content's own
+// expressions are folded (`'-----BEGIN %s PRIVATE KEY-----' % 'RSA'`,
+// `'-' * 5 + 'BEGIN … PRIVATE KEY' + '-' * 5`, `'-----'.join([...])`,
+// f-strings of constants): RULES.md, the header is enough, however it is
+// assembled. The literal text is scanned separately (secrets.Find).
+func (a *analyzer) foldedKey(s string, line, col int) {
+	if a.keyLines[line] || !strings.Contains(s, "PRIVATE KEY") {
+		return
+	}
+	for _, sec := range secrets.Find(s) {
+		if sec.Kind != secrets.KindPrivateKey {
+			continue
+		}
+		if a.keyLines == nil {
+			a.keyLines = map[int]bool{}
+		}
+		a.keyLines[line] = true
+		a.f.Secrets = append(a.f.Secrets, sdk.Secret{Kind: sec.Kind, Redacted: sec.Redacted, Pos: a.pos(line, col)})
+		return
+	}
 }
 
 func (a *analyzer) eval1(e *expr, sc *scope) *sym {
@@ -1078,8 +1145,36 @@ func (a *analyzer) eval1(e *expr, sc *scope) *sym {
 			}
 			return r
 		}
+		// `sys.modules.get('os') or __import__('os')`, `x or os.system`:
+		// a side that names a module, function or instance is what an
+		// `or` of unknown truth may yield — judge it as what it names.
+		if e.name == "or" && (l.qual != "" || l.inst != "") {
+			return l
+		}
+		if e.name == "or" && (r.qual != "" || r.inst != "") {
+			return r
+		}
 		return (&sym{kind: "expr"}).taint(l, r)
-	case eStarred, eAwait, eYield:
+	case eYield:
+		// A generator's values: calling it returns them as a sequence
+		// (walkBody), so `for c in gen(): os.system(c)` sees each.
+		if e.x == nil {
+			return &sym{kind: "expr"}
+		}
+		v := a.eval(e.x, sc)
+		if n := len(a.rets); n > 0 {
+			rf := a.rets[n-1]
+			switch {
+			case e.name != "from":
+				rf.yields = append(rf.yields, v)
+			case v.isSeq():
+				rf.yields = append(rf.yields, v.items...)
+			default:
+				rf.yields = append(rf.yields, elemOf(v))
+			}
+		}
+		return &sym{kind: "expr"}
+	case eStarred, eAwait:
 		if e.x == nil {
 			return &sym{kind: "expr"}
 		}
@@ -1363,6 +1458,11 @@ func (a *analyzer) comp(e *expr, sc *scope) *sym {
 		}
 		a.assign(e.comp[0].target, elemOf(it), nil, cs)
 		v := a.eval(e.x, cs)
+		if environKeys(it) {
+			// Names of variables: only what the element expression reads
+			// (os.environ[k]) carries values.
+			return (&sym{kind: "expr"}).taint(v)
+		}
 		return (&sym{kind: "expr"}).taint(v, it)
 	}
 	r := &sym{kind: "expr"}
@@ -1372,7 +1472,9 @@ func (a *analyzer) comp(e *expr, sc *scope) *sym {
 		for _, cond := range c.conds {
 			a.eval(cond, cs)
 		}
-		r.taint(it)
+		if !environKeys(it) {
+			r.taint(it)
+		}
 	}
 	r.taint(a.eval(e.x, cs))
 	if e.y != nil {

@@ -204,6 +204,10 @@ func apiList(a *analyzer, c *callCtx) *sym {
 	if arg0 != nil && arg0.el != nil {
 		return &sym{kind: "expr", el: arg0.el}
 	}
+	if environKeys(arg0) {
+		// sorted(os.environ): the names only (see elemOf)
+		return &sym{kind: "expr", src: "os.environ.keys()"}
+	}
 	return nil
 }
 

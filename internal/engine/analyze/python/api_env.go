@@ -11,6 +11,13 @@ func init() {
 	registerAPI("env", apiOsPutenv, "os.putenv")
 	registerAPI("env", apiOsEnvironUpdate, "os.environ.update")
 	registerAPI("env", apiOsEnvironCopy, "os.environ.copy", "os.environ.items", "os.environ.values")
+	registerAPI("env", apiOsEnvironKeys, "os.environ.keys")
+}
+
+// apiOsEnvironKeys handles os.environ.keys(): the names of the variables,
+// which iterate as envKeys (see elemOf) and carry no values.
+func apiOsEnvironKeys(a *analyzer, c *callCtx) *sym {
+	return &sym{kind: "expr", src: "os.environ.keys()"}
 }
 
 func apiOsGetenv(a *analyzer, c *callCtx) *sym {

@@ -50,7 +50,30 @@ func (a *analyzer) fileCall(c *callCtx) (*sym, bool) {
 		return a.openFile(c, c.arg(0, "file"), c.arg(1, "mode"), n), true
 	case "tarfile.open", "zipfile.ZipFile", "tarfile.TarFile", "shelve.open", "dbm.open":
 		r := a.openFile(c, c.arg(0, "name"), c.arg(1, "mode"), n)
+		if n != "shelve.open" && n != "dbm.open" {
+			// an archive: what is added to it is read (archiveCall)
+			r.inst = "archive"
+		}
 		return r, true
+	case "shutil.make_archive":
+		// make_archive(base_name, format, root_dir=None, base_dir=None)
+		// reads root_dir/base_dir (the working directory by default),
+		// recursively, into the archive.
+		root, base := c.arg(2, "root_dir"), c.arg(3, "base_dir")
+		var src *sym
+		switch {
+		case root != nil && base != nil:
+			src = osPath("os.path.join", []*sym{root, base})
+		case root != nil:
+			src = root
+		case base != nil:
+			src = base
+		}
+		if fa := a.fileAccess(c, src, "read", n); fa != nil {
+			fa.Recursive = true
+		}
+		a.fileAccess(c, c.arg(0, "base_name"), "write", n)
+		return nil, true
 	case "os.open":
 		flags := c.arg(1, "flags")
 		op := "read"
@@ -193,10 +216,17 @@ func (a *analyzer) fileCall(c *callCtx) (*sym, bool) {
 		return nil, true
 	case "urllib.request.urlretrieve":
 		a.netURL(c, n, c.arg(0, "url"), false)
+		// (filename, headers): the file holds the downloaded bytes, so
+		// opening, loading or running it later is using a download.
+		saved := &sym{kind: "expr", src: "urlretrieve", dlPath: true}
 		if p := c.arg(1, "filename"); p != nil {
 			a.fileAccess(c, p, "write", n)
+			a.markDownloaded(p)
+			cp := *p
+			cp.dlPath = true
+			saved = &cp
 		}
-		return nil, true
+		return &sym{kind: "tuple", items: []*sym{saved, {kind: "expr", src: "headers"}}}, true
 	case "pandas.read_csv", "pandas.read_json", "pandas.read_parquet", "numpy.load", "numpy.loadtxt", "sqlite3.connect":
 		if arg0 != nil && (arg0.kind == "str" || arg0.inst == "pathlib.Path") {
 			fa := a.fileAccess(c, arg0, "read", n)
@@ -208,16 +238,16 @@ func (a *analyzer) fileCall(c *callCtx) (*sym, bool) {
 		}
 		return nil, true
 	}
+	if strings.HasPrefix(n, "archive.") && c.fn.recv != nil {
+		return a.archiveCall(c, strings.TrimPrefix(n, "archive.")), true
+	}
 	if strings.HasPrefix(n, "file.") && c.fn.recv != nil {
 		f := c.fn.recv
 		switch strings.TrimPrefix(n, "file.") {
 		case "write", "writelines":
 			a.output(c, "file", c.args...)
-			if p, ok := f.path.strVal(); ok && f.path != nil && anyDownload(c.args) {
-				if a.dlFiles == nil {
-					a.dlFiles = map[string]bool{}
-				}
-				a.dlFiles[normPath(p)] = true
+			if f.path != nil && anyDownload(c.args) {
+				a.markDownloaded(f.path)
 			}
 		case "read", "readline", "readlines", "__iter__":
 			r := &sym{kind: "expr", fromFile: f.fromFile}
@@ -416,5 +446,53 @@ func apiConfigParserRead(a *analyzer, c *callCtx) *sym {
 		return nil
 	}
 	a.fileAccess(c, fs, "read", c.name)
+	return nil
+}
+
+// markDownloaded records that the file at p holds downloaded bytes: opening
+// it reads a download (openFile), and running it, loading it or handing it
+// to an interpreter runs downloaded code (runsDownload).
+func (a *analyzer) markDownloaded(p *sym) {
+	s, ok := p.strVal()
+	if !ok {
+		return
+	}
+	if a.dlFiles == nil {
+		a.dlFiles = map[string]bool{}
+	}
+	a.dlFiles[normPath(s)] = true
+}
+
+// isDownloadedPath reports a path value naming a file this content filled
+// with downloaded bytes.
+func (a *analyzer) isDownloadedPath(v *sym) bool {
+	if v == nil {
+		return false
+	}
+	if v.dlPath {
+		return true
+	}
+	s, ok := v.strVal()
+	return ok && a.dlFiles[normPath(s)]
+}
+
+// archiveCall handles the methods of a tar or zip archive: the files added
+// to it (TarFile.add, ZipFile.write) are read into it, recursively for a
+// directory; extracting writes under the target directory.
+func (a *analyzer) archiveCall(c *callCtx, method string) *sym {
+	switch method {
+	case "add":
+		if fa := a.fileAccess(c, c.arg(0, "name"), "read", "tarfile.TarFile.add"); fa != nil {
+			fa.Recursive = true
+		}
+	case "write":
+		a.fileAccess(c, c.arg(0, "filename"), "read", "zipfile.ZipFile.write")
+	case "extractall", "extract":
+		if p := c.arg(0, "path"); p != nil && method == "extractall" {
+			a.fileAccess(c, p, "write", "archive.extractall")
+		}
+	case "__enter__":
+		return c.fn.recv
+	}
 	return nil
 }

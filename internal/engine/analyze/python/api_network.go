@@ -345,3 +345,68 @@ func apiAppRun(a *analyzer, c *callCtx) *sym {
 	}
 	return a.listen(c, host, port)
 }
+
+// argSpec names where a call takes one argument: its position (-1: keyword
+// only) and its keyword.
+type argSpec struct {
+	pos int
+	kw  string
+}
+
+// listenerAPI describes a server entry point as data: where it takes its
+// address — one (host, port) tuple, or host and port apart — and what it
+// listens on when they are omitted. An empty default host is every
+// interface. Adding a framework's server is adding a row to listenerAPIs.
+type listenerAPI struct {
+	names      []string
+	addr       *argSpec // a (host, port) tuple
+	host, port argSpec
+	defHost    string
+	defPort    int64
+}
+
+// listenerAPIs are the servers known beyond the socket API and the classes
+// above: standard-library and framework entry points that bind and listen.
+var listenerAPIs = []listenerAPI{
+	// http.server.test(HandlerClass, ServerClass, protocol, port=8000, bind=None): every interface.
+	{names: []string{"http.server.test"}, host: argSpec{4, "bind"}, port: argSpec{3, "port"}, defPort: 8000},
+	{names: []string{"werkzeug.serving.run_simple", "werkzeug.run_simple"}, host: argSpec{0, "hostname"}, port: argSpec{1, "port"}, defHost: "127.0.0.1", defPort: 5000},
+	// waitress listens on 0.0.0.0:8080 unless told otherwise.
+	{names: []string{"waitress.serve"}, host: argSpec{-1, "host"}, port: argSpec{-1, "port"}, defHost: "0.0.0.0", defPort: 8080},
+	{names: []string{"bottle.run"}, host: argSpec{-1, "host"}, port: argSpec{-1, "port"}, defHost: "127.0.0.1", defPort: 8080},
+	{names: []string{"gevent.pywsgi.WSGIServer", "gevent.server.StreamServer", "gevent.server.DatagramServer",
+		"smtpd.SMTPServer", "smtpd.DebuggingServer", "multiprocessing.connection.Listener", "pyftpdlib.servers.FTPServer"},
+		addr: &argSpec{0, "address"}},
+	// tornado: app.listen(port, address=''), every interface by default.
+	{names: []string{"tornado.web.Application.listen", "tornado.httpserver.HTTPServer.listen", "tornado.tcpserver.TCPServer.listen"},
+		host: argSpec{1, "address"}, port: argSpec{0, "port"}},
+	// aiohttp.web.TCPSite(runner, host=None, port=None): every interface, 8080.
+	{names: []string{"aiohttp.web.TCPSite"}, host: argSpec{1, "host"}, port: argSpec{2, "port"}, defPort: 8080},
+	{names: []string{"asyncio.AbstractEventLoop.create_server", "asyncio.BaseEventLoop.create_server"}, host: argSpec{1, "host"}, port: argSpec{2, "port"}},
+}
+
+func init() {
+	for i := range listenerAPIs {
+		l := &listenerAPIs[i]
+		registerAPI("network", func(a *analyzer, c *callCtx) *sym { return a.listenAPI(c, l) }, l.names...)
+	}
+	// Instances whose listen method opens the port.
+	registerAPI("network", apiConfigParser, "tornado.web.Application", "tornado.httpserver.HTTPServer", "tornado.tcpserver.TCPServer")
+}
+
+// listenAPI records the listening socket a listenerAPIs entry opens.
+func (a *analyzer) listenAPI(c *callCtx, l *listenerAPI) *sym {
+	var h, p *sym
+	if l.addr != nil {
+		h, p = hostPort(c.arg(l.addr.pos, l.addr.kw))
+	} else {
+		h, p = c.arg(l.host.pos, l.host.kw), c.arg(l.port.pos, l.port.kw)
+	}
+	if h == nil || h.kind == "none" {
+		h = strSym(l.defHost)
+	}
+	if p == nil && l.defPort != 0 {
+		p = intSym(l.defPort)
+	}
+	return a.listen(c, h, p)
+}

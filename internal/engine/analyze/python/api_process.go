@@ -27,10 +27,73 @@ func apiPipMain(a *analyzer, c *callCtx) *sym {
 
 func (a *analyzer) runCommand(c *callCtx, line string, encoded bool) {
 	a.procExec = true
+	if prog, ok := a.runsDownload(c, line); ok {
+		a.f.DynamicExec = append(a.f.DynamicExec, sdk.DynamicExec{Kind: "exec_file", Interpreter: prog,
+			Downloaded: true, Evidence: c.ev, Pos: a.pos(c.line, c.col)})
+	}
 	if line == "" {
 		return
 	}
 	a.nested("bash", line, c, c.name, encoded)
+}
+
+// fileRunners are the programs that run a file named as their first
+// operand: shells, interpreters, and the shell's source builtins.
+var fileRunners = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "ash": true,
+	"python": true, "python3": true, "perl": true, "ruby": true, "node": true, "php": true, "lua": true,
+	"source": true, ".": true, "exec": true, "busybox": true}
+
+// runsDownload reports a process call that runs a file this content saved a
+// download to (`urlretrieve(URL, 'x.sh')` then `subprocess.run(['sh',
+// 'x.sh'])`, `os.system('./tool')`, a path returned by urlretrieve): the file
+// itself is the program, or the operand of a shell or interpreter. It
+// returns the program that runs it.
+func (a *analyzer) runsDownload(c *callCtx, line string) (string, bool) {
+	base := func(w string) string {
+		w = strings.Trim(w, `"'`)
+		if i := strings.LastIndexByte(w, '/'); i >= 0 {
+			w = w[i+1:]
+		}
+		return w
+	}
+	runs := func(i int, prev string) bool { return i == 0 || fileRunners[base(prev)] }
+	for _, v := range c.args {
+		if v == nil {
+			continue
+		}
+		if (v.kind == "list" || v.kind == "tuple") && len(v.items) > 0 {
+			for i, it := range v.items {
+				if a.isDownloadedPath(it) && (i == 0 || runs(i, v.items[i-1].s)) {
+					return orProg(v.items[0].s), true
+				}
+				if i > 1 {
+					break
+				}
+			}
+		} else if v.dlPath {
+			return "sh", true
+		}
+	}
+	if len(a.dlFiles) == 0 || line == "" {
+		return "", false
+	}
+	words := strings.Fields(line)
+	for i, w := range words {
+		if i > 1 {
+			break
+		}
+		if a.dlFiles[normPath(strings.Trim(w, `"'`))] && (i == 0 || runs(i, words[i-1])) {
+			return orProg(base(words[0])), true
+		}
+	}
+	return "", false
+}
+
+func orProg(p string) string {
+	if p == "" {
+		return "sh"
+	}
+	return p
 }
 
 func (a *analyzer) socketStdio(c *callCtx) {
@@ -113,7 +176,11 @@ func (a *analyzer) processCall(c *callCtx) (*sym, bool) {
 		}
 		return nil, true
 	case "runpy.run_path":
-		a.dynExec(c, "runpy", "python", nil, false)
+		var code *sym
+		if a.isDownloadedPath(arg0) {
+			code = &sym{kind: "expr", download: true}
+		}
+		a.dynExec(c, "runpy", "python", code, false)
 		a.fileAccess(c, c.arg(0, "path_name"), "exec", n)
 		return nil, true
 	}

@@ -248,6 +248,10 @@ func (a *analyzer) finishCall(c *callCtx) *sym {
 			// the value, so it carries no environment taint.
 			return r
 		}
+		if keyIterBuiltins[fn.qual] && len(c.args) == 1 && environKeys(c.args[0]) {
+			// sorted(os.environ), list(os.environ): the names only.
+			return &sym{kind: "expr", src: "os.environ.keys()"}
+		}
 		if keyIterBuiltins[fn.qual] && len(c.args) == 1 && c.args[0] != nil && c.args[0].kind == "dict" {
 			// sorted(d), list(d), …: iterating a dict yields its keys,
 			// so a secret among the values does not flow out.
@@ -774,7 +778,12 @@ func (a *analyzer) fileAccess(c *callCtx, v *sym, op string, by string) *sdk.Fil
 func (a *analyzer) envRead(k *sym, line, col int) *sym {
 	name, ok := k.strVal()
 	if !ok {
-		return &sym{kind: "expr", env: []string{"*"}}
+		if k.envKey {
+			// os.environ[k] for k in os.environ: every value in turn.
+			return &sym{kind: "expr", env: []string{"*"}}
+		}
+		// A name the analysis cannot know: one unknown variable.
+		return &sym{kind: "expr", env: []string{"?"}}
 	}
 	a.f.EnvReads = append(a.f.EnvReads, sdk.EnvRead{Name: name, Pos: a.pos(line, col)})
 	if name == "HOME" {

@@ -890,6 +890,7 @@ func (p *parser) yieldExpr() *expr {
 	t := p.next() // yield
 	e := p.node(eYield, t)
 	if p.acceptKw("from") {
+		e.name = "from" // yield from: each element of e.x
 		e.x = p.test()
 	} else if !p.atStmtEnd() && !p.isOp(")") && !p.isOp("=") {
 		e.x = p.testListStar()

@@ -55,6 +55,13 @@ type sym struct {
 	sock     bool // a socket (or its fileno)
 	download bool
 	glob     bool
+	// envKey marks the name of an environment variable taken from the
+	// environment itself (iterating os.environ or its keys): reading the
+	// variable it names reads the whole environment, one value at a time.
+	envKey bool
+	// dlPath marks the path of a file holding downloaded bytes whose name
+	// the analysis cannot know (urlretrieve's temporary file).
+	dlPath bool
 }
 
 func (v *sym) elem() *sym { return v.el }
