@@ -160,6 +160,7 @@ func (b *cgroupBackend) start(sctx, ctx context.Context, spec Spec) (*cgProcess,
 		b.refill()
 		p, retry, err := b.startWarm(ctx, sctx, w, spec, h, lim)
 		if err == nil {
+			warmStarts.Add(1)
 			return p, nil
 		}
 		if !retry {
@@ -168,6 +169,7 @@ func (b *cgroupBackend) start(sctx, ctx context.Context, spec Spec) (*cgProcess,
 			return nil, err
 		}
 		// Nothing of the run happened: the warm shim goes, a fresh one runs.
+		warmRetried.Add(1)
 		go w.discard()
 	}
 	defer b.refill()
@@ -197,13 +199,14 @@ func (b *cgroupBackend) start(sctx, ctx context.Context, spec Spec) (*cgProcess,
 		p.removeDirs()
 		return nil, fmt.Errorf("isolation: %w", err)
 	}
-	shCtx, shSpan := startSpan(sctx, "isolation.shim")
+	shCtx, shSpan := startSpan(sctx, "isolation.shim", attribute.Bool("isolation.warm", false))
 	err = b.spawn(ctx, shCtx, p, spec, h, lim, v1Procs)
 	endSpan(shSpan, err)
 	if err != nil {
 		p.cleanupAfterFailedStart()
 		return nil, err
 	}
+	freshStarts.Add(1)
 	return p, nil
 }
 
