@@ -175,7 +175,9 @@ func (d *Daemon) execute(r *run) {
 		d.finish(r, startFailed(err, opts))
 		return
 	}
+	_, wsSp := startSpan(tctx, SpanWorkspace)
 	ws, err := d.openWorkspace(r.rec, &opts)
+	wsSp.End()
 	if err != nil {
 		f := startFailed(err, opts)
 		var le *limitError
@@ -195,7 +197,10 @@ func (d *Daemon) execute(r *run) {
 		opts.EgressProxy = proxy.Start
 		defer proxy.Close()
 	}
-	if reason := d.checkStaged(r.rec, opts.Workspace, opts.Dir); reason != "" {
+	_, stSp := startSpan(tctx, SpanStaged)
+	reason := d.checkStaged(r.rec, opts.Workspace, opts.Dir)
+	stSp.End()
+	if reason != "" {
 		log.Warn("run refused: staged workspace files", "reason", reason)
 		d.finish(r, stagedRefused(reason))
 		return

@@ -373,6 +373,8 @@ func readStatus(ctx, spanCtx context.Context, stR *os.File) (layers []string, st
 	go func() {
 		var r result
 		br := bufio.NewReader(stR)
+		t0 := time.Now()
+		var tStatus time.Time
 		for {
 			line, err := br.ReadBytes('\n')
 			if len(line) > 0 {
@@ -383,6 +385,7 @@ func readStatus(ctx, spanCtx context.Context, stR *os.File) (layers []string, st
 					r.err = fmt.Errorf("isolation: shim: %s", m.Error)
 					r.stale = m.Stale
 				} else {
+					tStatus = time.Now()
 					r.layers = append(r.layers, m.Layers...)
 					recordShimTimings(spanCtx, m.Timings)
 				}
@@ -393,6 +396,15 @@ func readStatus(ctx, spanCtx context.Context, stR *os.File) (layers []string, st
 				}
 				break
 			}
+		}
+		if !tStatus.IsZero() {
+			// As the daemon sees it: until the shim said it is confined
+			// (its wake-up, root and confinement), and from then until
+			// the status pipe closed on execve.
+			recordShimTimings(spanCtx, map[string]int64{
+				"to_status": tStatus.Sub(t0).Microseconds(),
+				"exec":      time.Since(tStatus).Microseconds(),
+			})
 		}
 		if r.err == nil && r.layers == nil {
 			r.err = errShimGone
@@ -478,6 +490,12 @@ func (p *cgProcess) monitor() {
 			break
 		}
 	}
+	// The reap's stages (the empty check, the reap, the output drain, the
+	// event read, the cgroups' removal) as attributes of one span: the
+	// part of a run between its exit and its result.
+	_, span := startSpan(context.Background(), "isolation.reap")
+	st := stageClock{last: time.Now()}
+	defer func() { st.record(span); span.End() }()
 	emptied := true
 	if pop, err := cgPopulated(p.v2); err != nil || pop {
 		if err := cgKill(p.v2); err != nil {
@@ -488,14 +506,18 @@ func (p *cgProcess) monitor() {
 			p.waitErr = fmt.Errorf("isolation: run %s: %w", p.id, err)
 		}
 	}
+	st.lap("empty")
 	werr := p.cmd.Wait()
+	st.lap("wait")
 	p.waitOutput()
+	st.lap("output")
 	p.exit = exitFrom(p.cmd.ProcessState)
 	var ee *exec.ExitError
 	if werr != nil && !errors.As(werr, &ee) && p.waitErr == nil {
 		p.waitErr = fmt.Errorf("isolation: wait run %s: %w", p.id, werr)
 	}
 	p.readEvents()
+	st.lap("events")
 	p.b.forget(p.id)
 	// A failed cleanup is recorded on the Process, stays registered with
 	// the watchdog, is retried by the patrol and reaped at the next Open.
@@ -504,7 +526,9 @@ func (p *cgProcess) monitor() {
 		p.b.addPending(p)
 		return
 	}
-	if err := p.removeDirs(); err != nil {
+	err := p.removeDirs()
+	st.lap("rmdir")
+	if err != nil {
 		p.cleanup = "cleanup_failed"
 		if p.waitErr == nil {
 			p.waitErr = err
