@@ -157,7 +157,11 @@ func (b *cgroupBackend) start(sctx, ctx context.Context, spec Spec) (*cgProcess,
 	lim := mergeLimits(b.cfg.Limits, spec.Limits)
 	h := resolveHardening(b.cfg.Hardening, spec.Hardening)
 	if w := b.takeWarm(spec, lim); w != nil {
-		b.refill()
+		// The pool is topped up once this run has executed its workload:
+		// a refill clones a shim and builds its root, and overlapping it
+		// with this run's start (both taking the kernel's mount and cgroup
+		// locks, on the same cores) put it on the run's path.
+		defer b.refill()
 		p, retry, err := b.startWarm(ctx, sctx, w, spec, h, lim)
 		if err == nil {
 			warmStarts.Add(1)
