@@ -205,8 +205,12 @@ func (d *Daemon) execute(r *run) {
 		d.finish(r, stagedRefused(reason))
 		return
 	}
-	_, startSp := startSpan(tctx, SpanRunnerStart)
-	h, err := runner.Start(context.Background(), d.iso, opts)
+	startCtx, startSp := startSpan(tctx, SpanRunnerStart)
+	// The run's context carries no deadline or cancellation of the
+	// executor's (the handle is cancelled explicitly), only the span, so
+	// the isolation backend's spans (isolation.start, the shim's stages)
+	// land in the run's trace instead of traces of their own.
+	h, err := runner.Start(trace.ContextWithSpan(context.Background(), trace.SpanFromContext(startCtx)), d.iso, opts)
 	startSp.End()
 	if err != nil {
 		if d.isolationRefused(err) {

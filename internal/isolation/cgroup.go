@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/sys/unix"
 )
 
@@ -144,6 +145,7 @@ func (b *cgroupBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 	b.mu.Lock()
 	b.live[p.id] = p
 	b.mu.Unlock()
+	p.parent = trace.SpanFromContext(ctx)
 	go p.monitor()
 	killOnCancel(ctx, p.Kill, p.done)
 	return p, nil
@@ -450,6 +452,9 @@ type cgProcess struct {
 	// whose exec.Cmd copies).
 	out    *os.File
 	copied chan struct{}
+	// parent is the span the run was started under (none: a no-op span):
+	// the reap's span joins that trace.
+	parent trace.Span
 	runState
 }
 
@@ -497,7 +502,7 @@ func (p *cgProcess) monitor() {
 	// The reap's stages (the empty check, the reap, the output drain, the
 	// event read, the cgroups' removal) as attributes of one span: the
 	// part of a run between its exit and its result.
-	_, span := startSpan(context.Background(), "isolation.reap")
+	_, span := startSpan(trace.ContextWithSpan(context.Background(), p.parent), "isolation.reap")
 	st := stageClock{last: time.Now()}
 	defer func() { st.record(span); span.End() }()
 	emptied := true
