@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -190,6 +192,7 @@ func BenchmarkScanAndRunEcho(b *testing.B) {
 			}
 			var l, scan, run, bwrap latencies
 			var legs [4]latencies
+			starts0 := shimStarts(b, s.api)
 			for b.Loop() {
 				if bwrapErr == nil {
 					// The reference runs right before each request, so
@@ -228,6 +231,14 @@ func BenchmarkScanAndRunEcho(b *testing.B) {
 				}
 			}
 			l.report(b)
+			// Which shim path the runs took (the executor's
+			// toolwarden_isolation_shim_starts_total): warm-share 1 means
+			// every run started on a prepared shim.
+			starts := shimStarts(b, s.api)
+			if n := starts["warm"] + starts["fresh"] - starts0["warm"] - starts0["fresh"]; n > 0 {
+				b.ReportMetric((starts["warm"]-starts0["warm"])/n, "warm-share")
+				b.ReportMetric(starts["warm_retried"]-starts0["warm_retried"], "warm-retried")
+			}
 			b.ReportMetric(float64(l.quantile(0.5))/float64(bare), "x-bare-p50")
 			if bw := bwrap.quantile(0.5); bw > 0 {
 				// The bar: scan-and-run p50 ≤ 2× bwrap's, side by side.
@@ -247,6 +258,32 @@ func BenchmarkScanAndRunEcho(b *testing.B) {
 			}
 		})
 	}
+}
+
+// shimStarts reads toolwarden_isolation_shim_starts_total from the server's
+// /metrics, by its shim label (warm, fresh, warm_retried).
+func shimStarts(b *testing.B, c *client) map[string]float64 {
+	b.Helper()
+	code, body, err := c.do(context.Background(), http.MethodGet, "/metrics", nil)
+	if err != nil || code != http.StatusOK {
+		b.Fatalf("GET /metrics: HTTP %d %v", code, err)
+	}
+	m := map[string]float64{}
+	const prefix = `toolwarden_isolation_shim_starts_total{shim="`
+	for _, line := range strings.Split(string(body), "\n") {
+		rest, ok := strings.CutPrefix(line, prefix)
+		if !ok {
+			continue
+		}
+		name, val, ok := strings.Cut(rest, `"} `)
+		if !ok {
+			continue
+		}
+		if v, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil {
+			m[name] = v
+		}
+	}
+	return m
 }
 
 // BenchmarkScanThroughput drives POST /v1/scan with 16 requests in flight

@@ -63,11 +63,17 @@ func runMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	binPath = filepath.Join(dir, "toolwarden")
-	build := exec.Command("go", "build", "-o", binPath, "./cmd/toolwarden")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: go build ./cmd/toolwarden: %v\n%s", err, out)
-		return 1
+	if pre := os.Getenv("TOOLWARDEN_E2E_BIN"); pre != "" {
+		// A binary built elsewhere (an A/B comparison of two builds in
+		// one benchmark session) instead of this tree's.
+		binPath = pre
+	} else {
+		build := exec.Command("go", "build", "-o", binPath, "./cmd/toolwarden")
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: go build ./cmd/toolwarden: %v\n%s", err, out)
+			return 1
+		}
 	}
 	code := m.Run()
 	shared.Lock()
@@ -246,6 +252,8 @@ type serverOpts struct {
 	Config string
 	// Key is the admin key (TOOLWARDEN_ADMIN_KEY); empty makes one.
 	Key string
+	// Env is added to the server's environment (e.g. an OTLP endpoint).
+	Env []string
 	// isolation is the executor's cgroup root configuration, kept across
 	// restarts so a restarted server reaps what the previous one left.
 	isolation string
@@ -313,6 +321,7 @@ func launchServer(t testing.TB, o serverOpts, cleanup func(func())) (*server, er
 	if o.NoExecutor {
 		args = append(args, "--no-executor")
 	}
+	env = append(env, o.Env...)
 	s := &server{opts: o, api: newClient(fmt.Sprintf("http://127.0.0.1:%d", o.Port), o.Key)}
 	s.proc = startProc(t, "serve", env, binPath, args...)
 	if err := s.api.waitReady(s.proc, 90*time.Second); err != nil {

@@ -18,6 +18,8 @@ const TracerName = "github.com/toolwarden/toolwarden/internal/executor"
 const (
 	SpanRun          = "toolwarden.execution.run"
 	SpanQueued       = "toolwarden.queue.wait"
+	SpanWorkspace    = "toolwarden.workspace.open"
+	SpanStaged       = "toolwarden.staged.check"
 	SpanRunnerStart  = "toolwarden.runner.start"
 	SpanRunnerWait   = "toolwarden.runner.wait"
 	SpanPartialClose = "toolwarden.partial.close"

@@ -175,7 +175,9 @@ func (d *Daemon) execute(r *run) {
 		d.finish(r, startFailed(err, opts))
 		return
 	}
+	_, wsSp := startSpan(tctx, SpanWorkspace)
 	ws, err := d.openWorkspace(r.rec, &opts)
+	wsSp.End()
 	if err != nil {
 		f := startFailed(err, opts)
 		var le *limitError
@@ -195,13 +197,20 @@ func (d *Daemon) execute(r *run) {
 		opts.EgressProxy = proxy.Start
 		defer proxy.Close()
 	}
-	if reason := d.checkStaged(r.rec, opts.Workspace, opts.Dir); reason != "" {
+	_, stSp := startSpan(tctx, SpanStaged)
+	reason := d.checkStaged(r.rec, opts.Workspace, opts.Dir)
+	stSp.End()
+	if reason != "" {
 		log.Warn("run refused: staged workspace files", "reason", reason)
 		d.finish(r, stagedRefused(reason))
 		return
 	}
-	_, startSp := startSpan(tctx, SpanRunnerStart)
-	h, err := runner.Start(context.Background(), d.iso, opts)
+	startCtx, startSp := startSpan(tctx, SpanRunnerStart)
+	// The run's context carries no deadline or cancellation of the
+	// executor's (the handle is cancelled explicitly), only the span, so
+	// the isolation backend's spans (isolation.start, the shim's stages)
+	// land in the run's trace instead of traces of their own.
+	h, err := runner.Start(trace.ContextWithSpan(context.Background(), trace.SpanFromContext(startCtx)), d.iso, opts)
 	startSp.End()
 	if err != nil {
 		if d.isolationRefused(err) {

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/sys/unix"
 )
 
@@ -144,6 +145,7 @@ func (b *cgroupBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 	b.mu.Lock()
 	b.live[p.id] = p
 	b.mu.Unlock()
+	p.parent = trace.SpanFromContext(ctx)
 	go p.monitor()
 	killOnCancel(ctx, p.Kill, p.done)
 	return p, nil
@@ -157,9 +159,14 @@ func (b *cgroupBackend) start(sctx, ctx context.Context, spec Spec) (*cgProcess,
 	lim := mergeLimits(b.cfg.Limits, spec.Limits)
 	h := resolveHardening(b.cfg.Hardening, spec.Hardening)
 	if w := b.takeWarm(spec, lim); w != nil {
-		b.refill()
+		// The pool is topped up once this run has executed its workload:
+		// a refill clones a shim and builds its root, and overlapping it
+		// with this run's start (both taking the kernel's mount and cgroup
+		// locks, on the same cores) put it on the run's path.
+		defer b.refill()
 		p, retry, err := b.startWarm(ctx, sctx, w, spec, h, lim)
 		if err == nil {
+			warmStarts.Add(1)
 			return p, nil
 		}
 		if !retry {
@@ -168,6 +175,7 @@ func (b *cgroupBackend) start(sctx, ctx context.Context, spec Spec) (*cgProcess,
 			return nil, err
 		}
 		// Nothing of the run happened: the warm shim goes, a fresh one runs.
+		warmRetried.Add(1)
 		go w.discard()
 	}
 	defer b.refill()
@@ -197,13 +205,14 @@ func (b *cgroupBackend) start(sctx, ctx context.Context, spec Spec) (*cgProcess,
 		p.removeDirs()
 		return nil, fmt.Errorf("isolation: %w", err)
 	}
-	shCtx, shSpan := startSpan(sctx, "isolation.shim")
+	shCtx, shSpan := startSpan(sctx, "isolation.shim", attribute.Bool("isolation.warm", false))
 	err = b.spawn(ctx, shCtx, p, spec, h, lim, v1Procs)
 	endSpan(shSpan, err)
 	if err != nil {
 		p.cleanupAfterFailedStart()
 		return nil, err
 	}
+	freshStarts.Add(1)
 	return p, nil
 }
 
@@ -370,6 +379,8 @@ func readStatus(ctx, spanCtx context.Context, stR *os.File) (layers []string, st
 	go func() {
 		var r result
 		br := bufio.NewReader(stR)
+		t0 := time.Now()
+		var tStatus time.Time
 		for {
 			line, err := br.ReadBytes('\n')
 			if len(line) > 0 {
@@ -380,6 +391,7 @@ func readStatus(ctx, spanCtx context.Context, stR *os.File) (layers []string, st
 					r.err = fmt.Errorf("isolation: shim: %s", m.Error)
 					r.stale = m.Stale
 				} else {
+					tStatus = time.Now()
 					r.layers = append(r.layers, m.Layers...)
 					recordShimTimings(spanCtx, m.Timings)
 				}
@@ -390,6 +402,15 @@ func readStatus(ctx, spanCtx context.Context, stR *os.File) (layers []string, st
 				}
 				break
 			}
+		}
+		if !tStatus.IsZero() {
+			// As the daemon sees it: until the shim said it is confined
+			// (its wake-up, root and confinement), and from then until
+			// the status pipe closed on execve.
+			recordShimTimings(spanCtx, map[string]int64{
+				"to_status": tStatus.Sub(t0).Microseconds(),
+				"exec":      time.Since(tStatus).Microseconds(),
+			})
 		}
 		if r.err == nil && r.layers == nil {
 			r.err = errShimGone
@@ -431,6 +452,9 @@ type cgProcess struct {
 	// whose exec.Cmd copies).
 	out    *os.File
 	copied chan struct{}
+	// parent is the span the run was started under (none: a no-op span):
+	// the reap's span joins that trace.
+	parent trace.Span
 	runState
 }
 
@@ -475,6 +499,12 @@ func (p *cgProcess) monitor() {
 			break
 		}
 	}
+	// The reap's stages (the empty check, the reap, the output drain, the
+	// event read, the cgroups' removal) as attributes of one span: the
+	// part of a run between its exit and its result.
+	_, span := startSpan(trace.ContextWithSpan(context.Background(), p.parent), "isolation.reap")
+	st := stageClock{last: time.Now()}
+	defer func() { st.record(span); span.End() }()
 	emptied := true
 	if pop, err := cgPopulated(p.v2); err != nil || pop {
 		if err := cgKill(p.v2); err != nil {
@@ -485,14 +515,18 @@ func (p *cgProcess) monitor() {
 			p.waitErr = fmt.Errorf("isolation: run %s: %w", p.id, err)
 		}
 	}
+	st.lap("empty")
 	werr := p.cmd.Wait()
+	st.lap("wait")
 	p.waitOutput()
+	st.lap("output")
 	p.exit = exitFrom(p.cmd.ProcessState)
 	var ee *exec.ExitError
 	if werr != nil && !errors.As(werr, &ee) && p.waitErr == nil {
 		p.waitErr = fmt.Errorf("isolation: wait run %s: %w", p.id, werr)
 	}
 	p.readEvents()
+	st.lap("events")
 	p.b.forget(p.id)
 	// A failed cleanup is recorded on the Process, stays registered with
 	// the watchdog, is retried by the patrol and reaped at the next Open.
@@ -501,7 +535,9 @@ func (p *cgProcess) monitor() {
 		p.b.addPending(p)
 		return
 	}
-	if err := p.removeDirs(); err != nil {
+	err := p.removeDirs()
+	st.lap("rmdir")
+	if err != nil {
 		p.cleanup = "cleanup_failed"
 		if p.waitErr == nil {
 			p.waitErr = err

@@ -80,6 +80,10 @@ type shimConfig struct {
 	// Ready, and waits for the second config — the run — on the same pipe
 	// (see warmShim). Only the run fields of the second are used.
 	Warm bool `json:"warm,omitempty"`
+	// SentNS is when the daemon sent a warm shim its run (Unix ns; the
+	// shim shares the host's clock): the shim reports the hand-off's
+	// latency as its "handoff" timing.
+	SentNS int64 `json:"sent_ns,omitempty"`
 }
 
 // withRun returns the warm config c with the run fields of r: what it
@@ -230,6 +234,9 @@ func runShim() error {
 		var run shimConfig
 		if err := dec.Decode(&run); err != nil {
 			return fmt.Errorf("read run config: %w", err)
+		}
+		if run.SentNS > 0 {
+			timings["handoff"] = (time.Now().UnixNano() - run.SentNS) / 1e3
 		}
 		warmRun = true
 		cfg = cfg.withRun(run)

@@ -2,6 +2,7 @@ package isolation
 
 import (
 	"context"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -41,5 +42,27 @@ func recordShimTimings(ctx context.Context, timings map[string]int64) {
 	}
 	for k, v := range timings {
 		span.SetAttributes(attribute.Int64("isolation.shim."+k+"_us", v))
+	}
+}
+
+// stageClock times consecutive stages for span attributes
+// ("isolation.<stage>_us"); free when tracing is off but for the clock reads.
+type stageClock struct {
+	last   time.Time
+	stages []attribute.KeyValue
+}
+
+// lap ends the stage called name, which began at the previous lap (or
+// where the clock was set).
+func (c *stageClock) lap(name string) {
+	now := time.Now()
+	c.stages = append(c.stages, attribute.Int64("isolation."+name+"_us", now.Sub(c.last).Microseconds()))
+	c.last = now
+}
+
+// record puts the stages on span when it records.
+func (c *stageClock) record(span trace.Span) {
+	if span.IsRecording() {
+		span.SetAttributes(c.stages...)
 	}
 }

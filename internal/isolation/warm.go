@@ -292,18 +292,22 @@ func (w *warmShim) discard() {
 // and starts fresh.
 func (b *cgroupBackend) startWarm(ctx, sctx context.Context, w *warmShim, spec Spec, h Hardening, lim Limits) (p *cgProcess, retry bool, err error) {
 	shCtx, span := startSpan(sctx, "isolation.shim", attribute.Bool("isolation.warm", true))
-	defer func() { endSpan(span, err) }()
+	clock := stageClock{last: time.Now()}
+	defer func() { clock.record(span); endSpan(span, err) }()
 	p = w.p
 	sc := shimConfigFor(spec, h, lim, w.v1Procs)
+	sc.SentNS = time.Now().UnixNano()
 	werr := json.NewEncoder(w.cfgW).Encode(sc)
 	w.cfgW.Close()
 	w.cfgW = nil
+	clock.lap("send")
 	if werr != nil {
 		return nil, true, fmt.Errorf("isolation: warm shim config: %w", werr)
 	}
 	st, stale, err := readStatus(ctx, shCtx, w.stR)
 	w.stR.Close()
 	w.stR = nil
+	clock.lap("status")
 	if err != nil {
 		return nil, stale || errors.Is(err, errShimGone), err
 	}

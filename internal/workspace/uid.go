@@ -149,18 +149,34 @@ func (m *Manager) readGeneration() (string, error) {
 }
 
 // bumpGeneration writes a new allocation generation; caller holds the
-// allocation lock.
+// allocation lock. The file is overwritten in place: every reader and
+// writer holds the allocation lock, so no one sees a half-written value,
+// and a crash mid-write leaves some other value, which only makes the next
+// allocator rescan. (It was a temporary file renamed over the old one: an
+// inode created and one deleted per workspace, and ext4's allocator then
+// skips every recently deleted inode of the group on each later create —
+// a quarter of the CPU of opening a new workspace under a steady stream of
+// runs, measured with perf.)
 func (m *Manager) bumpGeneration() error {
 	var buf [8]byte
 	if _, err := rand.Read(buf[:]); err != nil {
 		return fmt.Errorf("workspace: allocation generation: %w", err)
 	}
 	gen := hex.EncodeToString(buf[:])
-	tmp := m.genPath() + ".tmp"
-	if err := os.WriteFile(tmp, []byte(gen), 0o600); err != nil {
-		return fmt.Errorf("workspace: write %s: %w", tmp, err)
+	f, err := os.OpenFile(m.genPath(), os.O_WRONLY|os.O_CREATE|oNoFollow, 0o600)
+	if err != nil {
+		return fmt.Errorf("workspace: write %s: %w", m.genPath(), err)
 	}
-	if err := os.Rename(tmp, m.genPath()); err != nil {
+	_, err = f.WriteAt([]byte(gen), 0)
+	if err == nil {
+		// Every generation has the same length; this only matters for a
+		// file some other writer left longer.
+		err = f.Truncate(int64(len(gen)))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("workspace: write %s: %w", m.genPath(), err)
 	}
 	m.mu.Lock()

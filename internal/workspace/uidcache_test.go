@@ -72,3 +72,37 @@ func TestUIDCacheSeesOtherAllocators(t *testing.T) {
 		t.Error("an unchanged root was scanned again")
 	}
 }
+
+// TestGenerationRewrittenInPlace: each allocation changes the generation
+// (what tells other allocators their cached set is stale) by rewriting the
+// one file, not by creating a new file and deleting the old one per
+// workspace.
+func TestGenerationRewrittenInPlace(t *testing.T) {
+	needRoot(t)
+	m := newManager(t, Config{UIDMin: 200000, UIDMax: 200009})
+	if _, err := m.Ensure("", "exe_a"); err != nil {
+		t.Fatal(err)
+	}
+	st1, err := os.Stat(m.genPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen1, _ := m.readGeneration()
+	if _, err := m.Ensure("", "exe_b"); err != nil {
+		t.Fatal(err)
+	}
+	st2, err := os.Stat(m.genPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen2, _ := m.readGeneration()
+	if gen1 == "" || gen1 == gen2 || len(gen2) != len(gen1) {
+		t.Fatalf("generation %q then %q: want a new value of the same length", gen1, gen2)
+	}
+	if !os.SameFile(st1, st2) {
+		t.Fatal("the generation file was replaced, not rewritten")
+	}
+	if _, err := os.Lstat(m.genPath() + ".tmp"); err == nil {
+		t.Fatal("a temporary generation file was left behind")
+	}
+}
