@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/engine"
-	"github.com/toolwarden/toolwarden/engine/audit"
-	"github.com/toolwarden/toolwarden/policies"
+	"github.com/toolwarden/toolwarden/internal/engine/audit"
+	"github.com/toolwarden/toolwarden/internal/policies"
 )
 
 // TestAuditBurstThenClose: a burst of concurrent scans, larger than the

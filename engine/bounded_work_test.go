@@ -13,9 +13,9 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
-	"github.com/toolwarden/toolwarden/engine/analyze"
-	"github.com/toolwarden/toolwarden/engine/builtin"
-	"github.com/toolwarden/toolwarden/policies"
+	"github.com/toolwarden/toolwarden/internal/engine/analyze"
+	"github.com/toolwarden/toolwarden/internal/engine/builtin"
+	"github.com/toolwarden/toolwarden/internal/policies"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 

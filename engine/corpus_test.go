@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/engine"
-	"github.com/toolwarden/toolwarden/policies"
+	"github.com/toolwarden/toolwarden/internal/policies"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 

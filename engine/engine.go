@@ -22,13 +22,13 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/toolwarden/toolwarden/engine/analyze"
-	"github.com/toolwarden/toolwarden/engine/audit"
-	"github.com/toolwarden/toolwarden/engine/builtin"
-	"github.com/toolwarden/toolwarden/engine/report"
-	"github.com/toolwarden/toolwarden/engine/telemetry"
-	"github.com/toolwarden/toolwarden/engine/wasmhost"
-	"github.com/toolwarden/toolwarden/policies"
+	"github.com/toolwarden/toolwarden/internal/engine/analyze"
+	"github.com/toolwarden/toolwarden/internal/engine/audit"
+	"github.com/toolwarden/toolwarden/internal/engine/builtin"
+	"github.com/toolwarden/toolwarden/internal/engine/report"
+	"github.com/toolwarden/toolwarden/internal/engine/telemetry"
+	"github.com/toolwarden/toolwarden/internal/engine/wasmhost"
+	"github.com/toolwarden/toolwarden/internal/policies"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -52,7 +52,7 @@ type Pack interface {
 	// engine releases in's encodings once every pack has returned, so
 	// neither the returned findings nor anything Judge keeps may refer to
 	// them.
-	Judge(ctx context.Context, in *wasmhost.Input) ([]sdk.Finding, error)
+	Judge(ctx context.Context, in *Input) ([]sdk.Finding, error)
 }
 
 // Options configure an Engine.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/toolwarden/toolwarden/engine"
-	"github.com/toolwarden/toolwarden/policies"
 )
 
 // Scanning a command: the built-in rules (here compiled natively; without
@@ -13,7 +12,7 @@ import (
 // is written — the quotes hiding rm do not help.
 func ExampleEngine_Scan() {
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.Options{Policy: policies.Default(), Packs: engine.NativePacks()})
+	eng, err := engine.New(ctx, engine.Options{Policy: engine.DefaultPolicy(), Packs: engine.NativePacks()})
 	if err != nil {
 		panic(err)
 	}

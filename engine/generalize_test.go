@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/engine"
-	"github.com/toolwarden/toolwarden/policies"
+	"github.com/toolwarden/toolwarden/internal/policies"
 )
 
 // generalizeCases are development examples of the categories of RULES.md

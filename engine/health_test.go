@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/engine"
-	"github.com/toolwarden/toolwarden/engine/wasmhost"
-	"github.com/toolwarden/toolwarden/policies"
+	"github.com/toolwarden/toolwarden/internal/engine/wasmhost"
+	"github.com/toolwarden/toolwarden/internal/policies"
 )
 
 // TestBuiltinPacksRunBounded: the engine loads the built-in packs without

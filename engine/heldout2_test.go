@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/engine"
-	"github.com/toolwarden/toolwarden/policies"
+	"github.com/toolwarden/toolwarden/internal/policies"
 )
 
 // heldout2Floor is the floor TestHeldout2CorpusBars holds the scanner to on

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/toolwarden/toolwarden/engine/wasmhost"
+	"github.com/toolwarden/toolwarden/internal/engine/wasmhost"
 	"github.com/toolwarden/toolwarden/rules-wasm/packs"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/sdk/layout"

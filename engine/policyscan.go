@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/toolwarden/toolwarden/engine/wasmhost"
+	"github.com/toolwarden/toolwarden/internal/engine/wasmhost"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 

@@ -6,9 +6,9 @@ import (
 	"path"
 	"time"
 
-	"github.com/toolwarden/toolwarden/engine/analyze"
-	"github.com/toolwarden/toolwarden/engine/report"
-	"github.com/toolwarden/toolwarden/engine/staged"
+	"github.com/toolwarden/toolwarden/internal/engine/analyze"
+	"github.com/toolwarden/toolwarden/internal/engine/report"
+	"github.com/toolwarden/toolwarden/internal/engine/staged"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 
@@ -58,7 +58,7 @@ type StagedScan struct {
 	Facts *sdk.Facts
 	// Files are the workspace paths the scan looked at, with what it found
 	// (absent ones included): the executor checks them again before exec.
-	Files []staged.File
+	Files []StagedFile
 	// Network is set when the content or any scanned file uses the
 	// network.
 	Network bool
@@ -71,7 +71,7 @@ type StagedScan struct {
 // path that leaves the workspace — and scanned under the same policy, and
 // its findings join the report with evidence naming the file. One report
 // is observed and audited for the whole.
-func (e *Engine) ScanStaged(ctx context.Context, req Request, src staged.Source, lim StagedLimits) (*StagedScan, error) {
+func (e *Engine) ScanStaged(ctx context.Context, req Request, src StagedSource, lim StagedLimits) (*StagedScan, error) {
 	start := time.Now()
 	rep, facts, err := e.scanWithFacts(ctx, req, src == nil)
 	if err != nil {

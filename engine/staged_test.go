@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/engine"
-	"github.com/toolwarden/toolwarden/engine/staged"
-	"github.com/toolwarden/toolwarden/policies"
+	"github.com/toolwarden/toolwarden/internal/engine/staged"
+	"github.com/toolwarden/toolwarden/internal/policies"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/toolwarden/toolwarden/engine"
-	"github.com/toolwarden/toolwarden/engine/wasmhost"
-	"github.com/toolwarden/toolwarden/policies"
+	"github.com/toolwarden/toolwarden/internal/engine/wasmhost"
+	"github.com/toolwarden/toolwarden/internal/policies"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/toolwarden/toolwarden/isolation"
+	"github.com/toolwarden/toolwarden/internal/isolation"
 )
 
 func main() {

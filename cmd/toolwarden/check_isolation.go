@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/toolwarden/toolwarden/config"
+	"github.com/toolwarden/toolwarden/internal/config"
 )
 
 func init() { subcommands = append(subcommands, newCheckIsolationCmd) }

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/toolwarden/toolwarden/engine"
-	"github.com/toolwarden/toolwarden/policies"
+	"github.com/toolwarden/toolwarden/internal/policies"
 )
 
 // devCorpus is the dev corpus the generated eval corpora are made from.

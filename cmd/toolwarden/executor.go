@@ -14,12 +14,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/toolwarden/toolwarden/config"
-	"github.com/toolwarden/toolwarden/datadir"
 	"github.com/toolwarden/toolwarden/engine"
-	"github.com/toolwarden/toolwarden/execution"
-	"github.com/toolwarden/toolwarden/execution/redisq"
-	"github.com/toolwarden/toolwarden/executor"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/datadir"
+	"github.com/toolwarden/toolwarden/internal/execution"
+	"github.com/toolwarden/toolwarden/internal/execution/redisq"
+	"github.com/toolwarden/toolwarden/internal/executor"
 )
 
 func init() {

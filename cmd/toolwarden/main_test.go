@@ -32,9 +32,9 @@ const commandDeadline = 3 * time.Minute
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
 
 func testMain(m *testing.M) int {
-	packs, _ := filepath.Glob(filepath.Join("..", "..", "engine", "builtin", "wasm", "*.wasm"))
+	packs, _ := filepath.Glob(filepath.Join("..", "..", "internal", "engine", "builtin", "wasm", "*.wasm"))
 	if len(packs) == 0 {
-		fmt.Fprintln(os.Stderr, "cmd/toolwarden tests: engine/builtin/wasm holds no rule packs (.wasm); "+
+		fmt.Fprintln(os.Stderr, "cmd/toolwarden tests: internal/engine/builtin/wasm holds no rule packs (.wasm); "+
 			"build them first with `go tool task rules` (or run the tests through `go tool task test`)")
 		return 1
 	}

@@ -12,14 +12,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/toolwarden/toolwarden/config"
-	"github.com/toolwarden/toolwarden/execution"
-	"github.com/toolwarden/toolwarden/execution/embedded"
-	"github.com/toolwarden/toolwarden/execution/redisq"
-	"github.com/toolwarden/toolwarden/mcp"
-	"github.com/toolwarden/toolwarden/mcp/gateway"
-	"github.com/toolwarden/toolwarden/service"
-	wsp "github.com/toolwarden/toolwarden/workspace"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/execution"
+	"github.com/toolwarden/toolwarden/internal/execution/embedded"
+	"github.com/toolwarden/toolwarden/internal/execution/redisq"
+	"github.com/toolwarden/toolwarden/internal/mcp"
+	"github.com/toolwarden/toolwarden/internal/mcp/gateway"
+	"github.com/toolwarden/toolwarden/internal/service"
+	wsp "github.com/toolwarden/toolwarden/internal/workspace"
 )
 
 func init() { subcommands = append(subcommands, newMCPCmd) }

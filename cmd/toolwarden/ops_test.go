@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolwarden/toolwarden/auth"
 	"github.com/toolwarden/toolwarden/engine"
-	"github.com/toolwarden/toolwarden/execution"
-	"github.com/toolwarden/toolwarden/execution/embedded"
-	"github.com/toolwarden/toolwarden/policies"
-	"github.com/toolwarden/toolwarden/server"
+	"github.com/toolwarden/toolwarden/internal/auth"
+	"github.com/toolwarden/toolwarden/internal/execution"
+	"github.com/toolwarden/toolwarden/internal/execution/embedded"
+	"github.com/toolwarden/toolwarden/internal/policies"
+	"github.com/toolwarden/toolwarden/internal/server"
 )
 
 // opsServer is a real toolwarden server in the test process (embedded

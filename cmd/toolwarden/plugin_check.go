@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolwarden/toolwarden/engine"
-	"github.com/toolwarden/toolwarden/policies"
+	"github.com/toolwarden/toolwarden/internal/policies"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 

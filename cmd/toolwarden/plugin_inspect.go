@@ -16,7 +16,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
-	"github.com/toolwarden/toolwarden/engine/wasmhost"
+	"github.com/toolwarden/toolwarden/internal/engine/wasmhost"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/toolwarden/toolwarden/config"
+	"github.com/toolwarden/toolwarden/internal/config"
 )
 
 // TestRedisKeysOneSeparator: the execution store, the key store and the

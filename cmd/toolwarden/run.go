@@ -16,9 +16,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolwarden/toolwarden/engine"
-	"github.com/toolwarden/toolwarden/isolation"
-	"github.com/toolwarden/toolwarden/reduction"
-	"github.com/toolwarden/toolwarden/runner"
+	"github.com/toolwarden/toolwarden/internal/isolation"
+	"github.com/toolwarden/toolwarden/internal/reduction"
+	"github.com/toolwarden/toolwarden/internal/runner"
 	"github.com/toolwarden/toolwarden/sdk"
 )
 

@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolwarden/toolwarden/engine"
-	"github.com/toolwarden/toolwarden/policies"
+	"github.com/toolwarden/toolwarden/internal/policies"
+	"github.com/toolwarden/toolwarden/internal/service"
 	"github.com/toolwarden/toolwarden/sdk"
-	"github.com/toolwarden/toolwarden/service"
 )
 
 func init() { subcommands = append(subcommands, newScanCmd, newPolicyCmd) }

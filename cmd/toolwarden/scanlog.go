@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/toolwarden/toolwarden/config"
-	"github.com/toolwarden/toolwarden/redisconn"
-	"github.com/toolwarden/toolwarden/scanlog"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/redisconn"
+	"github.com/toolwarden/toolwarden/internal/scanlog"
 )
 
 // openScanLog opens the scan log of scanlog.*: in Redis (keys

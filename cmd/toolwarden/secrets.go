@@ -6,11 +6,11 @@ import (
 	"log/slog"
 	"path/filepath"
 
-	"github.com/toolwarden/toolwarden/auth"
-	"github.com/toolwarden/toolwarden/config"
-	"github.com/toolwarden/toolwarden/execution/redisq"
-	"github.com/toolwarden/toolwarden/redisconn"
-	"github.com/toolwarden/toolwarden/secrets"
+	"github.com/toolwarden/toolwarden/internal/auth"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/execution/redisq"
+	"github.com/toolwarden/toolwarden/internal/redisconn"
+	"github.com/toolwarden/toolwarden/internal/secrets"
 )
 
 // SecretsKeyFile is where an embedded deployment keeps its generated master

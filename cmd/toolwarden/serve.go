@@ -12,18 +12,18 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/toolwarden/toolwarden/auth"
-	"github.com/toolwarden/toolwarden/config"
-	"github.com/toolwarden/toolwarden/execution"
-	"github.com/toolwarden/toolwarden/execution/embedded"
-	"github.com/toolwarden/toolwarden/execution/redisq"
-	"github.com/toolwarden/toolwarden/executor"
-	"github.com/toolwarden/toolwarden/mcp"
-	"github.com/toolwarden/toolwarden/policies"
+	"github.com/toolwarden/toolwarden/internal/auth"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/execution"
+	"github.com/toolwarden/toolwarden/internal/execution/embedded"
+	"github.com/toolwarden/toolwarden/internal/execution/redisq"
+	"github.com/toolwarden/toolwarden/internal/executor"
+	"github.com/toolwarden/toolwarden/internal/mcp"
+	"github.com/toolwarden/toolwarden/internal/policies"
+	"github.com/toolwarden/toolwarden/internal/server"
+	"github.com/toolwarden/toolwarden/internal/webui"
+	wsp "github.com/toolwarden/toolwarden/internal/workspace"
 	"github.com/toolwarden/toolwarden/sdk"
-	"github.com/toolwarden/toolwarden/server"
-	"github.com/toolwarden/toolwarden/webui"
-	wsp "github.com/toolwarden/toolwarden/workspace"
 )
 
 func init() { subcommands = append(subcommands, newServeCmd) }

@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/toolwarden/toolwarden/config"
 	"github.com/toolwarden/toolwarden/engine"
-	"github.com/toolwarden/toolwarden/plugins"
-	"github.com/toolwarden/toolwarden/redisconn"
-	"github.com/toolwarden/toolwarden/scanlog"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/plugins"
+	"github.com/toolwarden/toolwarden/internal/redisconn"
+	"github.com/toolwarden/toolwarden/internal/scanlog"
 )
 
 // openPlugins opens the plugin store (the data dir's plugins/ directory,

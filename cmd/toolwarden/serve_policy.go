@@ -8,13 +8,13 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/toolwarden/toolwarden/config"
 	"github.com/toolwarden/toolwarden/engine"
-	"github.com/toolwarden/toolwarden/policies"
-	"github.com/toolwarden/toolwarden/policystore"
-	"github.com/toolwarden/toolwarden/redisconn"
-	"github.com/toolwarden/toolwarden/secrets"
-	"github.com/toolwarden/toolwarden/server"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/policies"
+	"github.com/toolwarden/toolwarden/internal/policystore"
+	"github.com/toolwarden/toolwarden/internal/redisconn"
+	"github.com/toolwarden/toolwarden/internal/secrets"
+	"github.com/toolwarden/toolwarden/internal/server"
 )
 
 // openPolicyStore opens the managed policy of a server: revisions in

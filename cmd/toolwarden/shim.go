@@ -5,8 +5,8 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/toolwarden/toolwarden/isolation"
-	"github.com/toolwarden/toolwarden/isolation/shimbin"
+	"github.com/toolwarden/toolwarden/internal/isolation"
+	"github.com/toolwarden/toolwarden/internal/isolation/shimbin"
 )
 
 // useEmbeddedShim hands the embedded per-run shim (package shimbin) to the

@@ -9,13 +9,13 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/toolwarden/toolwarden/config"
-	"github.com/toolwarden/toolwarden/datadir"
 	"github.com/toolwarden/toolwarden/engine"
-	"github.com/toolwarden/toolwarden/execution"
-	"github.com/toolwarden/toolwarden/executor"
+	"github.com/toolwarden/toolwarden/internal/config"
+	"github.com/toolwarden/toolwarden/internal/datadir"
+	"github.com/toolwarden/toolwarden/internal/execution"
+	"github.com/toolwarden/toolwarden/internal/executor"
+	wsp "github.com/toolwarden/toolwarden/internal/workspace"
 	"github.com/toolwarden/toolwarden/sdk"
-	wsp "github.com/toolwarden/toolwarden/workspace"
 )
 
 // stack is what `serve` and `mcp` both run behind their front door: the

@@ -1,6 +1,6 @@
 package main
 
-import "github.com/toolwarden/toolwarden/isolation"
+import "github.com/toolwarden/toolwarden/internal/isolation"
 
 // The isolation backends re-execute this binary as hidden helpers —
 // `toolwarden __watchdog` (kills every registered run's cgroup when the

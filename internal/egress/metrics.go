@@ -3,7 +3,7 @@ package egress
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/toolwarden/toolwarden/engine/telemetry"
+	"github.com/toolwarden/toolwarden/internal/engine/telemetry"
 )
 
 // Egress connections of all runs, by outcome, and the bytes they moved.

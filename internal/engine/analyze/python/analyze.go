@@ -1,0 +1,1382 @@
+package python
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/toolwarden/toolwarden/internal/engine/facts"
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// Language is the name nested content in Python is registered under.
+const Language = "python"
+
+// maxSteps bounds the work of one analysis (expression evaluations), so
+// loop unrolling and deep nesting cannot make a scan slow; past it the
+// document is marked Truncated.
+const maxSteps = 400000
+
+// budgets maps a document being built to the nested-content budget of
+// its top-level Python analysis, so nested analyses share it.
+var budgets sync.Map
+
+// maxContent caps DynamicExec.Content, as documented in sdk.
+const maxContent = 4096
+
+// Analyze parses src as Python and appends its facts to b, placing each
+// through at. It never panics: content that does not tokenize or parse
+// yields an sdk.ParseError (fail closed), and the statements before the
+// error are still analyzed.
+func Analyze(b *facts.Builder, src string, at facts.Frame) {
+	defer func() {
+		if r := recover(); r != nil {
+			line, col := 1, 1
+			b.Facts.ParseErrors = append(b.Facts.ParseErrors, sdk.ParseError{
+				Message:  fmt.Sprintf("python analyzer failed: %v", r),
+				Language: Language,
+				Pos:      at.Pos(line, col),
+			})
+		}
+	}()
+	toks, err := tokenize(src)
+	if err != nil {
+		se, _ := err.(*syntaxError)
+		line, col := 1, 1
+		if se != nil {
+			line, col = se.line, se.col
+		}
+		b.Facts.ParseErrors = append(b.Facts.ParseErrors, sdk.ParseError{
+			Message: "tokenize: " + err.Error(), Language: Language, Pos: at.Pos(line, col),
+		})
+	}
+	stmts, calls, perr := parseModule(toks, src)
+	if err != nil {
+		perr = nil // the tokenize error already covers the rest
+	}
+	a := newAnalyzer(b, src, at)
+	if at.Depth == 0 {
+		// one budget for all nested content of this document
+		a.budget = new(int)
+		budgets.Store(b.Facts, a.budget)
+		defer budgets.Delete(b.Facts)
+	} else if v, ok := budgets.Load(b.Facts); ok {
+		a.budget = v.(*int)
+	} else {
+		a.budget = new(int)
+	}
+	if at.Depth == 0 && b.Facts.Calls == nil {
+		// Each call expression is recorded about once.
+		b.Facts.Calls = make([]sdk.Call, 0, calls+4)
+	}
+	a.hoistImports(stmts)
+	a.hoistConstants(stmts)
+	a.block(stmts, a.mod)
+	a.finish()
+	if at.Depth == 0 {
+		sortBySource(b.Facts)
+	}
+	if perr != nil {
+		b.Facts.ParseErrors = append(b.Facts.ParseErrors, sdk.ParseError{
+			Message: "parse: " + perr.Error(), Language: Language, Pos: at.Pos(perr.line, perr.col),
+		})
+	}
+}
+
+// scope maps names to what they are bound to.
+type scope struct {
+	vars   map[string]*sym
+	parent *scope
+	stars  []string
+	fn     string
+	// class is set on a class body's scope: defs there are methods.
+	class string
+}
+
+func newScope(parent *scope, fn string) *scope {
+	return &scope{vars: make(map[string]*sym, 8), parent: parent, fn: fn}
+}
+
+func (s *scope) lookup(name string) (*sym, bool) {
+	for sc := s; sc != nil; sc = sc.parent {
+		if v, ok := sc.vars[name]; ok {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+func (s *scope) starImports() []string {
+	var out []string
+	for sc := s; sc != nil; sc = sc.parent {
+		out = append(out, sc.stars...)
+	}
+	return out
+}
+
+type funcInfo struct {
+	idx       int
+	recursive bool
+	called    bool
+	def       *stmt
+	scope     *scope
+	defaults  []*sym
+	key       string
+	method    bool
+	inlined   int
+	// ret is the function's constant return value, when every return
+	// statement returns the same constant.
+	ret *sym
+}
+
+// retFrame collects the return values of the function body being walked.
+type retFrame struct {
+	vals []*sym
+}
+
+// analyzer walks one piece of content.
+type analyzer struct {
+	b        *facts.Builder
+	f        *sdk.Facts
+	at       facts.Frame
+	src      string
+	mod      *scope
+	modAttrs map[string]*sym
+	// classes holds the attributes assigned on each class defined in the
+	// content (class body names and self.x assignments).
+	classes map[string]map[string]*sym
+	funcs   map[string]*funcInfo
+	fnStack []string
+	unroll  int
+	inline  int
+	depth   int
+	// sites counts the Call facts recorded per call site.
+	sites map[int64]int
+	// budget counts content handed to nested analysis, shared by every
+	// Python analysis of one document.
+	budget   *int
+	rets     []*retFrame
+	steps    int
+	dup2     []int
+	procExec bool
+	lines    []int
+	// cwd is the directory os.chdir last moved to with a constant
+	// argument: relative paths opened after it are under it.
+	cwd string
+	// dlFiles are the files written with downloaded content: opening one
+	// again reads a download (saved, then loaded or run).
+	dlFiles map[string]bool
+}
+
+func newAnalyzer(b *facts.Builder, src string, at facts.Frame) *analyzer {
+	a := &analyzer{b: b, f: b.Facts, at: at, src: src, mod: newScope(nil, ""), modAttrs: map[string]*sym{}, funcs: map[string]*funcInfo{}, classes: map[string]map[string]*sym{}, budget: new(int), sites: map[int64]int{}}
+	a.lines = make([]int, 1, strings.Count(src, "\n")+1)
+	for i := 0; ; {
+		k := strings.IndexByte(src[i:], '\n')
+		if k < 0 {
+			break
+		}
+		i += k + 1
+		a.lines = append(a.lines, i)
+	}
+	return a
+}
+
+func (a *analyzer) finish() {
+	for _, fi := range a.funcs {
+		fn := &a.f.Functions[fi.idx]
+		fn.Recursive = fn.Recursive || fi.recursive
+		fn.CalledAtTop = fn.CalledAtTop || fi.called
+	}
+	if a.procExec {
+		for _, i := range a.dup2 {
+			if i >= 0 && i < len(a.f.Network) {
+				a.f.Network[i].ExecShell = true
+			}
+		}
+	}
+}
+
+func (a *analyzer) pos(line, col int) sdk.Pos { return a.at.Pos(line, col) }
+
+// sortBySource restores source order, which walking function bodies again
+// at their call sites disturbs. The sort is stable, so facts of one
+// construct (the commands of one nested pipeline) keep their order.
+func sortBySource(f *sdk.Facts) {
+	less := func(p, q sdk.Pos) bool {
+		if p.Line != q.Line {
+			return p.Line < q.Line
+		}
+		return p.Col < q.Col
+	}
+	sort.SliceStable(f.Commands, func(i, j int) bool { return less(f.Commands[i].Pos, f.Commands[j].Pos) })
+	sort.SliceStable(f.Files, func(i, j int) bool { return less(f.Files[i].Pos, f.Files[j].Pos) })
+	sort.SliceStable(f.Network, func(i, j int) bool { return less(f.Network[i].Pos, f.Network[j].Pos) })
+	sort.SliceStable(f.DynamicExec, func(i, j int) bool { return less(f.DynamicExec[i].Pos, f.DynamicExec[j].Pos) })
+	sort.SliceStable(f.Calls, func(i, j int) bool { return less(f.Calls[i].Pos, f.Calls[j].Pos) })
+	sort.SliceStable(f.Loops, func(i, j int) bool { return less(f.Loops[i].Pos, f.Loops[j].Pos) })
+	sort.SliceStable(f.Sleeps, func(i, j int) bool { return less(f.Sleeps[i].Pos, f.Sleeps[j].Pos) })
+	sort.SliceStable(f.Assignments, func(i, j int) bool { return less(f.Assignments[i].Pos, f.Assignments[j].Pos) })
+	sort.SliceStable(f.EnvReads, func(i, j int) bool { return less(f.EnvReads[i].Pos, f.EnvReads[j].Pos) })
+	sort.SliceStable(f.Outputs, func(i, j int) bool { return less(f.Outputs[i].Pos, f.Outputs[j].Pos) })
+	sort.SliceStable(f.ShellFeatures, func(i, j int) bool { return less(f.ShellFeatures[i].Pos, f.ShellFeatures[j].Pos) })
+	sort.SliceStable(f.ParseErrors, func(i, j int) bool { return less(f.ParseErrors[i].Pos, f.ParseErrors[j].Pos) })
+}
+
+// evidence returns the trimmed source line containing off.
+func (a *analyzer) evidence(line int) string {
+	if line < 1 || line > len(a.lines) {
+		return ""
+	}
+	start := a.lines[line-1]
+	end := len(a.src)
+	if line < len(a.lines) {
+		end = a.lines[line] - 1
+	}
+	s := strings.TrimSpace(a.src[start:end])
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
+}
+
+func (a *analyzer) text(e *expr) string {
+	if e == nil || e.end <= e.off || e.end > len(a.src) {
+		return ""
+	}
+	s := a.src[e.off:e.end]
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
+}
+
+// ---- statements ----
+
+// hoistConstants binds module-level names assigned a literal or an alias
+// (`CMD = "rm -rf /"`, `run = os.system`) before the walk, so a function
+// defined above the assignment, and walked where it is defined, still
+// sees the value it will have when it runs.
+func (a *analyzer) hoistConstants(stmts []*stmt) {
+	for _, s := range stmts {
+		if s.kind != sAssign || !isHoistable(s.value) {
+			continue
+		}
+		for _, t := range s.targets {
+			if t.kind == eName {
+				a.assign(t, a.eval(s.value, a.mod), s.value, a.mod)
+			}
+		}
+	}
+}
+
+func isHoistable(e *expr) bool {
+	switch e.kind {
+	case eName, eStr, eNum, eConst:
+		return true
+	case eAttr:
+		return isHoistable(e.x)
+	case eBin:
+		return isLiteral(e)
+	case eList, eTuple:
+		return isLiteral(e)
+	}
+	return false
+}
+
+// hoistImports binds the module-level imports before the walk, so a
+// function defined above an import still resolves the names it uses (its
+// body runs later, when the import has happened).
+func (a *analyzer) hoistImports(stmts []*stmt) {
+	for _, s := range stmts {
+		switch s.kind {
+		case sImport, sFrom:
+			a.stmt(s, a.mod)
+		case sIf, sTry, sWith:
+			a.hoistImports(s.body)
+			a.hoistImports(s.orelse)
+			a.hoistImports(s.final)
+			for _, h := range s.handlers {
+				a.hoistImports(h.body)
+			}
+		}
+	}
+}
+
+func (a *analyzer) block(stmts []*stmt, sc *scope) {
+	for _, s := range stmts {
+		if a.steps > maxSteps {
+			a.f.Truncated = true
+			return
+		}
+		a.stmt(s, sc)
+	}
+}
+
+func (a *analyzer) stmt(s *stmt, sc *scope) {
+	switch s.kind {
+	case sExpr, sRaise:
+		if s.value != nil {
+			a.eval(s.value, sc)
+		}
+	case sReturn:
+		var v *sym
+		if s.value != nil {
+			v = a.eval(s.value, sc)
+		} else {
+			v = &sym{kind: "none", cnst: true}
+		}
+		if n := len(a.rets); n > 0 {
+			a.rets[n-1].vals = append(a.rets[n-1].vals, v)
+		}
+	case sAssign:
+		v := a.eval(s.value, sc)
+		for _, t := range s.targets {
+			a.assign(t, v, s.value, sc)
+		}
+	case sAugAssign:
+		v := a.eval(s.value, sc)
+		t := s.targets[0]
+		cur := a.eval(t, sc)
+		nv := binop(s.op, cur, v)
+		nv.src = a.text(t)
+		a.assign(t, nv, nil, sc)
+	case sImport:
+		for _, al := range s.names {
+			if al.as != "" {
+				sc.vars[al.as] = a.qualSym(al.name, false)
+			} else {
+				top := al.name
+				if i := strings.IndexByte(top, '.'); i >= 0 {
+					top = top[:i]
+				}
+				sc.vars[top] = a.qualSym(top, false)
+			}
+		}
+	case sFrom:
+		mod := strings.TrimLeft(s.module, ".")
+		for _, al := range s.names {
+			if al.name == "*" {
+				sc.stars = append(sc.stars, mod)
+				continue
+			}
+			q := al.name
+			if mod != "" {
+				q = mod + "." + al.name
+			}
+			n := al.as
+			if n == "" {
+				n = al.name
+			}
+			sc.vars[n] = a.qualSym(q, false)
+		}
+	case sDef:
+		a.def(s, sc)
+	case sClass:
+		for _, d := range s.decorators {
+			a.eval(d, sc)
+		}
+		for _, bse := range s.bases {
+			a.eval(bse, sc)
+		}
+		attrs := a.classes[s.name]
+		if attrs == nil {
+			attrs = map[string]*sym{}
+			a.classes[s.name] = attrs
+		}
+		sc.vars[s.name] = &sym{kind: "name", inst: "class:" + s.name, src: s.name}
+		cs := newScope(sc, "")
+		cs.class = s.name
+		a.block(s.body, cs)
+		for n, v := range cs.vars {
+			if _, set := attrs[n]; !set {
+				attrs[n] = v
+			}
+		}
+	case sIf:
+		a.eval(s.value, sc)
+		a.block(s.body, sc)
+		a.block(s.orelse, sc)
+	case sWhile:
+		cond := a.eval(s.value, sc)
+		if t, ok := cond.truthy(); ok && t {
+			a.f.Loops = append(a.f.Loops, sdk.Loop{Kind: "while_true", HasBreak: hasExit(s.body, true), Evidence: a.evidence(s.line), Pos: a.pos(s.line, s.col)})
+		}
+		a.block(s.body, sc)
+		a.block(s.orelse, sc)
+	case sFor:
+		a.forStmt(s, sc)
+	case sWith:
+		for _, it := range s.items {
+			v := a.eval(it.ctx, sc)
+			if it.as != nil {
+				a.assign(it.as, v, it.ctx, sc)
+			}
+		}
+		a.block(s.body, sc)
+	case sTry:
+		a.block(s.body, sc)
+		for _, h := range s.handlers {
+			if h.typ != nil {
+				a.eval(h.typ, sc)
+			}
+			// a handler runs only when the body failed: its fallbacks
+			// (`except ImportError: requests = None`) must not hide what
+			// the body bound
+			hs := newScope(sc, sc.fn)
+			if h.name != "" {
+				hs.vars[h.name] = &sym{kind: "name", src: h.name}
+			}
+			a.block(h.body, hs)
+			mergeFallback(sc, hs)
+		}
+		a.block(s.orelse, sc)
+		a.block(s.final, sc)
+	case sDel:
+		for _, t := range flattenTargets(s.targets[0]) {
+			if t.kind == eSubscript {
+				base := a.eval(t.x, sc)
+				if base.qual == "os.environ" {
+					k := a.eval(t.y, sc)
+					a.envAssign(k, nil, "unset", t.line, t.col)
+				}
+			}
+		}
+	case sOther:
+		if s.value != nil {
+			a.eval(s.value, sc)
+		}
+	}
+}
+
+// mergeFallback copies the bindings of an except handler into sc, except
+// where they would replace a module, function or object with a plain
+// value.
+func mergeFallback(sc, hs *scope) {
+	for name, v := range hs.vars {
+		if old, ok := sc.vars[name]; ok && (old.qual != "" || old.inst != "") && v.qual == "" && v.inst == "" {
+			continue
+		}
+		sc.vars[name] = v
+	}
+	sc.stars = append(sc.stars, hs.stars...)
+}
+
+func flattenTargets(e *expr) []*expr {
+	if e.kind == eTuple || e.kind == eList {
+		return e.args
+	}
+	return []*expr{e}
+}
+
+func (a *analyzer) def(s *stmt, sc *scope) {
+	for _, d := range s.decorators {
+		a.eval(d, sc)
+	}
+	defaults := make([]*sym, len(s.defaults))
+	for i, d := range s.defaults {
+		if d != nil {
+			defaults[i] = a.eval(d, sc)
+		}
+	}
+	key := s.name
+	if sc.class != "" {
+		key = sc.class + "." + s.name
+	}
+	sc.vars[s.name] = &sym{kind: "name", localFn: key, src: s.name}
+	fi, ok := a.funcs[key]
+	if !ok {
+		a.f.Functions = append(a.f.Functions, sdk.Function{Name: s.name, Pos: a.pos(s.line, s.col)})
+		fi = &funcInfo{idx: len(a.f.Functions) - 1}
+		a.funcs[key] = fi
+	}
+	fi.def, fi.scope, fi.defaults, fi.key = s, sc, defaults, key
+	fi.method = sc.class != "" && len(s.params) > 0 && !isStatic(s)
+	fs := newScope(sc, key)
+	for i, p := range s.params {
+		p = strings.TrimLeft(p, "*")
+		if i == 0 && fi.method {
+			fs.vars[p] = &sym{kind: "name", inst: "obj:" + sc.class, src: p}
+			continue
+		}
+		if v := defaults[i]; v != nil && (v.qual != "" || v.inst != "") {
+			// a default bound to a function is an alias of it
+			cp := *v
+			cp.indirect = cp.qual != ""
+			fs.vars[p] = &cp
+			continue
+		}
+		fs.vars[p] = &sym{kind: "name", src: p}
+	}
+	fi.ret = a.walkBody(fi.key, s, fs)
+}
+
+// isProperty reports a getter: @property, @functools.cached_property.
+func isProperty(s *stmt) bool {
+	for _, d := range s.decorators {
+		switch {
+		case d.kind == eName && (d.name == "property" || d.name == "cached_property"):
+			return true
+		case d.kind == eAttr && d.name == "cached_property":
+			return true
+		}
+	}
+	return false
+}
+
+// hasConstDefault reports a parameter default that is a constant: a call
+// without arguments still binds it (`def rd(p='/etc/shadow')`, `rd()`).
+func hasConstDefault(fi *funcInfo) bool {
+	for _, d := range fi.defaults {
+		if d != nil && d.cnst {
+			return true
+		}
+	}
+	return false
+}
+
+func isStatic(s *stmt) bool {
+	for _, d := range s.decorators {
+		if d.kind == eName && d.name == "staticmethod" {
+			return true
+		}
+	}
+	return false
+}
+
+// walkBody walks a function body and returns its constant return value,
+// if it has exactly one.
+func (a *analyzer) walkBody(key string, s *stmt, fs *scope) *sym {
+	a.fnStack = append(a.fnStack, key)
+	a.rets = append(a.rets, &retFrame{})
+	a.block(s.body, fs)
+	rf := a.rets[len(a.rets)-1]
+	a.rets = a.rets[:len(a.rets)-1]
+	a.fnStack = a.fnStack[:len(a.fnStack)-1]
+	var ret *sym
+	for _, v := range rf.vals {
+		if ret == nil {
+			ret = v
+			continue
+		}
+		if !(ret.isStr() && v.isStr() && ret.s == v.s) {
+			return nil
+		}
+	}
+	if ret != nil && (ret.cnst || ret.qual != "" || ret.inst != "") {
+		return ret
+	}
+	return nil
+}
+
+// maxInline bounds how deep calls to local functions with constant
+// arguments are followed into the function body, and maxInlinePerFunc how
+// many call sites of one function are.
+const (
+	maxInline        = 2
+	maxInlinePerFunc = 8
+)
+
+// inlineCall walks a local function's body again with the call's
+// arguments bound to its parameters, so a wrapper such as
+// `def run(c): os.system(c)` called as run("rm -rf /") reveals the
+// command. It returns the call's result when known.
+func (a *analyzer) inlineCall(fi *funcInfo, c *callCtx) *sym {
+	s := fi.def
+	fs := newScope(fi.scope, fi.key)
+	params := s.params
+	if fi.method && len(params) > 0 {
+		self := c.fn.recv
+		if self == nil {
+			self = &sym{kind: "name", inst: "obj:" + fi.scope.class}
+		}
+		fs.vars[strings.TrimLeft(params[0], "*")] = self
+		params = params[1:]
+	}
+	for i, p := range params {
+		switch {
+		case strings.HasPrefix(p, "**"):
+			p = p[2:]
+			fs.vars[p] = &sym{kind: "dict", src: p}
+		case strings.HasPrefix(p, "*"):
+			p = p[1:]
+			t := &sym{kind: "tuple", cnst: true, src: p}
+			if i < len(c.args) {
+				for _, v := range c.args[i:] {
+					t.items = append(t.items, v)
+					t.cnst = t.cnst && v.cnst && v.qual == "" && v.inst == ""
+				}
+			}
+			fs.vars[p] = t
+		default:
+			if v := c.arg(i, p); v != nil {
+				fs.vars[p] = v
+			} else if d := i + len(s.params) - len(params); d < len(fi.defaults) && fi.defaults[d] != nil {
+				fs.vars[p] = fi.defaults[d]
+			} else {
+				fs.vars[p] = &sym{kind: "name", src: p}
+			}
+		}
+	}
+	a.inline++
+	r := a.walkBody(fi.key, s, fs)
+	a.inline--
+	return r
+}
+
+// maxUnroll bounds how many elements of a constant sequence a for loop
+// is walked with; a body of a few simple statements (a string built one
+// character at a time) gets maxUnrollSmall.
+const (
+	maxUnroll      = 8
+	maxUnrollSmall = 256
+)
+
+// smallBody reports whether a loop body is at most three simple
+// statements.
+func smallBody(body []*stmt) bool {
+	if len(body) > 3 {
+		return false
+	}
+	for _, s := range body {
+		switch s.kind {
+		case sExpr, sAssign, sAugAssign, sPass, sContinue, sBreak:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (a *analyzer) forStmt(s *stmt, sc *scope) {
+	it := a.eval(s.value, sc)
+	if it.inst == "itertools.count" || it.inst == "itertools.cycle" || it.inst == "iter_sentinel" {
+		a.f.Loops = append(a.f.Loops, sdk.Loop{Kind: "for_ever", HasBreak: hasExit(s.body, true), Evidence: a.evidence(s.line), Pos: a.pos(s.line, s.col)})
+	}
+	limit := maxUnroll
+	if smallBody(s.body) {
+		limit = maxUnrollSmall
+	}
+	if v := s.value; v.kind == eCall && v.x.kind == eName && v.x.name == "range" {
+		// counting loops are walked once: the numbers rarely decide
+		// what runs, and unrolling them costs time on ordinary code
+		limit = 0
+	}
+	if it.kind == "str" && it.cnst && len([]rune(it.s)) <= limit && a.unroll < 2 {
+		chars := &sym{kind: "list", cnst: true}
+		for _, r := range it.s {
+			chars.items = append(chars.items, strSym(string(r)))
+		}
+		it = chars.taint(it)
+	}
+	if it.isSeq() && len(it.items) > 0 && len(it.items) <= limit && a.unroll < 2 {
+		a.unroll++
+		for _, el := range it.items {
+			a.assign(s.targets[0], el, nil, sc)
+			a.block(s.body, sc)
+		}
+		a.unroll--
+	} else {
+		a.assign(s.targets[0], elemOf(it), nil, sc)
+		a.block(s.body, sc)
+	}
+	a.block(s.orelse, sc)
+}
+
+// elemOf returns what iterating over v yields.
+func elemOf(v *sym) *sym {
+	if v.elem() != nil {
+		return v.elem()
+	}
+	e := &sym{kind: "expr", src: "item"}
+	if v.isSeq() && len(v.items) > 0 {
+		e.taint(v.items...)
+	}
+	return e.taint(v)
+}
+
+// assign binds target to v.
+func (a *analyzer) assign(t *expr, v *sym, valueExpr *expr, sc *scope) {
+	switch t.kind {
+	case eName:
+		if v.qual != "" && !v.indirect && valueExpr != nil {
+			c := *v
+			c.indirect = true
+			v = &c
+		}
+		if v.src == "" || v.src == "item" {
+			c := *v
+			c.src = t.name
+			v = &c
+		}
+		sc.vars[t.name] = v
+		if sc.class != "" {
+			a.classes[sc.class][t.name] = v
+		}
+	case eTuple, eList:
+		if v.isSeq() && len(v.items) == len(t.args) {
+			for i, el := range t.args {
+				a.assign(el, v.items[i], nil, sc)
+			}
+			return
+		}
+		for _, el := range t.args {
+			sub := &sym{kind: "expr", src: a.text(el)}
+			if el.kind == eStarred {
+				el = el.x
+			}
+			if v.elem() != nil && v.elem().walkRoot != nil {
+				sub.walkRoot = v.elem().walkRoot
+			}
+			a.assign(el, sub.taint(v), nil, sc)
+		}
+	case eStarred:
+		a.assign(t.x, v, nil, sc)
+	case eAttr:
+		base := a.eval(t.x, sc)
+		if base.qual != "" {
+			a.modAttrs[base.qual+"."+t.name] = v
+		}
+		if strings.HasPrefix(base.inst, "obj:") || strings.HasPrefix(base.inst, "class:") {
+			cls := base.inst[strings.IndexByte(base.inst, ':')+1:]
+			if attrs := a.classes[cls]; attrs != nil {
+				attrs[t.name] = v
+			}
+		}
+	case eSubscript:
+		base := a.eval(t.x, sc)
+		k := a.eval(t.y, sc)
+		if base.qual == "os.environ" {
+			a.envAssign(k, v, "set", t.line, t.col)
+			return
+		}
+		if base.kind == "dict" && k.cnst {
+			for i, key := range base.keys {
+				if key != nil && key.cnst && key.s == k.s {
+					base.items[i] = v
+					return
+				}
+			}
+			base.keys = append(base.keys, k)
+			base.items = append(base.items, v)
+		}
+	}
+}
+
+func (a *analyzer) envAssign(k, v *sym, op string, line, col int) {
+	name, ok := k.strVal()
+	if !ok {
+		name = k.src
+	}
+	as := sdk.Assignment{Name: name, Op: op, Pos: a.pos(line, col)}
+	if v != nil {
+		if s, ok := v.strVal(); ok {
+			as.Value = s
+		} else {
+			as.Dynamic = true
+		}
+	}
+	if op == "set" && v != nil && isProxyEnv(name) {
+		// the process's HTTP clients are routed through it from now on
+		a.proxyDestinations(&callCtx{name: "os.environ[" + name + "]", line: line, col: col, ev: a.evidence(line)}, v)
+	}
+	a.f.Assignments = append(a.f.Assignments, as)
+}
+
+// hasExit reports whether body has a reachable break (at this loop level),
+// return, raise or process exit.
+func hasExit(body []*stmt, top bool) bool {
+	for _, s := range body {
+		switch s.kind {
+		case sBreak:
+			if top {
+				return true
+			}
+		case sReturn, sRaise:
+			return true
+		case sExpr, sAssign:
+			if exprExits(s.value) {
+				return true
+			}
+		case sIf, sTry, sWith:
+			if s.kind == sIf && exprExits(s.value) {
+				return true
+			}
+			if hasExit(s.body, top) || hasExit(s.orelse, top) || hasExit(s.final, top) {
+				return true
+			}
+			for _, h := range s.handlers {
+				if hasExit(h.body, top) {
+					return true
+				}
+			}
+		case sFor, sWhile:
+			if hasExit(s.body, false) || hasExit(s.orelse, top) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func exprExits(e *expr) bool {
+	if e == nil {
+		return false
+	}
+	if e.kind == eCall {
+		switch f := e.x; {
+		case f.kind == eName && (f.name == "exit" || f.name == "quit"):
+			return true
+		case f.kind == eAttr && (f.name == "exit" || f.name == "_exit" || f.name == "abort") && f.x.kind == eName && (f.x.name == "sys" || f.x.name == "os"):
+			return true
+		}
+	}
+	if exprExits(e.x) || exprExits(e.y) || exprExits(e.z) {
+		return true
+	}
+	for _, x := range e.args {
+		if exprExits(x) {
+			return true
+		}
+	}
+	return false
+}
+
+// ---- expressions ----
+
+var builtinNames = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`abs aiter all anext any ascii bin bool breakpoint bytearray bytes callable chr classmethod
+compile complex delattr dict dir divmod enumerate eval exec filter float format frozenset getattr globals hasattr hash
+help hex id input int isinstance issubclass iter len list locals map max memoryview min next object oct open ord pow
+print property range repr reversed round set setattr slice sorted staticmethod str sum super tuple type vars zip
+__import__ exit quit`) {
+		builtinNames[n] = true
+	}
+}
+
+// qualSym returns the value a qualified name denotes: a known constant, a
+// module attribute assigned earlier, or the name itself.
+func (a *analyzer) qualSym(q string, indirect bool) *sym {
+	q = canon(q)
+	if v, ok := a.modAttrs[q]; ok {
+		return v
+	}
+	switch q {
+	case "sys.executable":
+		return &sym{kind: "str", cnst: true, s: "python3", src: "sys.executable"}
+	case "os.sep", "os.path.sep":
+		return strSym("/")
+	case "os.devnull":
+		return strSym("/dev/null")
+	case "os.curdir":
+		return strSym(".")
+	case "os.name":
+		return strSym("posix")
+	case "os.environ", "os.environb":
+		return &sym{qual: "os.environ", indirect: indirect, env: []string{"*"}, src: q}
+	}
+	return &sym{qual: q, indirect: indirect, src: q}
+}
+
+// maxEvalDepth bounds recursion through nested expressions (long
+// left-nested operator chains), keeping the stack small.
+const maxEvalDepth = 2000
+
+func (a *analyzer) eval(e *expr, sc *scope) *sym {
+	a.steps++
+	if a.depth >= maxEvalDepth || a.steps > maxSteps {
+		a.f.Truncated = true
+		return &sym{kind: "expr", src: a.text(e)}
+	}
+	a.depth++
+	v := a.eval1(e, sc)
+	a.depth--
+	if v == nil {
+		v = &sym{kind: "expr"}
+	}
+	if v.src == "" && !v.cnst {
+		// display text only; setting it on a shared value is harmless
+		v.src = a.text(e)
+	}
+	return v
+}
+
+func (a *analyzer) eval1(e *expr, sc *scope) *sym {
+	if e == nil {
+		return &sym{kind: "none", cnst: true}
+	}
+	switch e.kind {
+	case eName:
+		return a.name(e.name, sc)
+	case eAttr:
+		return a.attr(a.eval(e.x, sc), e.name)
+	case eCall:
+		return a.call(e, sc)
+	case eSubscript:
+		return a.subscript(e, sc)
+	case eStr:
+		if e.bytes {
+			return &sym{kind: "bytes", cnst: true, s: e.str}
+		}
+		return strSym(e.str)
+	case eNum:
+		return parseNum(e.str)
+	case eConst:
+		switch e.name {
+		case "None":
+			return &sym{kind: "none", cnst: true}
+		case "True":
+			return &sym{kind: "bool", cnst: true, num: 1, s: "True"}
+		case "False":
+			return &sym{kind: "bool", cnst: true, num: 0, s: "False"}
+		}
+		return &sym{kind: "expr"}
+	case eBin:
+		l := a.eval(e.x, sc)
+		r := a.eval(e.y, sc)
+		return binop(e.name, l, r)
+	case eUnary:
+		x := a.eval(e.x, sc)
+		switch e.name {
+		case "-":
+			if x.isNum() {
+				if x.kind == "float" {
+					return floatSym(-x.num)
+				}
+				return intSym(-int64(x.num))
+			}
+		case "+":
+			if x.isNum() {
+				return x
+			}
+		case "not":
+			if t, ok := x.truthy(); ok {
+				if t {
+					return &sym{kind: "bool", cnst: true, num: 0, s: "False"}
+				}
+				return &sym{kind: "bool", cnst: true, num: 1, s: "True"}
+			}
+		}
+		return (&sym{kind: "expr"}).taint(x)
+	case eList, eTuple, eSet:
+		kind := "list"
+		if e.kind == eTuple {
+			kind = "tuple"
+		}
+		r := &sym{kind: kind, cnst: true}
+		for _, it := range e.args {
+			if it.kind == eStarred {
+				v := a.eval(it.x, sc)
+				if v.isSeq() {
+					r.items = append(r.items, v.items...)
+					continue
+				}
+				if (v.kind == "list" || v.kind == "tuple") && len(v.items) > 0 {
+					r.cnst = false
+					r.items = append(r.items, v.items...)
+					r.taint(v)
+					continue
+				}
+				r.cnst = false
+				sv := &sym{kind: "expr", src: a.text(it)}
+				r.items = append(r.items, sv.taint(v))
+				r.taint(v)
+				continue
+			}
+			v := a.eval(it, sc)
+			if !v.cnst || v.qual != "" || v.inst != "" {
+				r.cnst = false
+				if it.kind == eName && v.src != it.name {
+					cp := *v
+					cp.src = it.name
+					v = &cp
+				}
+			}
+			r.items = append(r.items, v)
+			r.taint(v)
+		}
+		return r
+	case eDict:
+		r := &sym{kind: "dict", cnst: true}
+		for i, k := range e.args {
+			v := a.eval(e.vals[i], sc)
+			var kv *sym
+			if k != nil {
+				kv = a.eval(k, sc)
+				if !kv.cnst {
+					r.cnst = false
+				}
+			} else {
+				r.cnst = false
+			}
+			if !v.cnst {
+				r.cnst = false
+			}
+			r.keys = append(r.keys, kv)
+			r.items = append(r.items, v)
+			r.taint(v)
+		}
+		r.cnst = false // dict values are never folded into a Value string
+		return r
+	case eLambda:
+		// A lambda is a function whose body returns one expression: it is
+		// defined like a def so that calling it (`run = lambda c:
+		// os.system(c); run('id')`) is followed like any local function.
+		st := &stmt{kind: sDef, name: fmt.Sprintf("<lambda:%d:%d>", e.line, e.col), line: e.line, col: e.col, off: e.off, end: e.end}
+		for _, p := range e.args {
+			st.params = append(st.params, p.name)
+		}
+		st.defaults = make([]*expr, len(st.params))
+		st.body = []*stmt{{kind: sReturn, value: e.x, line: e.line, col: e.col, off: e.off, end: e.end}}
+		ls := newScope(sc, "")
+		a.def(st, ls)
+		return ls.vars[st.name]
+	case eComp:
+		return a.comp(e, sc)
+	case eIfExp:
+		body := a.eval(e.x, sc)
+		cond := a.eval(e.y, sc)
+		other := a.eval(e.z, sc)
+		if t, ok := cond.truthy(); ok {
+			if t {
+				return body
+			}
+			return other
+		}
+		if body.kind == "dict" && other.kind == "dict" {
+			// Either dict: still a dict, whose keys are either's keys.
+			r := &sym{kind: "dict"}
+			r.keys = append(append(r.keys, body.keys...), other.keys...)
+			r.items = append(append(r.items, body.items...), other.items...)
+			return r.taint(body, other)
+		}
+		return (&sym{kind: "expr"}).taint(body, other)
+	case eCompare:
+		l := a.eval(e.x, sc)
+		r := a.eval(e.y, sc)
+		if l.cnst && r.cnst && (e.name == "==" || e.name == "!=") && l.kind == r.kind && (l.isStr() || l.isNum()) {
+			eq := l.s == r.s
+			if e.name == "!=" {
+				eq = !eq
+			}
+			if eq {
+				return &sym{kind: "bool", cnst: true, num: 1, s: "True"}
+			}
+			return &sym{kind: "bool", cnst: true, num: 0, s: "False"}
+		}
+		return &sym{kind: "expr"}
+	case eBool:
+		l := a.eval(e.x, sc)
+		r := a.eval(e.y, sc)
+		if t, ok := l.truthy(); ok {
+			if (e.name == "or") == t {
+				return l
+			}
+			return r
+		}
+		return (&sym{kind: "expr"}).taint(l, r)
+	case eStarred, eAwait, eYield:
+		if e.x == nil {
+			return &sym{kind: "expr"}
+		}
+		return a.eval(e.x, sc)
+	case eWalrus:
+		v := a.eval(e.x, sc)
+		sc.vars[e.name] = v
+		return v
+	case eFString:
+		return a.fstring(e, sc)
+	case eSlice:
+		return &sym{kind: "expr"}
+	}
+	return &sym{kind: "expr"}
+}
+
+func parseNum(t string) *sym {
+	t = strings.ReplaceAll(t, "_", "")
+	if strings.HasSuffix(t, "j") || strings.HasSuffix(t, "J") {
+		return &sym{kind: "expr", src: t}
+	}
+	if n, err := strconv.ParseInt(t, 0, 64); err == nil {
+		return intSym(n)
+	}
+	if len(t) > 1 && t[0] == '0' && strings.Trim(t, "0") == "" {
+		return intSym(0)
+	}
+	if f, err := strconv.ParseFloat(t, 64); err == nil {
+		return floatSym(f)
+	}
+	return &sym{kind: "int", src: t}
+}
+
+func (a *analyzer) name(n string, sc *scope) *sym {
+	if v, ok := sc.lookup(n); ok {
+		return v
+	}
+	switch n {
+	case "__builtins__", "__builtin__":
+		return &sym{qual: "builtins", indirect: true, src: n}
+	case "__name__":
+		return strSym("__main__")
+	}
+	for _, m := range sc.starImports() {
+		if knownQual(canon(m + "." + n)) {
+			return a.qualSym(m+"."+n, false)
+		}
+	}
+	if builtinNames[n] {
+		return &sym{qual: n, src: n}
+	}
+	if implicitModules[n] {
+		// An unbound name that is a well-known module: code blocks are often
+		// snippets run where the module is already imported (a REPL, an
+		// executor with preloaded modules). Judge the call as if it were.
+		return &sym{qual: n, src: n}
+	}
+	return &sym{kind: "name", src: n}
+}
+
+// implicitModules are module names resolved even without an import.
+var implicitModules = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`os subprocess shutil socket sys pathlib importlib pty ctypes base64 codecs zlib
+runpy requests urllib httpx aiohttp asyncio glob tarfile zipfile platform signal builtins pickle marshal`) {
+		implicitModules[n] = true
+	}
+}
+
+func (a *analyzer) attr(base *sym, name string) *sym {
+	switch {
+	case base.qual != "":
+		q := base.qual
+		if name == "__dict__" {
+			return &sym{qual: q + ".__dict__", indirect: base.indirect}
+		}
+		if q == "builtins" || q == "builtins.__dict__" {
+			return &sym{qual: name, indirect: true, src: name}
+		}
+		if base.localFn != "" {
+			return &sym{kind: "expr"}
+		}
+		return a.qualSym(q+"."+name, base.indirect)
+	case strings.HasPrefix(base.inst, "obj:") || strings.HasPrefix(base.inst, "class:"):
+		cls := base.inst[strings.IndexByte(base.inst, ':')+1:]
+		if fi := a.funcs[cls+"."+name]; fi != nil {
+			if fi.def != nil && isProperty(fi.def) {
+				// obj.prop runs the getter: its value is what it returns
+				if fi.ret != nil {
+					return fi.ret
+				}
+				if a.inline < maxInline && fi.inlined < maxInlinePerFunc {
+					fi.inlined++
+					if r := a.inlineCall(fi, &callCtx{fn: &sym{recv: base}}); r != nil {
+						return r
+					}
+				}
+				return &sym{kind: "expr", src: name}
+			}
+			return &sym{kind: "name", localFn: cls + "." + name, recv: base, src: name}
+		}
+		if v := a.classes[cls][name]; v != nil {
+			return v
+		}
+		return &sym{kind: "expr"}
+	case base.inst != "":
+		switch base.inst {
+		case "pathlib.Path":
+			switch name {
+			case "parent":
+				p := pathStrSym(base)
+				if p.cnst {
+					d := p.s
+					if i := strings.LastIndexByte(strings.TrimRight(d, "/"), '/'); i >= 0 {
+						d = d[:i]
+					} else {
+						d = "."
+					}
+					return pathSym(strSym(d))
+				}
+				return pathSym((&sym{kind: "expr"}).taint(p))
+			case "name", "stem", "suffix", "parts":
+				return (&sym{kind: "expr"}).taint(pathStrSym(base))
+			}
+		}
+		return (&sym{qual: base.inst + "." + name, recv: base, src: base.inst + "." + name}).taint(base)
+	}
+	return (&sym{kind: "method", s: name, recv: base}).taint(base)
+}
+
+func (a *analyzer) subscript(e *expr, sc *scope) *sym {
+	base := a.eval(e.x, sc)
+	if e.y != nil && e.y.kind == eSlice {
+		var lo, hi, st *sym
+		if e.y.x != nil {
+			lo = a.eval(e.y.x, sc)
+		}
+		if e.y.y != nil {
+			hi = a.eval(e.y.y, sc)
+		}
+		if e.y.z != nil {
+			st = a.eval(e.y.z, sc)
+		}
+		return slice(base, lo, hi, st)
+	}
+	k := a.eval(e.y, sc)
+	key, kok := k.strVal()
+	if base.qual == "" && (base.kind == "list" || base.kind == "tuple" || base.kind == "dict") {
+		r := index(base, k)
+		if r.qual != "" && !r.indirect {
+			cp := *r
+			cp.indirect = true
+			return &cp
+		}
+		return r
+	}
+	switch q := base.qual; {
+	case q == "os.environ":
+		return a.envRead(k, e.line, e.col)
+	case q == "sys.modules" && kok && k.kind == "str":
+		return &sym{qual: canon(key), indirect: true, src: key}
+	case q == "builtins" && kok:
+		return &sym{qual: key, indirect: true, src: key}
+	case strings.HasSuffix(q, ".__dict__") && kok:
+		return a.attr(&sym{qual: strings.TrimSuffix(q, ".__dict__"), indirect: true}, key)
+	case q == "<globals>" && kok:
+		if key == "__builtins__" {
+			return &sym{qual: "builtins", indirect: true, src: key}
+		}
+		v := a.name(key, sc)
+		if v.qual != "" {
+			c := *v
+			c.indirect = true
+			return &c
+		}
+		return v
+	}
+	return index(base, k)
+}
+
+func (a *analyzer) fstring(e *expr, sc *scope) *sym {
+	var b strings.Builder
+	r := &sym{kind: "str", cnst: true}
+	if e.bytes {
+		r.kind = "bytes"
+	}
+	fi := 0
+	var prefix strings.Builder
+	suffix := ""
+	dynamic := false
+	for _, pt := range e.parts {
+		if !pt.hasExpr {
+			b.WriteString(pt.lit)
+			if !dynamic {
+				prefix.WriteString(pt.lit)
+			}
+			suffix += pt.lit
+			continue
+		}
+		var v *sym
+		if fi < len(e.fexprs) {
+			v = a.eval(e.fexprs[fi], sc)
+		} else {
+			v = &sym{kind: "expr"}
+		}
+		fi++
+		r.taint(v)
+		s, ok := formatArg(v, pt.conv == 'r')
+		if v.inst == "pathlib.Path" && v.path != nil && v.path.cnst {
+			s, ok = v.path.s, true
+		}
+		if !ok {
+			dynamic = true
+			r.cnst = false
+			suffix = ""
+			continue
+		}
+		b.WriteString(s)
+		if !dynamic {
+			prefix.WriteString(s)
+		}
+		suffix += s
+	}
+	if r.cnst && b.Len() <= maxConst {
+		r.s = b.String()
+		return r
+	}
+	r.cnst = false
+	r.kind = "expr"
+	r.prefix = prefix.String()
+	r.suffix = suffix
+	return r
+}
+
+const maxCompItems = 256
+
+func (a *analyzer) comp(e *expr, sc *scope) *sym {
+	cs := newScope(sc, "")
+	if len(e.comp) == 1 && len(e.comp[0].conds) == 0 && e.name != "dict" {
+		it := a.eval(e.comp[0].iter, sc)
+		if it.isSeq() && len(it.items) <= maxCompItems {
+			r := &sym{kind: "list", cnst: true}
+			for _, el := range it.items {
+				a.assign(e.comp[0].target, el, nil, cs)
+				v := a.eval(e.x, cs)
+				if !v.cnst {
+					r.cnst = false
+				}
+				r.items = append(r.items, v)
+				r.taint(v)
+			}
+			return r
+		}
+		if it.kind == "bytes" && it.cnst && len(it.s) <= 4*maxCompItems {
+			// iterating bytes yields ints (XOR and shift decoders)
+			r := &sym{kind: "list", cnst: true}
+			for i := 0; i < len(it.s); i++ {
+				a.assign(e.comp[0].target, intSym(int64(it.s[i])), nil, cs)
+				v := a.eval(e.x, cs)
+				if !v.cnst {
+					r.cnst = false
+				}
+				r.items = append(r.items, v)
+				r.taint(v)
+			}
+			return r.taint(it)
+		}
+		if it.kind == "str" && it.cnst && len(it.s) <= 4*maxCompItems {
+			r := &sym{kind: "list", cnst: true}
+			for _, ch := range it.s {
+				a.assign(e.comp[0].target, strSym(string(ch)), nil, cs)
+				v := a.eval(e.x, cs)
+				if !v.cnst {
+					r.cnst = false
+				}
+				r.items = append(r.items, v)
+				r.taint(v)
+			}
+			return r.taint(it)
+		}
+		a.assign(e.comp[0].target, elemOf(it), nil, cs)
+		v := a.eval(e.x, cs)
+		return (&sym{kind: "expr"}).taint(v, it)
+	}
+	r := &sym{kind: "expr"}
+	for _, c := range e.comp {
+		it := a.eval(c.iter, cs)
+		a.assign(c.target, elemOf(it), nil, cs)
+		for _, cond := range c.conds {
+			a.eval(cond, cs)
+		}
+		r.taint(it)
+	}
+	r.taint(a.eval(e.x, cs))
+	if e.y != nil {
+		r.taint(a.eval(e.y, cs))
+	}
+	return r
+}

@@ -1,0 +1,227 @@
+// Package report aggregates the findings of one scan into an
+// sdk.SafetyReport, in exactly the shape of the Tool Script Safety Guard's
+// report so that its consumers (agents, the panel, audit readers) need no
+// change.
+//
+// Build is where policy meets findings: per-rule overrides are applied, the
+// decision is aggregated conservatively (any deny → deny; else any review →
+// needs_human_review; else allow), blocked follows block_on_review, and
+// every string a rule quoted from the content is redacted so that a report
+// never repeats a credential it caught.
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/toolwarden/toolwarden/internal/engine/secrets"
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// MaxEvidenceBytes caps a finding's evidence. Evidence is a quote for a
+// human reviewer, not a copy of the content; an unbounded quote would let a
+// single long line bloat every report and audit line.
+const MaxEvidenceBytes = 512
+
+// SummaryAllow is the summary of a scan without findings.
+const SummaryAllow = "No safety rules matched; execution is allowed by the current static policy."
+
+// Telemetry attribute keys, as reserved by the Safety Guard design for
+// OpenTelemetry.
+const (
+	AttrScanID     = "tool.safety.scan_id"
+	AttrDecision   = "tool.safety.decision"
+	AttrRiskLevel  = "tool.safety.risk_level"
+	AttrRuleID     = "tool.safety.rule_id"
+	AttrBlocked    = "tool.safety.blocked"
+	AttrSanitized  = "tool.safety.sanitized"
+	AttrToolName   = "tool.safety.tool_name"
+	AttrDurationMS = "tool.safety.duration_ms"
+)
+
+// Meta is what the caller knows about the scan besides its findings.
+type Meta struct {
+	// ScanID identifies the scan; a random UUID is used when empty.
+	ScanID string
+	// ToolName and Language are reported as given.
+	ToolName string
+	Language string
+	// Start is when the scan began (the report's timestamp); the current
+	// time is used when zero.
+	Start time.Time
+	// Elapsed is the scan's duration (elapsed_ms).
+	Elapsed time.Duration
+}
+
+// Build aggregates findings into a report under policy. The findings are
+// not modified; the report holds redacted copies, sorted by decision
+// severity (deny first), then line, then rule ID, so that equal inputs give
+// byte-equal reports.
+//
+// A nil policy applies no overrides and does not block reviews. A finding
+// with a decision or risk level outside the known values is treated as deny
+// / critical — a malformed plugin answer never weakens a scan — and keeps
+// the original value in its metadata.
+func Build(meta Meta, findings []sdk.Finding, policy *sdk.Policy) *sdk.SafetyReport {
+	out := make([]sdk.Finding, 0, len(findings))
+	sanitized := false
+	for _, f := range findings {
+		var o sdk.RuleOverride
+		if policy != nil {
+			o = policy.Rules[f.RuleID]
+		}
+		if o.Disabled {
+			continue
+		}
+		g, redacted := clean(f, o)
+		sanitized = sanitized || redacted
+		out = append(out, g)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if sa, sb := a.Decision.Severity(), b.Decision.Severity(); sa != sb {
+			return sa > sb
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.RuleID < b.RuleID
+	})
+
+	decision, risk := sdk.Allow, sdk.RiskNone
+	for _, f := range out {
+		if f.Decision.Severity() > decision.Severity() {
+			decision = f.Decision
+		}
+		if f.RiskLevel.Rank() > risk.Rank() {
+			risk = f.RiskLevel
+		}
+	}
+	blocked := decision == sdk.Deny ||
+		(decision == sdk.NeedsHumanReview && policy != nil && policy.BlockOnReview)
+
+	start := meta.Start
+	if start.IsZero() {
+		start = time.Now()
+	}
+	scanID := meta.ScanID
+	if scanID == "" {
+		scanID = uuid.NewString()
+	}
+	elapsed := ElapsedMS(meta.Elapsed)
+	r := &sdk.SafetyReport{
+		ScanID:    scanID,
+		Timestamp: Timestamp(start),
+		Decision:  decision,
+		RiskLevel: risk,
+		Findings:  out,
+		ToolName:  meta.ToolName,
+		Language:  meta.Language,
+		ElapsedMS: elapsed,
+		Sanitized: sanitized,
+		Blocked:   blocked,
+	}
+	ids := r.RuleIDs()
+	if len(out) == 0 {
+		r.Summary = SummaryAllow
+	} else {
+		r.Summary = fmt.Sprintf("Decision %s with %s risk from rules: %s.", decision, risk, strings.Join(ids, ", "))
+	}
+	r.TelemetryAttributes = map[string]any{
+		AttrBlocked:    blocked,
+		AttrDecision:   string(decision),
+		AttrDurationMS: elapsed,
+		AttrRiskLevel:  string(risk),
+		AttrRuleID:     strings.Join(ids, ","),
+		AttrSanitized:  sanitized,
+		AttrScanID:     scanID,
+		AttrToolName:   meta.ToolName,
+	}
+	return r
+}
+
+// clean returns a copy of f with the override applied, malformed values
+// made fail-closed, every quoted string redacted and evidence capped.
+func clean(f sdk.Finding, o sdk.RuleOverride) (sdk.Finding, bool) {
+	meta := make(map[string]any, len(f.Metadata))
+	redacted := false
+	for k, v := range f.Metadata {
+		if s, ok := v.(string); ok {
+			var r bool
+			s, r = secrets.Redact(s)
+			redacted = redacted || r
+			v = s
+		}
+		meta[k] = v
+	}
+	if o.Decision != "" {
+		f.Decision = o.Decision
+	}
+	if o.RiskLevel != "" {
+		f.RiskLevel = o.RiskLevel
+	}
+	if !f.Decision.Valid() {
+		meta["original_decision"] = string(f.Decision)
+		f.Decision = sdk.Deny
+	}
+	if f.RiskLevel.Rank() < 0 {
+		meta["original_risk_level"] = string(f.RiskLevel)
+		f.RiskLevel = sdk.RiskCritical
+	}
+	f.Metadata = meta
+	if f.Column != nil {
+		c := *f.Column
+		f.Column = &c
+	}
+	var r1, r2, r3 bool
+	f.Evidence, r1 = secrets.Redact(f.Evidence)
+	f.Message, r2 = secrets.Redact(f.Message)
+	f.Recommendation, r3 = secrets.Redact(f.Recommendation)
+	f.Evidence = Truncate(f.Evidence, MaxEvidenceBytes)
+	return f, redacted || r1 || r2 || r3
+}
+
+// Truncate caps s at max bytes without splitting a UTF-8 sequence or a
+// redaction marker, ending a shortened string with "…".
+func Truncate(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	const ellipsis = "…"
+	cut := max - len(ellipsis)
+	if cut < 0 {
+		cut = 0
+	}
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	// Do not leave half a "[REDACTED:kind]" marker behind.
+	if open := strings.LastIndexByte(s[:cut], '['); open >= 0 && strings.HasPrefix(s[open:], "[REDACTED:") &&
+		!strings.Contains(s[open:cut], "]") {
+		cut = open
+	}
+	return s[:cut] + ellipsis
+}
+
+// Timestamp formats t in UTC the way the Safety Guard's reports do
+// (Python's isoformat): "2026-07-02T07:07:08.956049+00:00", with the
+// fraction left out when it is zero ("1970-01-01T00:00:00+00:00").
+func Timestamp(t time.Time) string {
+	t = t.UTC()
+	if t.Nanosecond()/1000 == 0 {
+		return t.Format("2006-01-02T15:04:05+00:00")
+	}
+	return t.Format("2006-01-02T15:04:05.000000+00:00")
+}
+
+// ElapsedMS converts a duration to milliseconds rounded to microseconds,
+// the precision of elapsed_ms and tool.safety.duration_ms.
+func ElapsedMS(d time.Duration) float64 {
+	return math.Round(float64(d)/float64(time.Microsecond)) / 1000
+}

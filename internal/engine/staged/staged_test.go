@@ -1,0 +1,97 @@
+package staged
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/toolwarden/toolwarden/internal/engine/analyze"
+)
+
+func refsOf(t *testing.T, content string) []Ref {
+	t.Helper()
+	f, err := analyze.Analyze("bash", content, analyze.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Refs(f)
+}
+
+func TestRefs(t *testing.T) {
+	cases := []struct {
+		content string
+		want    []string // kind:first candidate
+	}{
+		{"python3 x.py", []string{"script:x.py"}},
+		{"python3 -u -W ignore -X dev x.py a b", []string{"script:x.py"}},
+		{"python3 -c 'print(1)'", nil},
+		{"python3 - < x.py", nil},
+		{"python -m pkg.tool", []string{"module:pkg/__init__.py"}},
+		{"bash -e x.sh", []string{"script:x.sh"}},
+		{"bash -c 'echo hi'", nil},
+		{"sh -o errexit -- run", []string{"script:run"}},
+		{"source ./env.sh", []string{"source:./env.sh"}},
+		{". env.sh", []string{"source:env.sh"}},
+		{"make -C sub -f build.mk all", []string{"makefile:sub/build.mk"}},
+		{"make", []string{"makefile:GNUmakefile"}},
+		{"./run.sh --flag", []string{"exec:./run.sh"}},
+		{"timeout 5 bin/tool", []string{"exec:bin/tool"}},
+		{"ls -la /tmp", nil},
+		{"$CMD x.py", nil},
+	}
+	for _, c := range cases {
+		var got []string
+		for _, r := range refsOf(t, c.content) {
+			got = append(got, r.Kind+":"+r.Candidates[0])
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q: refs %v, want %v", c.content, got, c.want)
+		}
+	}
+}
+
+func TestImportRefs(t *testing.T) {
+	refs := ImportRefs("import a.b\nfrom . import sib\nfrom c import d\n", "src", true)
+	var got []string
+	for _, r := range refs {
+		if !r.Rooted || !r.All() {
+			t.Errorf("import ref %+v must be rooted and load every candidate", r)
+		}
+		got = append(got, strings.Join(r.Candidates, ","))
+	}
+	want := []string{
+		"src/a.py,src/a/__init__.py,src/a/b.py,src/a/b/__init__.py",
+		"src/sib.py,src/sib/__init__.py",
+		"src/c.py,src/c/__init__.py,src/c/d.py,src/c/d/__init__.py",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+	if refs := ImportRefs("from . import x\n", "", false); len(refs) != 0 {
+		t.Errorf("relative import of inline code: %+v", refs)
+	}
+}
+
+func TestMakeToShell(t *testing.T) {
+	src := "RM := rm -rf\nOUT = build\nX != echo hi\nall: dep\n\t@$(RM) $(OUT) \\\n\t  /tmp/x\n\t-echo $$HOME $@ $(patsubst %.c,%.o,a.c)\n"
+	got := strings.Split(MakeToShell(src), "\n")
+	want := []string{`RM="rm -rf"`, `OUT="build"`, `X="$(echo hi)"`, "", "${RM} ${OUT}  /tmp/x", "",
+		"echo $HOME $@ ${MAKE_FUNCTION_RESULT}", ""}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+}
+
+func TestDirRel(t *testing.T) {
+	d := Dir{Root: "/ws", Cwd: "/ws/sub"}
+	for name, want := range map[string]string{"x.py": "sub/x.py", "../y.py": "y.py", "/ws/z": "z", "./a/../b": "sub/b"} {
+		if got, ok := d.Rel(name); !ok || got != want {
+			t.Errorf("Rel(%q) = %q %v, want %q", name, got, ok, want)
+		}
+	}
+	for _, name := range []string{"../../etc/passwd", "/usr/bin/python3", "/wsx/a", "", "a\x00b"} {
+		if got, ok := d.Rel(name); ok {
+			t.Errorf("Rel(%q) = %q, want outside", name, got)
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package executor
+
+import (
+	"fmt"
+
+	"github.com/toolwarden/toolwarden/internal/execution"
+	"github.com/toolwarden/toolwarden/internal/isolation"
+	"github.com/toolwarden/toolwarden/internal/runner"
+	wsp "github.com/toolwarden/toolwarden/internal/workspace"
+)
+
+// runWorkspace is the workspace a run executes in, held for the run.
+type runWorkspace struct {
+	ws      *wsp.Workspace
+	release func()
+}
+
+// openWorkspace holds the record's workspace (its conversation's, or one
+// of its own), places the run in it and gives the run the workspace's uid:
+// Dir is the request's cwd resolved inside the workspace — lexically, then
+// again with symlinks resolved, so a link a run planted cannot move a later
+// run out — and Workspace is the only read-write root. It refuses a
+// workspace already over workspace_max_bytes. With no workspace manager
+// configured it leaves opts as the legacy Dir/WorkspaceRoot rules made them.
+func (d *Daemon) openWorkspace(rec *execution.Record, opts *runner.Options) (*runWorkspace, error) {
+	m := d.cfg.Workspaces
+	if m == nil {
+		return nil, nil
+	}
+	ws, release, err := m.Open(wsp.Key(rec.OwnerKeyID, rec.ConversationID), rec.ExecutionID)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: %w", err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			release()
+		}
+	}()
+	dir, err := wsp.ResolveCwd(ws.Path, rec.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	if dir, err = wsp.CheckCwd(ws.Path, dir); err != nil {
+		return nil, err
+	}
+	if max := m.MaxBytes(); max > 0 {
+		used, _, err := wsp.Usage(ws.Path, max)
+		if err != nil {
+			return nil, fmt.Errorf("workspace: measure: %w", err)
+		}
+		if used > max {
+			return nil, &limitError{used: used, max: max}
+		}
+	}
+	opts.Dir, opts.Workspace = dir, ws.Path
+	// The backend takes a Spec's hardening whole when any field is set,
+	// so the uid goes onto the configured set (or the defaults), never
+	// onto an otherwise empty one that would turn every layer off.
+	if ws.UID > 0 {
+		h := d.cfg.Hardening
+		if h == (isolation.Hardening{}) {
+			h = isolation.DefaultHardening()
+		}
+		h.UID, h.GID = ws.UID, ws.GID
+		opts.Hardening = h
+	}
+	ok = true
+	return &runWorkspace{ws: ws, release: release}, nil
+}
+
+// limitError is a workspace over workspace_max_bytes.
+type limitError struct{ used, max int64 }
+
+func (e *limitError) Error() string {
+	return fmt.Sprintf("workspace uses %d bytes, over workspace_max_bytes %d", e.used, e.max)
+}
+
+// stamp records the workspace on an outcome.
+func (w *runWorkspace) stamp(f *execution.Record) {
+	if w == nil {
+		return
+	}
+	f.Workspace = w.ws.Name
+	if w.ws.UID > 0 {
+		f.WorkspaceUID = w.ws.UID
+	}
+}
+
+func (w *runWorkspace) close() {
+	if w != nil {
+		w.release()
+	}
+}
