@@ -225,7 +225,10 @@ func (w *layoutWriter) putJSON(t, at int, m map[string]any, field string) {
 		w.fail(fieldErr(field, err))
 		return
 	}
-	w.putStr(t, at, string(w.tmp))
+	// putStr copies the bytes into the blob before w.tmp is written again,
+	// so a view of them does (no string copy: one allocation fewer per
+	// finding with metadata).
+	w.putStr(t, at, unsafe.String(unsafe.SliceData(w.tmp), len(w.tmp)))
 }
 
 func (w *layoutWriter) fail(err error) {
