@@ -316,7 +316,7 @@ func typeNames(ts []api.ValueType) []string {
 func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 	ictx, cancel := context.WithTimeout(ctx, max(minInitTimeout, p.host.opts.CallTimeout))
 	defer cancel()
-	mod, err := p.rt.InstantiateModule(ictx, p.compiled, p.host.modCfg)
+	mod, err := p.rt.InstantiateModule(withGuestMemory(ictx), p.compiled, p.host.modCfg)
 	if err != nil {
 		return nil, fmt.Errorf("instantiate: %w", err)
 	}

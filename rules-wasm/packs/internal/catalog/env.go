@@ -121,8 +121,21 @@ var current atomic.Pointer[memo]
 // from scratch, so concurrent scans (natively) stay correct, just slower.
 // Identity of the pointer alone would not do: the guest kit decodes every
 // scan into the same ScanInput.
+//
+// The index and matchers are built here, in the one memo every pack then
+// reads, rather than by the first Init into a second memo: inside Wasm each
+// allocation costs microseconds. An input Init would refuse (no facts, a
+// newer facts version) is left for Init to refuse.
 func Begin(in *sdk.ScanInput) {
-	current.Store(&memo{in: in, shared: true})
+	m := &memo{in: in, shared: true}
+	if in != nil && in.Facts != nil && in.Facts.Version <= sdk.FactsVersion {
+		p := in.Policy
+		if p == nil {
+			p = defaultPolicy
+		}
+		m.x, m.m = buildIndex(in.Facts), Compile(p)
+	}
+	current.Store(m)
 }
 
 // End closes the scan Begin opened, so nothing of its input stays
