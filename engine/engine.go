@@ -478,6 +478,15 @@ func (e *Engine) observe(ctx context.Context, rep *sdk.SafetyReport) {
 func (e *Engine) runPacks(ctx context.Context, input *wasmhost.Input, pol *sdk.Policy) (enforced, monitored []sdk.Finding) {
 	packs, done := e.acquirePacks(ctx)
 	defer done()
+	if len(packs) == 1 {
+		// The usual case (the built-in core pack alone): no goroutine, no
+		// result slices.
+		r, failed := scanPack(ctx, packs[0], input, pol)
+		if m, ok := packs[0].(PackMode); ok && (m.MonitorOnly() || failed && m.FailOpen()) {
+			return nil, r
+		}
+		return r, nil
+	}
 	results := make([][]sdk.Finding, len(packs))
 	failed := make([]bool, len(packs))
 	var wg sync.WaitGroup

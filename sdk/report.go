@@ -1,5 +1,7 @@
 package sdk
 
+import "slices"
+
 // Decision is the verdict of a rule or a whole scan.
 type Decision string
 
@@ -101,12 +103,26 @@ type SafetyReport struct {
 }
 
 // RuleIDs returns the distinct rule IDs of the report's findings in order.
+// Reports have a handful of findings, so duplicates are looked for in the
+// result itself; a set is built only for many findings.
 func (r *SafetyReport) RuleIDs() []string {
-	seen := map[string]bool{}
 	var ids []string
+	var seen map[string]bool
 	for _, f := range r.Findings {
-		if !seen[f.RuleID] {
-			seen[f.RuleID] = true
+		if seen == nil && len(ids) >= 16 {
+			seen = make(map[string]bool, len(r.Findings))
+			for _, id := range ids {
+				seen[id] = true
+			}
+		}
+		if seen != nil {
+			if !seen[f.RuleID] {
+				seen[f.RuleID] = true
+				ids = append(ids, f.RuleID)
+			}
+			continue
+		}
+		if !slices.Contains(ids, f.RuleID) {
 			ids = append(ids, f.RuleID)
 		}
 	}

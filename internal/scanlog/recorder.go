@@ -145,6 +145,17 @@ func (r *Recorder) append(batch []Entry) {
 	defer clear(batch)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	if sa, ok := r.Log.(sanitizedAppender); ok {
+		// Record sanitized every queued entry; the store does not again.
+		if err := sa.appendSanitized(ctx, batch); err != nil {
+			r.failed.Add(int64(len(batch)))
+			dropCounter().WithLabelValues("store_error").Add(float64(len(batch)))
+			r.logger.Warn("scan log append failed", "entries", len(batch), "first_scan_id", batch[0].ScanID, "err", err)
+			return
+		}
+		r.appended.Add(int64(len(batch)))
+		return
+	}
 	if ba, ok := r.Log.(BatchAppender); ok && len(batch) > 1 {
 		if err := ba.AppendBatch(ctx, batch); err != nil {
 			r.failed.Add(int64(len(batch)))

@@ -50,6 +50,19 @@ var _ BatchAppender = (*Redis)(nil)
 // AppendBatch stores es (sanitized) in one transaction (MULTI/EXEC, one
 // round trip) and trims the index once.
 func (r *Redis) AppendBatch(ctx context.Context, es []Entry) error {
+	return r.appendBatch(ctx, es, false)
+}
+
+var _ sanitizedAppender = (*Redis)(nil)
+
+// appendSanitized is AppendBatch of entries the Recorder sanitized.
+func (r *Redis) appendSanitized(ctx context.Context, es []Entry) error {
+	return r.appendBatch(ctx, es, true)
+}
+
+// appendBatch is AppendBatch; sanitized says the entries have been through
+// Sanitize already (see resanitize).
+func (r *Redis) appendBatch(ctx context.Context, es []Entry, sanitized bool) error {
 	docs := make([][]byte, len(es))
 	ttls := make([]time.Duration, len(es))
 	live := 0
@@ -57,7 +70,11 @@ func (r *Redis) AppendBatch(ctx context.Context, es []Entry) error {
 		if es[i].ScanID == "" {
 			return errors.New("scan log append: scan_id is empty")
 		}
-		es[i] = Sanitize(es[i], r.cfg.MaxContentBytes)
+		if sanitized {
+			es[i] = resanitize(es[i], r.cfg.MaxContentBytes)
+		} else {
+			es[i] = Sanitize(es[i], r.cfg.MaxContentBytes)
+		}
 		doc, err := json.Marshal(es[i])
 		if err != nil {
 			return fmt.Errorf("scan log append %s: encode: %w", es[i].ScanID, err)

@@ -208,6 +208,28 @@ func Sanitize(e Entry, maxContent int) Entry {
 	return e
 }
 
+// sanitizedAppender is a store that can take entries the Recorder has
+// already sanitized (Record sanitizes before queueing) without sanitizing
+// them a second time. Unexported, so only the Recorder's own queue — which
+// holds nothing else — uses it.
+type sanitizedAppender interface {
+	appendSanitized(ctx context.Context, es []Entry) error
+}
+
+// resanitize returns e as Sanitize(e, maxContent) would, for an entry that
+// has already been through Sanitize: every redaction is idempotent (see
+// secrets.Redact), so only content longer than the bound has anything left
+// to do, and then Sanitize runs again.
+func resanitize(e Entry, maxContent int) Entry {
+	if maxContent <= 0 {
+		maxContent = DefaultMaxContentBytes
+	}
+	if len(e.Request.Content) > maxContent {
+		return Sanitize(e, maxContent)
+	}
+	return e
+}
+
 func redact(s string) string {
 	out, _ := secrets.Redact(s)
 	return out

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -533,6 +534,35 @@ func TestRecorderBatches(t *testing.T) {
 		}
 		if appended != 200 || failed != 0 || strings.Join(ids, ",") != strings.Join(want, ",") {
 			t.Errorf("appended %d failed %d; stored in order: %v", appended, failed, strings.Join(ids, ",") == strings.Join(want, ","))
+		}
+	}
+}
+
+// TestResanitize: what the Recorder's store does with an entry Record has
+// sanitized (resanitize) is exactly what sanitizing it a second time does,
+// for bounds below, at and above the content's length, so skipping the
+// second Sanitize changes nothing stored.
+func TestResanitize(t *testing.T) {
+	at := time.Now().UTC()
+	long := entry("long", at, "k1", "bash", sdk.Allow)
+	long.Request.Content = strings.Repeat("a", 1000) + " " + ghToken + " password=" + dbPass + " " + strings.Repeat("b", 3000)
+	for _, e := range []Entry{secretEntry("s", at), entry("plain", at, "k1", "bash", sdk.Allow), long} {
+		for _, first := range []int{0, 100, 1010, 1024, 4096} {
+			once := Sanitize(e, first)
+			for _, second := range []int{0, 50, 100, 1010, 1024, 1024 + len(truncatedMarker), 4096} {
+				want, err := json.Marshal(Sanitize(once, second))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := json.Marshal(resanitize(once, second))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s, bounds %d then %d: resanitize differs from a second Sanitize:\n got %s\nwant %s",
+						e.ScanID, first, second, got, want)
+				}
+			}
 		}
 	}
 }

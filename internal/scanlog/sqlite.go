@@ -108,12 +108,29 @@ var _ BatchAppender = (*SQLite)(nil)
 // AppendBatch stores es (sanitized) in one transaction and prunes entries
 // past the bounds once: one commit (and its sync) for the whole batch.
 func (s *SQLite) AppendBatch(ctx context.Context, es []Entry) error {
+	return s.appendBatch(ctx, es, false)
+}
+
+var _ sanitizedAppender = (*SQLite)(nil)
+
+// appendSanitized is AppendBatch of entries the Recorder sanitized.
+func (s *SQLite) appendSanitized(ctx context.Context, es []Entry) error {
+	return s.appendBatch(ctx, es, true)
+}
+
+// appendBatch is AppendBatch; sanitized says the entries have been through
+// Sanitize already (see resanitize).
+func (s *SQLite) appendBatch(ctx context.Context, es []Entry, sanitized bool) error {
 	docs := make([][]byte, len(es))
 	for i := range es {
 		if es[i].ScanID == "" {
 			return errors.New("scan log append: scan_id is empty")
 		}
-		es[i] = Sanitize(es[i], s.cfg.MaxContentBytes)
+		if sanitized {
+			es[i] = resanitize(es[i], s.cfg.MaxContentBytes)
+		} else {
+			es[i] = Sanitize(es[i], s.cfg.MaxContentBytes)
+		}
 		doc, err := json.Marshal(es[i])
 		if err != nil {
 			return fmt.Errorf("scan log append %s: encode: %w", es[i].ScanID, err)

@@ -11,9 +11,9 @@
 package report
 
 import (
-	"fmt"
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -83,16 +83,7 @@ func Build(meta Meta, findings []sdk.Finding, policy *sdk.Policy) *sdk.SafetyRep
 		sanitized = sanitized || redacted
 		out = append(out, g)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if sa, sb := a.Decision.Severity(), b.Decision.Severity(); sa != sb {
-			return sa > sb
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.RuleID < b.RuleID
-	})
+	slices.SortStableFunc(out, compareFindings)
 
 	decision, risk := sdk.Allow, sdk.RiskNone
 	for _, f := range out {
@@ -131,19 +122,54 @@ func Build(meta Meta, findings []sdk.Finding, policy *sdk.Policy) *sdk.SafetyRep
 	if len(out) == 0 {
 		r.Summary = SummaryAllow
 	} else {
-		r.Summary = fmt.Sprintf("Decision %s with %s risk from rules: %s.", decision, risk, strings.Join(ids, ", "))
+		r.Summary = "Decision " + string(decision) + " with " + string(risk) + " risk from rules: " + strings.Join(ids, ", ") + "."
 	}
 	r.TelemetryAttributes = map[string]any{
 		AttrBlocked:    blocked,
-		AttrDecision:   string(decision),
+		AttrDecision:   boxed(string(decision)),
 		AttrDurationMS: elapsed,
-		AttrRiskLevel:  string(risk),
+		AttrRiskLevel:  boxed(string(risk)),
 		AttrRuleID:     strings.Join(ids, ","),
 		AttrSanitized:  sanitized,
 		AttrScanID:     scanID,
 		AttrToolName:   meta.ToolName,
 	}
 	return r
+}
+
+// compareFindings orders findings by decision severity (deny first), then
+// line, then rule ID.
+func compareFindings(a, b sdk.Finding) int {
+	if sa, sb := a.Decision.Severity(), b.Decision.Severity(); sa != sb {
+		return cmp.Compare(sb, sa)
+	}
+	if a.Line != b.Line {
+		return cmp.Compare(a.Line, b.Line)
+	}
+	return strings.Compare(a.RuleID, b.RuleID)
+}
+
+// boxedValues holds the decision and risk-level strings already converted
+// to interface values: storing a string in a map[string]any allocates its
+// header on every scan, and these few values are in every report.
+var boxedValues = func() map[string]any {
+	m := map[string]any{}
+	for _, d := range []sdk.Decision{sdk.Allow, sdk.NeedsHumanReview, sdk.Deny} {
+		m[string(d)] = string(d)
+	}
+	for _, l := range []sdk.RiskLevel{sdk.RiskNone, sdk.RiskLow, sdk.RiskMedium, sdk.RiskHigh, sdk.RiskCritical} {
+		m[string(l)] = string(l)
+	}
+	return m
+}()
+
+// boxed returns s as an interface value, shared for the known decisions
+// and risk levels (see boxedValues).
+func boxed(s string) any {
+	if v, ok := boxedValues[s]; ok {
+		return v
+	}
+	return s
 }
 
 // clean returns a copy of f with the override applied, malformed values

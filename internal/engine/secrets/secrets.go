@@ -14,6 +14,7 @@
 package secrets
 
 import (
+	"math/bits"
 	"regexp"
 	"sort"
 	"strconv"
@@ -283,10 +284,59 @@ var tokenRules = []tokenRule{
 
 func isWord(c byte) bool { return isAlnum(c) || c == '_' }
 
+// tokenPrefixes lists every tokenRules prefix once, in rule order; bit i
+// of a prefixesIn mask stands for tokenPrefixes[i]. prefixFirst[c] and
+// prefixSecond[c] have bit i set when tokenPrefixes[i] has byte c first or
+// second.
+var tokenPrefixes, prefixFirst, prefixSecond = func() ([]string, [256]uint64, [256]uint64) {
+	var all []string
+	var first, second [256]uint64
+	for _, r := range tokenRules {
+		for _, p := range r.prefixes {
+			if len(p) < 2 || len(all) == 64 {
+				panic("secrets: a token prefix is shorter than two bytes, or there are more than a mask holds")
+			}
+			first[p[0]] |= 1 << len(all)
+			second[p[1]] |= 1 << len(all)
+			all = append(all, p)
+		}
+	}
+	return all, first, second
+}()
+
+// prefixesIn returns the set of tokenPrefixes that occur in s, in one pass
+// of two table lookups per byte: most content holds none, and then
+// findTokens needs no search per prefix (three dozen strings.Index calls
+// over the same bytes).
+func prefixesIn(s string) uint64 {
+	var m uint64
+	for i := 0; i+1 < len(s); i++ {
+		c := prefixFirst[s[i]] & prefixSecond[s[i+1]] &^ m
+		for c != 0 {
+			id := bits.TrailingZeros64(c)
+			c &^= 1 << id
+			if strings.HasPrefix(s[i:], tokenPrefixes[id]) {
+				m |= 1 << id
+			}
+		}
+	}
+	return m
+}
+
 func findTokens(s string, ms []match) []match {
+	present := prefixesIn(s)
+	if present == 0 {
+		return ms
+	}
+	id := 0
 	for ri := range tokenRules {
 		r := &tokenRules[ri]
 		for _, prefix := range r.prefixes {
+			id++
+			if present&(1<<(id-1)) == 0 {
+				// Not in s: strings.Index would find nothing.
+				continue
+			}
 			from := 0
 			for {
 				k := strings.Index(s[from:], prefix)

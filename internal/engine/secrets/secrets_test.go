@@ -220,7 +220,8 @@ func ExampleFind() {
 }
 
 // FuzzRedact checks that Find and Redact never panic, that positions lie in
-// the content, and that redaction is idempotent.
+// the content, that the token prefilter sees every prefix present, and that
+// redaction is idempotent.
 func FuzzRedact(f *testing.F) {
 	for _, s := range []string{
 		pemBlock, "export GITHUB_TOKEN=" + ghToken, `password = "hunter22"`, "postgres://a:bcdef@h/db",
@@ -235,10 +236,45 @@ func FuzzRedact(f *testing.F) {
 				t.Fatalf("position %+v out of range for %q", sec.Pos, s)
 			}
 		}
+		got := prefixesIn(s)
+		for i, p := range tokenPrefixes {
+			if (got&(1<<i) != 0) != strings.Contains(s, p) {
+				t.Fatalf("prefixesIn(%q) wrong for prefix %q", s, p)
+			}
+		}
 		once, _ := Redact(s)
 		twice, changed := Redact(once)
 		if twice != once || changed {
 			t.Fatalf("not idempotent: %q → %q → %q", s, once, twice)
 		}
 	})
+}
+
+// TestPrefixesIn checks the one-pass prefilter against a search per
+// prefix: a prefix it missed would let findTokens skip a credential.
+func TestPrefixesIn(t *testing.T) {
+	inputs := []string{"", "x", pemBlock, "export GITHUB_TOKEN=" + ghToken, "AKIAAKIA ghp_ gho_ xoxb- sk- sk_live_",
+		"curl -H 'Authorization: Bearer abcdef0123456789abcdef' https://hooks.slack.com/services/T0/B0/x",
+		"eyJhbGciOi.eyJzdWIi.sig npm_ hf_ xapp- glpat- AIza rk_test_ BEARER\tx bearer\ty AUTHORIZATION:"}
+	for _, p := range tokenPrefixes {
+		inputs = append(inputs, p, "."+p, p[:len(p)-1], "zz"+p[1:])
+	}
+	for _, s := range inputs {
+		got := prefixesIn(s)
+		for i, p := range tokenPrefixes {
+			if want := strings.Contains(s, p); (got&(1<<i) != 0) != want {
+				t.Errorf("prefixesIn(%q) bit %d (%q) = %v, want %v", s, i, p, !want, want)
+			}
+		}
+	}
+}
+
+// BenchmarkRedactMessage is Redact of a finding's message, the string a
+// report redacts several times per finding and the scan log again.
+func BenchmarkRedactMessage(b *testing.B) {
+	msg := "Recursive deletion of a directory outside the workspace: rm -rf /srv/app/build removes files the agent did not create."
+	b.ReportAllocs()
+	for b.Loop() {
+		Redact(msg)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -133,18 +134,84 @@ func Observe(ctx context.Context, r *sdk.SafetyReport) {
 	}
 	span.End(trace.WithTimestamp(start.Add(elapsed)))
 
-	blocked := "false"
+	m := decisionMetricsFor(r.Decision)
 	if r.Blocked {
-		blocked = "true"
+		m.blocked.Inc()
+	} else {
+		m.passed.Inc()
 	}
-	scans.WithLabelValues(string(r.Decision), blocked).Inc()
-	scanSeconds.WithLabelValues(string(r.Decision)).Observe(elapsed.Seconds())
+	m.seconds.Observe(elapsed.Seconds())
 	for _, f := range r.Findings {
-		findings.WithLabelValues(f.RuleID, string(f.Decision)).Inc()
+		findingCounter(f.RuleID, f.Decision).Inc()
 	}
 	if r.Sanitized {
 		sanitized.Inc()
 	}
+}
+
+// decisionMetrics are the children of scans and scanSeconds for one
+// decision, looked up once: WithLabelValues hashes its labels and takes the
+// vector's lock on every call, and every scan records these.
+type decisionMetrics struct {
+	blocked, passed prometheus.Counter
+	seconds         prometheus.Observer
+}
+
+func newDecisionMetrics(d sdk.Decision) *decisionMetrics {
+	return &decisionMetrics{
+		blocked: scans.WithLabelValues(string(d), "true"),
+		passed:  scans.WithLabelValues(string(d), "false"),
+		seconds: scanSeconds.WithLabelValues(string(d)),
+	}
+}
+
+var knownDecisionMetrics = [...]*decisionMetrics{
+	newDecisionMetrics(sdk.Allow), newDecisionMetrics(sdk.NeedsHumanReview), newDecisionMetrics(sdk.Deny),
+}
+
+// decisionMetricsFor returns the metrics of decision d: the cached ones for
+// the three decisions, a fresh lookup for anything else (report.Build never
+// emits another, but Observe takes any report).
+func decisionMetricsFor(d sdk.Decision) *decisionMetrics {
+	switch d {
+	case sdk.Allow:
+		return knownDecisionMetrics[0]
+	case sdk.NeedsHumanReview:
+		return knownDecisionMetrics[1]
+	case sdk.Deny:
+		return knownDecisionMetrics[2]
+	}
+	return newDecisionMetrics(d)
+}
+
+// findingKey names one child of findings.
+type findingKey struct {
+	rule     string
+	decision sdk.Decision
+}
+
+// findingCounters caches the children of findings by rule and decision, up
+// to maxFindingCounters entries (the rules of the loaded packs make far
+// fewer); past that, lookups go to the vector as before.
+var (
+	findingCounters     sync.Map // findingKey → prometheus.Counter
+	findingCounterCount atomic.Int64
+)
+
+const maxFindingCounters = 4096
+
+func findingCounter(rule string, d sdk.Decision) prometheus.Counter {
+	k := findingKey{rule, d}
+	if c, ok := findingCounters.Load(k); ok {
+		return c.(prometheus.Counter)
+	}
+	c := findings.WithLabelValues(rule, string(d))
+	if findingCounterCount.Load() < maxFindingCounters {
+		if _, loaded := findingCounters.LoadOrStore(k, c); !loaded {
+			findingCounterCount.Add(1)
+		}
+	}
+	return c
 }
 
 // Attributes converts the report's telemetry_attributes into span
