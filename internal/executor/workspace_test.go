@@ -193,6 +193,14 @@ func TestWorkspaceBomb(t *testing.T) {
 		"python": `python3 -c 'import itertools
 for i in itertools.count():
     open("f%d" % i, "wb").write(b"x" * (4 << 20))'`,
+		// Entries that allocate no data blocks still use the host's
+		// inodes: each counts as at least one block.
+		"empty-files": `python3 -c 'import itertools
+for i in itertools.count():
+    open("f%d" % i, "wb").close()'`,
+		"symlinks": `python3 -c 'import itertools, os
+for i in itertools.count():
+    os.symlink("t", "l%d" % i)'`,
 	}
 	for name, bomb := range bombs {
 		t.Run(name, func(t *testing.T) {
