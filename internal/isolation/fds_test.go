@@ -71,3 +71,17 @@ func TestRunInheritsNoDescriptors(t *testing.T) {
 		})
 	}
 }
+
+// TestRunCannotDumpCore: a run's core-file limit is 0, hard, so a crash
+// writes no core into the workspace or through a file core_pattern, and the
+// workload cannot raise it.
+func TestRunCannotDumpCore(t *testing.T) {
+	l := needCgroups(t)
+	b := openTest(t, defaultConfig(t, l))
+	ws := workspace(t)
+	out, ex := runOutput(t, b, Spec{Path: "/bin/sh", Args: []string{"sh", "-c", `echo "soft=$(ulimit -c) hard=$(ulimit -Hc)"; ulimit -c 1000 2>/dev/null && echo RAISED; :`},
+		Workspace: ws, Dir: ws, Hardening: DefaultHardening()})
+	if ex.Code != 0 || strings.TrimSpace(out) != "soft=0 hard=0" {
+		t.Errorf("run: %+v %q, want soft=0 hard=0 and no raise", ex, out)
+	}
+}
