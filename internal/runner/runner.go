@@ -315,6 +315,11 @@ func withDefaults(o Options) (Options, error) {
 	if (o.Command == "") == (o.Script == "") {
 		return o, errors.New("runner: exactly one of Command and Script must be set")
 	}
+	for name := range o.Env {
+		if msg := BadEnvName(name); msg != "" {
+			return o, errors.New("runner: " + msg)
+		}
+	}
 	if o.Dir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -422,6 +427,21 @@ func othersCanExec(path string) bool {
 			return true
 		}
 	}
+}
+
+// BadEnvName says why name cannot be an environment variable name of a
+// run ("" when it can): empty, or holding "=" or NUL. A name with "=" is
+// the dangerous one: "BASH_ENV=x.sh" with value "" becomes the
+// environment string "BASH_ENV=x.sh=", so the run gets BASH_ENV while the
+// scan judged a name it does not know.
+func BadEnvName(name string) string {
+	switch {
+	case name == "":
+		return "an environment variable name is empty"
+	case strings.ContainsAny(name, "=\x00"):
+		return fmt.Sprintf("environment variable name %q holds \"=\" or NUL", name)
+	}
+	return ""
 }
 
 // buildEnv makes the complete environment of the run: the allowlisted

@@ -222,6 +222,10 @@ func TestOptionValidation(t *testing.T) {
 		"language": {Command: "x", Language: "ruby", Dir: t.TempDir()},
 		"dir":      {Command: "x", Dir: filepath.Join(t.TempDir(), "missing")},
 		"cap":      {Command: "x", Dir: t.TempDir(), MaxResultBytes: 10},
+		// "BASH_ENV=x.sh" with value "" would set BASH_ENV to "x.sh=".
+		"env =":     {Command: "x", Dir: t.TempDir(), Env: map[string]string{"BASH_ENV=x.sh": ""}},
+		"env empty": {Command: "x", Dir: t.TempDir(), Env: map[string]string{"": "x"}},
+		"env NUL":   {Command: "x", Dir: t.TempDir(), Env: map[string]string{"A\x00": "x"}},
 	} {
 		if _, err := Start(context.Background(), pgBackend{}, o); err == nil {
 			t.Errorf("%s: invalid options accepted", name)
