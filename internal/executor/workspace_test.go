@@ -105,11 +105,12 @@ func TestConversationsAreSeparated(t *testing.T) {
 		t.Errorf("A's second run (cwd sub): %s %q %s, want it to see the first run's file", a2.Status, a2.Result, a2.Error)
 	}
 
-	// Content too long for -c runs from a script file: it lives in A's
-	// own workspace, owned by A's uid, readable by nobody else.
+	// Content too long for -c is fed on stdin: no script file in the
+	// workspace that another run of the conversation could rewrite
+	// between the scan and the run; it runs as A's uid in A's workspace.
 	long := runTo(t, b, "agent-a", "conv-a", "", "#"+strings.Repeat("x", maxInlineCommand+10)+
-		"\nstat -c '%u %a' \"$0\"; cd \"$(dirname \"$0\")\" && pwd")
-	if want := strconv.Itoa(aUID) + " 600\n" + aPath + "\n"; long.Status != execution.StatusCompleted || long.Result != want {
+		"\nls -A | grep -c toolwarden-script; id -u; pwd")
+	if want := "0\n" + strconv.Itoa(aUID) + "\n" + aPath + "\n"; long.Status != execution.StatusCompleted || long.Result != want {
 		t.Errorf("script run: %s %q %s, want %q", long.Status, long.Result, long.Error, want)
 	}
 
@@ -192,6 +193,14 @@ func TestWorkspaceBomb(t *testing.T) {
 		"python": `python3 -c 'import itertools
 for i in itertools.count():
     open("f%d" % i, "wb").write(b"x" * (4 << 20))'`,
+		// Entries that allocate no data blocks still use the host's
+		// inodes: each counts as at least one block.
+		"empty-files": `python3 -c 'import itertools
+for i in itertools.count():
+    open("f%d" % i, "wb").close()'`,
+		"symlinks": `python3 -c 'import itertools, os
+for i in itertools.count():
+    os.symlink("t", "l%d" % i)'`,
 	}
 	for name, bomb := range bombs {
 		t.Run(name, func(t *testing.T) {

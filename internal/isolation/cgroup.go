@@ -287,9 +287,9 @@ func (b *cgroupBackend) spawn(ctx, spanCtx context.Context, p *cgProcess, spec S
 	}
 	defer unix.Close(cgFD)
 	sc := shimConfigFor(spec, h, lim, v1Procs)
-	// Every run has its own network, PID and mount namespaces (and a root
-	// built for it): no code path leaves a workload in the host's.
-	cloneflags := uintptr(unix.CLONE_NEWNET | unix.CLONE_NEWPID | unix.CLONE_NEWNS)
+	// Every run has its own network, PID, mount and IPC namespaces (and a
+	// root built for it): no code path leaves a workload in the host's.
+	cloneflags := uintptr(runCloneFlags)
 	sc.NetNS, sc.MountNS = true, true
 	cmd := exec.Command(b.shim, shimArg)
 	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: cgFD, Cloneflags: cloneflags}
@@ -642,3 +642,11 @@ func (b *cgroupBackend) Close() error {
 	_ = unix.Close(b.lockFD)
 	return errors.Join(errs...)
 }
+
+// runCloneFlags are the namespaces every shim of the cgroup backends is
+// cloned into: its own network (no host services), PID, mount (the root
+// built for the run) and IPC namespace — without the last, a run's System V
+// shared memory, semaphores and message queues live in the host's: they
+// outlast the run (host memory nobody accounts for) and are open to every
+// other conversation's runs and to host processes that use System V IPC.
+const runCloneFlags = unix.CLONE_NEWNET | unix.CLONE_NEWPID | unix.CLONE_NEWNS | unix.CLONE_NEWIPC

@@ -92,13 +92,13 @@ func (b *pgBackend) Start(ctx context.Context, spec Spec) (Process, error) {
 	// Every run with namespaces gets its own network namespace; the
 	// supervisor itself is cloned into it (so the egress listener can be
 	// opened there before the workload starts) and the shim inherits it;
-	// the shim gets its own PID and mount namespaces with a root built for
-	// the run.
+	// the shim gets its own PID, mount and IPC namespaces with a root built
+	// for the run.
 	attr := &syscall.SysProcAttr{Setpgid: true}
 	if root || userns {
 		attr.Cloneflags = unix.CLONE_NEWNET
 		sc.NetNS = true
-		sc.Cloneflags |= unix.CLONE_NEWPID | unix.CLONE_NEWNS
+		sc.Cloneflags |= unix.CLONE_NEWPID | unix.CLONE_NEWNS | unix.CLONE_NEWIPC
 		sc.MountNS = true
 	}
 	if userns {

@@ -361,6 +361,9 @@ func execFinal(path string, argv, env []string, late []lateRlimit) error {
 	if err != nil {
 		return fmt.Errorf("execve %s: env: %w", path, err)
 	}
+	if err := closeOnExecFrom3(); err != nil {
+		return err
+	}
 	for i := range late {
 		_, _, e := unix.RawSyscall6(unix.SYS_PRLIMIT64, 0, uintptr(late[i].res), uintptr(unsafe.Pointer(&late[i].lim)), 0, 0, 0)
 		if e != 0 {
@@ -369,6 +372,39 @@ func execFinal(path string, argv, env []string, late []lateRlimit) error {
 	}
 	_, _, e := unix.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(p0)), uintptr(unsafe.Pointer(&av[0])), uintptr(unsafe.Pointer(&ev[0])))
 	return fmt.Errorf("execve %s: %w", path, e)
+}
+
+// closeOnExecFrom3 marks every descriptor above stderr close-on-exec, so
+// the workload starts with stdin, stdout and stderr only. Without it a run
+// would inherit whatever the daemon holds without close-on-exec (what its
+// launcher passed down: a socket-activation listener, a process manager's
+// pipe, an open host file) and the shim's config pipe, and could use them
+// from inside every namespace. It fails closed: a run whose descriptors
+// cannot be swept does not start.
+func closeOnExecFrom3() error {
+	err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	if err == nil {
+		return nil
+	}
+	if err != unix.ENOSYS && err != unix.EINVAL {
+		return fmt.Errorf("close-on-exec on inherited descriptors: %w", err)
+	}
+	// Kernels before 5.11: walk the descriptor table.
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		return fmt.Errorf("close-on-exec on inherited descriptors: %w", err)
+	}
+	max := lim.Max
+	if max > 1<<20 {
+		max = 1 << 20
+	}
+	for fd := uintptr(3); fd < uintptr(max); fd++ {
+		_, _, e := unix.RawSyscall(unix.SYS_FCNTL, fd, unix.F_SETFD, unix.FD_CLOEXEC)
+		if e != 0 && e != unix.EBADF {
+			return fmt.Errorf("close-on-exec on descriptor %d: %w", fd, e)
+		}
+	}
+	return nil
 }
 
 // loopbackUp brings "lo" up in the run's fresh network namespace: the run

@@ -231,7 +231,7 @@ func (w *warmShim) launch(shim string) error {
 	}
 	cmd := exec.Command(shim, shimArg)
 	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: cgFD,
-		Cloneflags: unix.CLONE_NEWNET | unix.CLONE_NEWPID | unix.CLONE_NEWNS}
+		Cloneflags: runCloneFlags}
 	cmd.ExtraFiles = []*os.File{cfgR, stW}
 	cmd.Env = shimEnv()
 	cmd.Dir = "/"

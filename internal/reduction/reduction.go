@@ -40,6 +40,10 @@ const (
 	defaultConversationDir = "_"
 )
 
+// DefaultMaxSpillBytes bounds one run's spill file (256 MiB): without a
+// bound a run printing for its whole timeout fills the host's disk.
+const DefaultMaxSpillBytes int64 = 256 << 20
+
 // Config selects the cap and where the full output of an oversized run is
 // persisted.
 type Config struct {
@@ -57,12 +61,21 @@ type Config struct {
 	// ExecutionID names the spill file; required, since two executions
 	// must never share one file.
 	ExecutionID string
+	// MaxSpillBytes bounds the spill file; DefaultMaxSpillBytes when zero,
+	// no bound when negative. An output past it is not saved at all: the
+	// file is removed and the result says so (its head and tail previews
+	// and byte count stay), so the host's disk holds at most this much per
+	// run.
+	MaxSpillBytes int64
 }
 
 // withDefaults fills zero fields and validates the rest.
 func (c Config) withDefaults() (Config, error) {
 	if c.MaxLength == 0 {
 		c.MaxLength = DefaultMaxLength
+	}
+	if c.MaxSpillBytes == 0 {
+		c.MaxSpillBytes = DefaultMaxSpillBytes
 	}
 	if c.MaxLength < MinMaxLength {
 		return c, fmt.Errorf("reduction: max length %d is below the minimum %d", c.MaxLength, MinMaxLength)
@@ -146,6 +159,7 @@ type Writer struct {
 	updated  time.Time
 	spill    *os.File
 	spillErr error
+	spilled  int64 // bytes written to spill
 	closed   bool
 }
 
@@ -236,6 +250,14 @@ func (w *Writer) openSpill(before int64) {
 }
 
 func (w *Writer) writeSpill(p []byte) {
+	if max := w.cfg.MaxSpillBytes; max > 0 && w.spilled+int64(len(p)) > max {
+		_ = w.spill.Close()
+		w.spill = nil
+		_ = os.Remove(w.path)
+		w.spillErr = fmt.Errorf("output passed the spill bound of %d bytes and was not saved", max)
+		return
+	}
+	w.spilled += int64(len(p))
 	if _, err := w.spill.Write(p); err != nil {
 		w.spillErr = fmt.Errorf("write spill file %s: %w", w.path, err)
 		_ = w.spill.Close()

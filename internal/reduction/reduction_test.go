@@ -407,3 +407,59 @@ func TestWriteAfterCloseFails(t *testing.T) {
 		t.Fatal("write after close accepted")
 	}
 }
+
+// TestSpillIsBounded: an output past MaxSpillBytes is not kept on disk —
+// the spill file is removed and the result says the output was not saved —
+// so one run cannot fill the host's disk through its output.
+func TestSpillIsBounded(t *testing.T) {
+	root := t.TempDir()
+	const bound = 64 << 10
+	w, err := NewWriter(Config{MaxLength: MinMaxLength, Root: root, ExecutionID: "e", MaxSpillBytes: bound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := bytes.Repeat([]byte("x"), 4096)
+	for i := 0; i < 64; i++ { // 256 KiB, four times the bound
+		if _, err := w.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err == nil {
+		t.Error("Close: no error for an output past the spill bound")
+	}
+	res, err := w.Result()
+	if err == nil || !strings.Contains(res, "not saved") || !strings.Contains(res, "262144") {
+		t.Errorf("result %q, err %v: want it to say the 262144-byte output was not saved", res, err)
+	}
+	if w.SpillPath() != "" {
+		t.Errorf("SpillPath %q for an unsaved output", w.SpillPath())
+	}
+	var kept int64
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if st, err := os.Stat(p); err == nil {
+				kept += st.Size()
+			}
+		}
+		return nil
+	})
+	if kept != 0 {
+		t.Errorf("%d bytes of spill left on disk, want none", kept)
+	}
+	if w.TotalBytes() != 64*4096 {
+		t.Errorf("TotalBytes %d, want %d", w.TotalBytes(), 64*4096)
+	}
+
+	// Under the bound the spill is whole, as before.
+	w, err = NewWriter(Config{MaxLength: MinMaxLength, Root: root, ExecutionID: "f", MaxSpillBytes: bound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(bytes.Repeat([]byte("y"), bound))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(w.SpillPath()); err != nil || len(data) != bound {
+		t.Errorf("spill at the bound: %d bytes, %v", len(data), err)
+	}
+}

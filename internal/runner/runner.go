@@ -75,9 +75,12 @@ type Options struct {
 	// Command is a command line, run with `bash -c` or `python3 -c`.
 	// Exactly one of Command and Script is set.
 	Command string
-	// Script is a script body, written to a 0600 temp file inside
-	// Workspace (owned by the workload's uid) and run with bash or python3;
-	// the file is removed after the run.
+	// Script is a script body run with bash or python3. Without Stdin it is
+	// fed to the interpreter on stdin (the script's own stdin is then
+	// empty), so no file exists that another run sharing the workspace
+	// could rewrite between the scan and the run. With Stdin set (the local
+	// CLI) it is written to a 0600 temp file inside Workspace (owned by the
+	// workload's uid), removed after the run.
 	Script string
 	// Interpreter overrides the program that runs the command or script
 	// (a path or a name on PATH); by default bash or python3 from PATH.
@@ -243,7 +246,14 @@ func Start(ctx context.Context, b isolation.Backend, opts Options) (*Handle, err
 		done:    make(chan struct{}),
 	}
 	args := []string{interp}
-	if opts.Script != "" {
+	stdin := opts.Stdin
+	if opts.Script != "" && stdin == nil {
+		// No file a concurrent run of the same workspace could rewrite
+		// between the scan and the interpreter's read: the body goes in
+		// on stdin and is read whole before any of it runs.
+		args = append(args, stdinScriptArgs(opts.Language)...)
+		stdin = strings.NewReader(opts.Script)
+	} else if opts.Script != "" {
 		uid, gid := workloadUID(opts.Hardening)
 		h.script, err = writeScript(opts.Workspace, opts.Language, opts.Script, uid, gid)
 		if err != nil {
@@ -258,7 +268,7 @@ func Start(ctx context.Context, b isolation.Backend, opts Options) (*Handle, err
 		Args:        args,
 		Env:         buildEnv(opts),
 		Dir:         opts.Dir,
-		Stdin:       opts.Stdin,
+		Stdin:       stdin,
 		Stdout:      activityWriter{h},
 		Stderr:      activityWriter{h},
 		Workspace:   opts.Workspace,
@@ -304,6 +314,11 @@ func withDefaults(o Options) (Options, error) {
 	}
 	if (o.Command == "") == (o.Script == "") {
 		return o, errors.New("runner: exactly one of Command and Script must be set")
+	}
+	for name := range o.Env {
+		if msg := BadEnvName(name); msg != "" {
+			return o, errors.New("runner: " + msg)
+		}
 	}
 	if o.Dir == "" {
 		wd, err := os.Getwd()
@@ -414,6 +429,21 @@ func othersCanExec(path string) bool {
 	}
 }
 
+// BadEnvName says why name cannot be an environment variable name of a
+// run ("" when it can): empty, or holding "=" or NUL. A name with "=" is
+// the dangerous one: "BASH_ENV=x.sh" with value "" becomes the
+// environment string "BASH_ENV=x.sh=", so the run gets BASH_ENV while the
+// scan judged a name it does not know.
+func BadEnvName(name string) string {
+	switch {
+	case name == "":
+		return "an environment variable name is empty"
+	case strings.ContainsAny(name, "=\x00"):
+		return fmt.Sprintf("environment variable name %q holds \"=\" or NUL", name)
+	}
+	return ""
+}
+
 // buildEnv makes the complete environment of the run: the allowlisted
 // daemon variables, HOME set to the workspace, then the explicit Env.
 func buildEnv(o Options) []string {
@@ -462,6 +492,19 @@ func workloadUID(hd isolation.Hardening) (uid, gid int) {
 		gid = nobodyUID
 	}
 	return uid, gid
+}
+
+// stdinScriptArgs are the interpreter arguments that run a script body
+// fed on stdin with the script's own stdin empty. Python compiles the
+// whole module from stdin before it runs a line; bash reads it whole in a
+// command substitution, then evaluates it with stdin from /dev/null (the
+// sentinel keeps trailing newlines, so heredocs at the end stay intact).
+func stdinScriptArgs(lang string) []string {
+	if lang == LanguagePython {
+		return []string{"-"}
+	}
+	return []string{"-c", `__toolwarden_script=$(cat; echo .); eval "unset __toolwarden_script
+${__toolwarden_script%.}" </dev/null`}
 }
 
 // writeScript writes body to a fresh 0600 file in dir, owned by the

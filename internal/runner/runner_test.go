@@ -222,6 +222,10 @@ func TestOptionValidation(t *testing.T) {
 		"language": {Command: "x", Language: "ruby", Dir: t.TempDir()},
 		"dir":      {Command: "x", Dir: filepath.Join(t.TempDir(), "missing")},
 		"cap":      {Command: "x", Dir: t.TempDir(), MaxResultBytes: 10},
+		// "BASH_ENV=x.sh" with value "" would set BASH_ENV to "x.sh=".
+		"env =":     {Command: "x", Dir: t.TempDir(), Env: map[string]string{"BASH_ENV=x.sh": ""}},
+		"env empty": {Command: "x", Dir: t.TempDir(), Env: map[string]string{"": "x"}},
+		"env NUL":   {Command: "x", Dir: t.TempDir(), Env: map[string]string{"A\x00": "x"}},
 	} {
 		if _, err := Start(context.Background(), pgBackend{}, o); err == nil {
 			t.Errorf("%s: invalid options accepted", name)
@@ -254,19 +258,32 @@ func TestEnvAllowlist(t *testing.T) {
 func TestScriptModeBashAndPython(t *testing.T) {
 	o := opts(t, "")
 	o.Command = ""
-	o.Script = "set -e\nname=world\necho \"hello $name\"\necho \"$0\" | grep -q '.toolwarden-script-' && echo from-file\nexit 4\n"
+	o.Script = "set -e\nname=world\necho \"hello $name\"\nf() { echo \"in f $1\"; }\nf 1\ncat <<EOF\nheredoc\nEOF\necho \"stdin:$(cat)\"\nls -A\nexit 4\n"
 	res := run(t, o)
-	if res.Status != StatusFailed || res.ExitCode != 4 || res.Output != "hello world\nfrom-file\n" {
+	if res.Status != StatusFailed || res.ExitCode != 4 || res.Output != "hello world\nin f 1\nheredoc\nstdin:\n" {
 		t.Fatalf("bash script: %s %d %q", res.Status, res.ExitCode, res.Output)
 	}
 
 	o.Language = LanguagePython
-	o.Script = "import os, stat, sys\nst = os.stat(sys.argv[0])\nprint('mode', oct(stat.S_IMODE(st.st_mode)))\nprint(sum(range(10)))\n"
+	o.Script = "import os, sys\nprint(sum(range(10)))\nprint('stdin', repr(sys.stdin.read()))\nprint(os.listdir('.'))\n"
 	res = run(t, o)
-	if res.Status != StatusCompleted || res.Output != "mode 0o600\n45\n" {
+	if res.Status != StatusCompleted || res.Output != "45\nstdin ''\n[]\n" {
 		t.Fatalf("python script: %s %d %q", res.Status, res.ExitCode, res.Output)
 	}
 	ents, _ := os.ReadDir(o.Dir)
+	if len(ents) != 0 {
+		t.Fatalf("script files left in the workspace: %v", ents)
+	}
+
+	// With Stdin of its own (the local CLI), the script is a 0600 file
+	// in the workspace, removed after the run.
+	o.Stdin = strings.NewReader("ignored")
+	o.Script = "import os, stat, sys\nst = os.stat(sys.argv[0])\nprint('mode', oct(stat.S_IMODE(st.st_mode)))\n"
+	res = run(t, o)
+	if res.Status != StatusCompleted || res.Output != "mode 0o600\n" {
+		t.Fatalf("python script file: %s %d %q", res.Status, res.ExitCode, res.Output)
+	}
+	ents, _ = os.ReadDir(o.Dir)
 	if len(ents) != 0 {
 		t.Fatalf("script files left in the workspace: %v", ents)
 	}

@@ -28,6 +28,24 @@ func TestCwdWithoutWorkspaceLocator(t *testing.T) {
 	}
 }
 
+// TestEnvNamesWithEqualsRefused: an env name holding "=" (or NUL, or an
+// empty one) is a FieldError naming env — "BASH_ENV=x.sh" with value ""
+// would reach the run as BASH_ENV=x.sh= while the scan judged an unknown
+// name — and nothing is queued.
+func TestEnvNamesWithEqualsRefused(t *testing.T) {
+	s := newService(t)
+	for _, name := range []string{"BASH_ENV=x.sh", "LD_PRELOAD=/w/x.so", "", "A\x00B", "=x"} {
+		_, _, err := s.Submit(context.Background(), &service.ToolRequest{Command: "true", Env: map[string]string{name: ""}}, "agent", 0)
+		var fe *service.FieldError
+		if !errors.As(err, &fe) || fe.Field != "env" {
+			t.Errorf("env name %q: %v, want a FieldError naming env", name, err)
+		}
+	}
+	if _, _, err := s.Submit(context.Background(), &service.ToolRequest{Command: "true", Env: map[string]string{"MY_TOKEN": "a=b"}}, "agent", 0); err != nil {
+		t.Errorf("a value holding = is fine: %v", err)
+	}
+}
+
 // TestTimeoutClampedByPolicyAndConfig: the stored and effective timeouts
 // are min(requested, max_timeout_seconds, MaxTimeout).
 func TestTimeoutClampedByPolicyAndConfig(t *testing.T) {

@@ -73,6 +73,11 @@ func (r *ToolRequest) Pieces() ([]Piece, error) {
 	if err != nil {
 		return nil, &FieldError{"language", err.Error()}
 	}
+	for name := range r.Env {
+		if msg := badEnvName(name); msg != "" {
+			return nil, &FieldError{"env", msg}
+		}
+	}
 	var got []Piece
 	add := func(field, language, content string) {
 		if content != "" {
@@ -221,4 +226,20 @@ func metaNumber(m map[string]any, key string) float64 {
 		}
 	}
 	return 0
+}
+
+// badEnvName says why name cannot be an environment variable name ("" when
+// it can): empty, or holding "=" or NUL. A name with "=" would smuggle a
+// variable past the scan: "BASH_ENV=x.sh" with value "" becomes the
+// environment string "BASH_ENV=x.sh=", which sets BASH_ENV while the scan
+// judged a name it does not know. The executor refuses such names too
+// (runner.BadEnvName).
+func badEnvName(name string) string {
+	switch {
+	case name == "":
+		return "an environment variable name is empty"
+	case strings.ContainsAny(name, "=\x00"):
+		return fmt.Sprintf("environment variable name %q holds \"=\" or NUL", name)
+	}
+	return ""
 }

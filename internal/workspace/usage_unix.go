@@ -11,8 +11,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// minEntryBytes is the least an entry counts for in Usage: one block. An
+// empty file, a short symlink or a tiny inline file allocates no data
+// block but still takes one of the host filesystem's inodes, and a run
+// that made millions of them would exhaust the host's inodes while its
+// byte count stayed near zero.
+const minEntryBytes = 4096
+
 // Usage is the disk a workspace holds: the allocated blocks of every
-// entry under path (the directory itself included), in bytes. Symlinks are
+// entry under path (the directory itself included), in bytes, each entry
+// counted as at least one block (minEntryBytes). Symlinks are
 // counted as themselves and never followed; a file with several hard links
 // is counted once. Sparse files count what they allocate, not their
 // apparent size, because the bound protects the host's disk.
@@ -46,7 +54,7 @@ func Usage(path string, stopAt int64) (bytes int64, entries int, err error) {
 			}
 			seen[key] = true
 		}
-		bytes += st.Blocks * 512
+		bytes += max(st.Blocks*512, minEntryBytes)
 		if stopAt > 0 && bytes > stopAt {
 			return errStop
 		}

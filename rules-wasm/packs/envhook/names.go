@@ -70,8 +70,13 @@ var hooks = map[string]string{
 // GIT_CONFIG_COUNT / GIT_CONFIG_KEY_<n> / GIT_CONFIG_VALUE_<n>,
 // GIT_CONFIG_PARAMETERS, GIT_CONFIG_GLOBAL and GIT_CONFIG_SYSTEM, any of
 // which can set core.pager, core.sshCommand, core.fsmonitor or an alias.
+//
+// bash imports BASH_FUNC_<name>%% (value "() { …; }") as the function
+// <name> at start: such a variable replaces any command the scanned
+// content runs (echo, ls, cd) with code the scan never saw.
 var hookPrefixes = []struct{ prefix, what string }{
 	{"GIT_CONFIG_", "git (configuration that can name programs to run)"},
+	{"BASH_FUNC_", "bash (exported function imported at start, replacing a command of the same name)"},
 }
 
 // IsHook reports whether setting name changes what an interpreter or tool
