@@ -34,32 +34,34 @@ const stagedScanTimeout = 30 * time.Second
 //
 // ws is the run's workspace when the executor gave it one (per-conversation
 // workspaces); otherwise it is derived by workspaceOf.
-func (d *Daemon) checkStaged(rec *execution.Record, ws, dir string) string {
+func (d *Daemon) checkStaged(rec *execution.Record, ws, dir string) (string, bool) {
 	root := ws
 	if root == "" {
 		root = d.workspaceOf(rec, dir)
 	}
 	src := staged.Dir{Root: root, Cwd: dir}
 	if rec.StagedScan == execution.StagedScanService {
+		runsFiles := false
 		for _, f := range rec.StagedFiles {
 			want := staged.File{Path: f.Path, State: f.State, SHA256: f.SHA256, Size: f.Size}
 			now := src.ReadRel(f.Path, 0).File
 			if !want.Same(now) {
 				return "TOOL_SAFETY_BLOCKED: workspace file " + staged.Describe(want, now) +
-					"; the run is refused because the code it would run is not the code that was scanned"
+					"; the run is refused because the code it would run is not the code that was scanned", false
 			}
+			runsFiles = runsFiles || now.State != staged.StateAbsent
 		}
-		return ""
+		return "", runsFiles
 	}
 	// Content that runs no existing workspace file (the common case) needs
 	// no second scan: one native analysis tells.
 	p, present := staged.Present(rec.Language, rec.Content, src)
 	if !present {
-		return ""
+		return "", false
 	}
 	if d.cfg.Scanner == nil {
 		return "TOOL_SAFETY_BLOCKED: the content runs workspace file " + p +
-			", which the service did not scan, and this executor has no scanner configured"
+			", which the service did not scan, and this executor has no scanner configured", true
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), stagedScanTimeout)
 	defer cancel()
@@ -68,13 +70,13 @@ func (d *Daemon) checkStaged(rec *execution.Record, ws, dir string) string {
 		Env: envNamesOnly(rec), ConversationID: rec.ConversationID, ScanID: rec.ExecutionID,
 	}, src, engine.StagedLimits{})
 	if err != nil {
-		return "TOOL_SAFETY_BLOCKED: the executor could not scan the workspace files the content runs: " + err.Error()
+		return "TOOL_SAFETY_BLOCKED: the executor could not scan the workspace files the content runs: " + err.Error(), true
 	}
 	rep := res.Report
 	if rep.Decision == sdk.Deny || rep.Blocked {
-		return "TOOL_SAFETY_BLOCKED: executor scan of the workspace files the content runs: " + stagedSummary(rep)
+		return "TOOL_SAFETY_BLOCKED: executor scan of the workspace files the content runs: " + stagedSummary(rep), true
 	}
-	return ""
+	return "", true
 }
 
 // envNamesOnly gives the scan the env names (values are not the scan's

@@ -16,6 +16,7 @@ import (
 	"github.com/toolwarden/toolwarden/internal/execution"
 	"github.com/toolwarden/toolwarden/internal/reduction"
 	"github.com/toolwarden/toolwarden/internal/runner"
+	wsp "github.com/toolwarden/toolwarden/internal/workspace"
 )
 
 // stopKind says why a run is being stopped from outside. The kind decides
@@ -176,7 +177,7 @@ func (d *Daemon) execute(r *run) {
 		return
 	}
 	_, wsSp := startSpan(tctx, SpanWorkspace)
-	ws, err := d.openWorkspace(r.rec, &opts)
+	ws, err := d.openWorkspace(r.rec, &opts, false)
 	wsSp.End()
 	if err != nil {
 		f := startFailed(err, opts)
@@ -187,7 +188,8 @@ func (d *Daemon) execute(r *run) {
 		d.finish(r, f)
 		return
 	}
-	defer ws.close()
+	// A closure: ws is replaced below when the run needs its workspace alone.
+	defer func() { ws.close() }()
 	proxy, err := d.egressProxy(r.rec)
 	if err != nil {
 		d.finish(r, startFailed(err, opts))
@@ -198,7 +200,27 @@ func (d *Daemon) execute(r *run) {
 		defer proxy.Close()
 	}
 	_, stSp := startSpan(tctx, SpanStaged)
-	reason := d.checkStaged(r.rec, opts.Workspace, opts.Dir)
+	reason, runsFiles := d.checkStaged(r.rec, opts.Workspace, opts.Dir)
+	if reason == "" && runsFiles && ws != nil {
+		// The run executes workspace files: the conversation's other runs
+		// share its uid and could rewrite them between this check and the
+		// interpreter opening them, so the run takes the workspace alone
+		// and the check is made again under that hold.
+		ws.close()
+		ws = nil
+		ws, err = d.openWorkspace(r.rec, &opts, true)
+		if errors.Is(err, wsp.ErrBusy) {
+			reason = "TOOL_SAFETY_BLOCKED: the content runs workspace files, and other runs of this conversation " +
+				"kept the workspace busy for " + stagedExclusiveWait.String() + "; a run that executes workspace files " +
+				"needs the workspace to itself, so no other run can change them between the check and the run"
+		} else if err != nil {
+			stSp.End()
+			d.finish(r, startFailed(err, opts))
+			return
+		} else {
+			reason, _ = d.checkStaged(r.rec, opts.Workspace, opts.Dir)
+		}
+	}
 	stSp.End()
 	if reason != "" {
 		log.Warn("run refused: staged workspace files", "reason", reason)

@@ -2,12 +2,18 @@ package executor
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/toolwarden/toolwarden/internal/execution"
 	"github.com/toolwarden/toolwarden/internal/isolation"
 	"github.com/toolwarden/toolwarden/internal/runner"
 	wsp "github.com/toolwarden/toolwarden/internal/workspace"
 )
+
+// stagedExclusiveWait (a variable for tests) bounds how long a run that executes workspace files
+// waits for the other runs of its conversation to end before it is
+// refused (see Daemon.openWorkspace).
+var stagedExclusiveWait = 30 * time.Second
 
 // runWorkspace is the workspace a run executes in, held for the run.
 type runWorkspace struct {
@@ -22,12 +28,26 @@ type runWorkspace struct {
 // run out — and Workspace is the only read-write root. It refuses a
 // workspace already over workspace_max_bytes. With no workspace manager
 // configured it leaves opts as the legacy Dir/WorkspaceRoot rules made them.
-func (d *Daemon) openWorkspace(rec *execution.Record, opts *runner.Options) (*runWorkspace, error) {
+//
+// exclusive holds the workspace alone (workspace.Manager.OpenExclusive),
+// for a run that executes workspace files: it waits up to
+// stagedExclusiveWait for the conversation's other runs to end.
+func (d *Daemon) openWorkspace(rec *execution.Record, opts *runner.Options, exclusive bool) (*runWorkspace, error) {
 	m := d.cfg.Workspaces
 	if m == nil {
 		return nil, nil
 	}
-	ws, release, err := m.Open(wsp.Key(rec.OwnerKeyID, rec.ConversationID), rec.ExecutionID)
+	key := wsp.Key(rec.OwnerKeyID, rec.ConversationID)
+	var (
+		ws      *wsp.Workspace
+		release func()
+		err     error
+	)
+	if exclusive {
+		ws, release, err = m.OpenExclusive(key, rec.ExecutionID, stagedExclusiveWait)
+	} else {
+		ws, release, err = m.Open(key, rec.ExecutionID)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("workspace: %w", err)
 	}

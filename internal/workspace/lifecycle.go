@@ -23,6 +23,41 @@ func (m *Manager) Open(conversationID, executionID string) (*Workspace, func(), 
 	if err != nil {
 		return nil, nil, err
 	}
+	return m.opened(name, conversationID, executionID, unlock)
+}
+
+// OpenExclusive is Open for a run that executes files of its workspace
+// (`python3 x.py`, `bash x.sh`, `import mod`): it holds the workspace
+// alone, so no other run can change those files between the executor's
+// check of what was scanned and the interpreter reading them. Runs of one
+// conversation share a uid, so nothing but this lock could stop one of
+// them rewriting the file in that window. It waits up to wait for the runs
+// in progress to end (runs that start meanwhile wait for it in Open) and
+// then returns ErrBusy: the caller refuses the run rather than run code
+// that another run may have swapped.
+func (m *Manager) OpenExclusive(conversationID, executionID string, wait time.Duration) (*Workspace, func(), error) {
+	name := Name(conversationID, executionID)
+	deadline := time.Now().Add(wait)
+	for {
+		unlock, err := m.lockFile(m.lockPath(name), lockExclusive|lockNonBlock)
+		if err == nil {
+			return m.opened(name, conversationID, executionID, unlock)
+		}
+		if !errors.Is(err, ErrBusy) || !time.Now().Before(deadline) {
+			return nil, nil, err
+		}
+		time.Sleep(exclusivePoll)
+	}
+}
+
+// exclusivePoll is how often OpenExclusive retries while other runs hold
+// the workspace.
+const exclusivePoll = 20 * time.Millisecond
+
+// opened finishes Open and OpenExclusive once the lock is held: the
+// workspace is ensured, and the release function touches it, unlocks and
+// performs a removal requested meanwhile.
+func (m *Manager) opened(name, conversationID, executionID string, unlock func()) (*Workspace, func(), error) {
 	ws, err := m.Ensure(conversationID, executionID)
 	if err != nil {
 		unlock()
