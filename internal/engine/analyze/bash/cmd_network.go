@@ -454,6 +454,10 @@ func (a *analyzer) curl(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	for _, p := range saved {
 		a.fetchedTo(p)
 	}
+	// A variable in the URL (query string, path, userinfo) is sent too.
+	for _, u := range urls {
+		vars = append(vars, u.varNames()...)
+	}
 	a.sentVars(s, vars)
 }
 
@@ -526,6 +530,10 @@ func (a *analyzer) wget(s *syntax.Stmt, _ string, args []field, c *ctx) {
 		}
 	}
 	a.fetchedTo(saved)
+	// A variable in the URL (query string, path, userinfo) is sent too.
+	for _, u := range ops {
+		vars = append(vars, u.varNames()...)
+	}
 	a.sentVars(s, vars)
 }
 
