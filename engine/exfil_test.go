@@ -24,6 +24,8 @@ var exfilAllowedCases = []struct{ lang, content string }{
 	{"bash", `echo "$API_TOKEN" | curl --data-binary @- https://pypi.org/`},
 	{"bash", `curl -u "user:$API_PASSWORD" https://pypi.org/`},
 	{"bash", `wget --header="X: $API_TOKEN" https://pypi.org/`},
+	{"bash", "T=$API_TOKEN\ncurl -H \"X: $T\" https://pypi.org/"},
+	{"bash", "H=\"Authorization: Bearer $GITHUB_TOKEN\"\nauth=$H\ncurl -H \"$auth\" https://api.github.com/user"},
 	{"python", "import os, requests\nrequests.post('https://pypi.org/x', headers={'X': os.environ['AWS_SECRET_ACCESS_KEY']})"},
 	{"python", "import os, requests\nrequests.post('https://pypi.org/x', data={'k': os.environ['API_TOKEN']})"},
 	{"python", "import os, requests\nrequests.post('https://pypi.org/x', json={'k': os.environ['API_TOKEN']})"},
@@ -43,6 +45,7 @@ var exfilPlainCases = []struct{ lang, content string }{
 	{"bash", `curl -s https://pypi.org/simple/`},
 	{"bash", `curl -s "https://pypi.org/pypi/$PKG/json"`},
 	{"bash", `curl -d "v=$VERSION" https://pypi.org/`},
+	{"bash", "v=$VERSION\nurl=\"https://pypi.org/pypi/x/$v/json\"\ncurl -s \"$url\""},
 	{"python", "import requests\nrequests.get('https://pypi.org/simple/')"},
 	{"python", "import os, requests\nrequests.get('https://pypi.org/pypi/' + os.environ['PKG'] + '/json')"},
 }

@@ -141,7 +141,16 @@ type varVal struct {
 	arr []string
 	// placeholder marks a positional parameter filled by find/xargs.
 	placeholder bool
+	// from names the variables a dynamic value was built from
+	// (`t=$API_TOKEN`, `h="Bearer $TOKEN"`): a use of the variable reads
+	// them too, so sending or printing $t is judged as sending $API_TOKEN.
+	// At most maxFrom names.
+	from []string
 }
+
+// maxFrom bounds varVal.from: values assembled from many variables
+// (doubling tricks) stop adding names.
+const maxFrom = 16
 
 type analyzer struct {
 	// cwd is the directory outside the workspace that cd last moved to
@@ -898,6 +907,17 @@ func (a *analyzer) assign(as *syntax.Assign, op string) {
 		if f.enc || f.downloaded {
 			v := a.vars[as.Name.Value]
 			v.enc, v.decoders, v.downloaded = f.enc, f.decoderList(), f.downloaded
+			a.vars[as.Name.Value] = v
+		}
+		if from := f.varNames(); !static && len(from) > 0 {
+			v := a.vars[as.Name.Value]
+			if len(from) > 4*maxFrom {
+				from = from[:4*maxFrom]
+			}
+			v.from = dedup(from)
+			if len(v.from) > maxFrom {
+				v.from = v.from[:maxFrom]
+			}
 			a.vars[as.Name.Value] = v
 		}
 	}

@@ -724,6 +724,11 @@ func (a *analyzer) expandParam(p *syntax.ParamExp, emit, quoted bool) []field {
 	f := a.dynField(a.text(p), nil, decoders, vname)
 	if hasProv {
 		f.enc, f.downloaded = prov.enc, prov.downloaded
+		for _, n := range prov.from {
+			if n != vname {
+				f.addVar(n)
+			}
+		}
 	}
 	return a.one(f)
 }
