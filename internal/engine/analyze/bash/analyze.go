@@ -139,6 +139,10 @@ type varVal struct {
 	downloaded bool
 	// arr holds the elements of a statically known indexed array.
 	arr []string
+	// arrRefs, when set, parallels arr: arrRefs[i] names the variable
+	// whose unknown value element i is (`read -a a <<< "$SHELL -c id"`:
+	// a[0] is $SHELL), "" for a static element.
+	arrRefs []string
 	// placeholder marks a positional parameter filled by find/xargs.
 	placeholder bool
 	// from names the variables a dynamic value was built from

@@ -670,19 +670,28 @@ func (a *analyzer) expandParam(p *syntax.ParamExp, emit, quoted bool) []field {
 	}
 	if hasProv && prov.arr != nil && p.Index != nil && !p.Length && p.Exp == nil && p.Slice == nil && p.Repl == nil {
 		if idx, ok := p.Index.(*syntax.Word); ok {
+			// elem is element i: static text, or the variable it
+			// expands (arrRefs).
+			elem := func(i int) []field {
+				if i < len(prov.arrRefs) && prov.arrRefs[i] != "" {
+					r := prov.arrRefs[i]
+					return a.one(a.dynField("$"+r, nil, nil, r))
+				}
+				return a.staticFields(prov.arr[i], quoted)
+			}
 			switch lit := idx.Lit(); lit {
 			case "@", "*":
-				if lit == "*" && quoted {
+				if lit == "*" && quoted && prov.arrRefs == nil {
 					return a.staticFields(strings.Join(prov.arr, " "), true)
 				}
 				var fs []field
-				for _, e := range prov.arr {
-					fs = append(fs, a.staticFields(e, quoted)...)
+				for i := range prov.arr {
+					fs = append(fs, elem(i)...)
 				}
 				return fs
 			default:
 				if n, err := strconv.Atoi(lit); err == nil && n >= 0 && n < len(prov.arr) {
-					return a.staticFields(prov.arr[n], quoted)
+					return elem(n)
 				}
 			}
 		}
