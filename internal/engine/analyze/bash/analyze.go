@@ -139,17 +139,26 @@ type varVal struct {
 	downloaded bool
 	// arr holds the elements of a statically known indexed array.
 	arr []string
-	// arrRefs, when set, parallels arr: arrRefs[i] names the variable
-	// whose unknown value element i is (`read -a a <<< "$SHELL -c id"`:
-	// a[0] is $SHELL), "" for a static element.
-	arrRefs []string
 	// placeholder marks a positional parameter filled by find/xargs.
 	placeholder bool
-	// from names the variables a dynamic value was built from
-	// (`t=$API_TOKEN`, `h="Bearer $TOKEN"`): a use of the variable reads
-	// them too, so sending or printing $t is judged as sending $API_TOKEN.
-	// At most maxFrom names.
+	// flow, rarely set, says which variables the value stands for (a
+	// pointer so that varVal, a map value, stays small).
+	flow *varFlow
+}
+
+// varFlow is the value flow of a variable that is not a static value.
+type varFlow struct {
+	// from, when set, is the variable's own name followed by the
+	// variables its dynamic value was built from (`t=$API_TOKEN`,
+	// `h="Bearer $TOKEN"`): a use of the variable reads them all, so
+	// sending or printing $t is judged as sending $API_TOKEN. Built once
+	// per assignment and shared by every use (never modified in place);
+	// at most maxFrom names.
 	from []string
+	// arrRefs, when set, parallels varVal.arr: arrRefs[i] names the
+	// variable whose unknown value element i is (`read -a a <<< "$SHELL
+	// -c id"`: a[0] is $SHELL), "" for a static element.
+	arrRefs []string
 }
 
 // maxFrom bounds varVal.from: values assembled from many variables
@@ -918,10 +927,11 @@ func (a *analyzer) assign(as *syntax.Assign, op string) {
 			if len(from) > 4*maxFrom {
 				from = from[:4*maxFrom]
 			}
-			v.from = dedup(from)
-			if len(v.from) > maxFrom {
-				v.from = v.from[:maxFrom]
+			names := dedup(append([]string{as.Name.Value}, from...))
+			if len(names) > maxFrom {
+				names = names[:maxFrom]
 			}
+			v.flow = &varFlow{from: clip(names)}
 			a.vars[as.Name.Value] = v
 		}
 	}

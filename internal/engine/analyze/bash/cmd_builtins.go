@@ -288,7 +288,7 @@ func (a *analyzer) read(s *syntax.Stmt, name string, args []field, _ *ctx) {
 				// known when each unknown part is a whole variable.
 				if words, refs, ok := refWords(inputField); ok {
 					v := a.vars[array]
-					v.arr, v.arrRefs = words, refs
+					v.arr, v.flow = words, &varFlow{arrRefs: refs}
 					a.vars[array] = v
 				}
 			}

@@ -230,7 +230,11 @@ done:
 	if c.prevStage == nil {
 		ic.targets = a.stdinWords(s)
 	}
-	if lines := a.xargsLines(s, c); repl != "" && len(lines) > 0 && len(lines) <= maxXargsInputs {
+	var lines []string
+	if repl != "" {
+		lines = a.xargsLines(s, c)
+	}
+	if len(lines) > 0 && len(lines) <= maxXargsInputs {
 		// The input lines are known: xargs -I runs the command once per
 		// line, the line written where the replacement string was — the
 		// command that runs, judged as such (`xargs -I% sh -c 'cat %'

@@ -672,16 +672,20 @@ func (a *analyzer) expandParam(p *syntax.ParamExp, emit, quoted bool) []field {
 		if idx, ok := p.Index.(*syntax.Word); ok {
 			// elem is element i: static text, or the variable it
 			// expands (arrRefs).
+			var refs []string
+			if prov.flow != nil {
+				refs = prov.flow.arrRefs
+			}
 			elem := func(i int) []field {
-				if i < len(prov.arrRefs) && prov.arrRefs[i] != "" {
-					r := prov.arrRefs[i]
+				if i < len(refs) && refs[i] != "" {
+					r := refs[i]
 					return a.one(a.dynField("$"+r, nil, nil, r))
 				}
 				return a.staticFields(prov.arr[i], quoted)
 			}
 			switch lit := idx.Lit(); lit {
 			case "@", "*":
-				if lit == "*" && quoted && prov.arrRefs == nil {
+				if lit == "*" && quoted && refs == nil {
 					return a.staticFields(strings.Join(prov.arr, " "), true)
 				}
 				var fs []field
@@ -733,10 +737,8 @@ func (a *analyzer) expandParam(p *syntax.ParamExp, emit, quoted bool) []field {
 	f := a.dynField(a.text(p), nil, decoders, vname)
 	if hasProv {
 		f.enc, f.downloaded = prov.enc, prov.downloaded
-		for _, n := range prov.from {
-			if n != vname {
-				f.addVar(n)
-			}
+		if prov.flow != nil && len(prov.flow.from) > 0 && vname == name && f.x != nil {
+			f.x.vars = prov.flow.from // the field's own extra, fresh from the slab
 		}
 	}
 	return a.one(f)
