@@ -33,6 +33,17 @@ var generalizeCases = []struct{ lang, content, want string }{
 	// shell indirection
 	{"bash", "k=STRIPE_SECRET_KEY\necho \"${!k}\"", "deny"},
 	{"bash", "read -a a <<< 'sudo id'\n\"${a[@]}\"", "deny"},
+	// read -a from a here-string whose unknown words are whole variables:
+	// a[0] is $SHELL, a login shell running its -c script.
+	{"bash", "read -r -a a <<< \"$SHELL -l\"\n${a[0]} -c 'sudo id'", "deny"},
+	{"bash", "read -r -a a <<< \"$EDITOR notes.md\"\n${a[0]} ${a[1]}", "needs_human_review"},
+	// xargs -I with known input lines runs the command with each line in
+	// place of the replacement string.
+	{"bash", "xargs -I% sh -c 'cat %' <<< ~/.ssh/id_rsa", "deny"},
+	{"bash", "echo 'rm -rf /' | xargs -I@ sh -c @", "deny"},
+	{"bash", "echo build | xargs -I{} rm -rf {}", "needs_human_review"},
+	// a variable assigned from a secret carries it
+	{"bash", "T=$API_TOKEN\necho \"$T\"", "deny"},
 	// other ways to a secret
 	{"bash", "cat /proc/self/root/root/.ssh/id_rsa", "deny"},
 	{"bash", "cat .env.staging", "deny"},

@@ -776,8 +776,11 @@ func checkExfiltration(e *catalog.Env, uses []sdk.NetworkUse) {
 				map[string]any{"domain": host, "via": n.Via})
 		}
 	}
+	// A secret-named variable sent in a request is exfiltration whatever
+	// the host, allowed ones included (RULES.md DATA_EXFILTRATION): an
+	// allowed host is where code may come from, not where secrets may go.
 	for _, o := range e.Facts.Outputs {
-		if o.Sink != "network" || catalog.SentToAllowed(e, o.Pos, uses) {
+		if o.Sink != "network" {
 			continue
 		}
 		for _, v := range o.Vars {

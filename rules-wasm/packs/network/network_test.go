@@ -106,8 +106,11 @@ func TestExfiltrationAndSockets(t *testing.T) {
 		{Name: "cat .env | curl", Facts: catCurl, Rule: "DATA_EXFILTRATION", Want: deny},
 		{Name: "secret var sent to unknown host", Facts: sdk.Facts{Outputs: []sdk.Output{{Sink: "network", Vars: []string{"API_TOKEN"}, Pos: sdk.Pos{Line: 1}}},
 			Network: []sdk.NetworkUse{{Host: "evil.example", Via: "curl", Pos: sdk.Pos{Line: 1}}}}, Rule: "DATA_EXFILTRATION", Want: deny},
-		{Name: "token to its allowed API", Facts: sdk.Facts{Outputs: []sdk.Output{{Sink: "network", Vars: []string{"GITHUB_TOKEN"}, Pos: sdk.Pos{Line: 1}}},
-			Network: []sdk.NetworkUse{{Host: "api.github.com", Via: "curl", Pos: sdk.Pos{Line: 1}}}}, Rule: "DATA_EXFILTRATION"},
+		// RULES.md: secrets sent out to any host, allowed ones included.
+		{Name: "token to an allowed host is denied", Facts: sdk.Facts{Outputs: []sdk.Output{{Sink: "network", Vars: []string{"GITHUB_TOKEN"}, Pos: sdk.Pos{Line: 1}}},
+			Network: []sdk.NetworkUse{{Host: "api.github.com", Via: "curl", Pos: sdk.Pos{Line: 1}}}}, Rule: "DATA_EXFILTRATION", Want: deny},
+		{Name: "plain variable to an allowed host", Facts: sdk.Facts{Outputs: []sdk.Output{{Sink: "network", Vars: []string{"VERSION"}, Pos: sdk.Pos{Line: 1}}},
+			Network: []sdk.NetworkUse{{Host: "pypi.org", Via: "curl", Pos: sdk.Pos{Line: 1}}}}, Rule: "DATA_EXFILTRATION"},
 		{Name: "socket to IP", Lang: "python", Facts: net1(sdk.NetworkUse{Host: "203.0.113.5", Port: 443, Via: "socket.create_connection"}), Rule: "PY_SOCKET_NETWORK_ACCESS", Want: deny},
 		{Name: "socket to loopback is denied", Lang: "python", Facts: net1(sdk.NetworkUse{Host: "localhost", Port: 6379, Via: "socket.create_connection"}), Rule: "PY_SOCKET_NETWORK_ACCESS", Want: deny},
 		{Name: "listening on every interface", Lang: "python", Facts: sdk.Facts{Calls: []sdk.Call{{Name: "socket.socket"}}, Network: []sdk.NetworkUse{{Host: "0.0.0.0", Via: "socket.socket.bind", Listen: true}}}, Rule: "PY_SOCKET_NETWORK_ACCESS", Want: deny},

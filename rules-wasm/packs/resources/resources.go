@@ -285,11 +285,6 @@ func checkSecrets(e *catalog.Env) {
 		}
 	}
 	for _, o := range e.Facts.Outputs {
-		if o.Sink == "network" && catalog.SentToAllowed(e, o.Pos, e.Facts.Network) {
-			// A token in a request to an allowed host is how it is meant to
-			// be used; the read itself is still reviewed.
-			continue
-		}
 		for _, v := range o.Vars {
 			if match.IsSecretName(v) {
 				e.Add(catalog.Finding{Rule: "SENSITIVE_OUTPUT", Evidence: o.Evidence, Pos: o.Pos, Key: v,

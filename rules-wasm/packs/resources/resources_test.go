@@ -61,7 +61,8 @@ func TestSecrets(t *testing.T) {
 		{Name: "printenv secret", Facts: sdk.Facts{Commands: []sdk.Command{packtest.Cmd(1, "printenv", "AWS_SECRET_ACCESS_KEY")}}, Rule: "SENSITIVE_OUTPUT", Want: sdk.Deny},
 		{Name: "print environ", Lang: "python", Facts: sdk.Facts{Calls: []sdk.Call{{Name: "print", Args: []sdk.Value{{Kind: "expr", Str: "os.environ['SECRET_KEY']"}}}}}, Rule: "SENSITIVE_OUTPUT", Want: sdk.Deny},
 		{Name: "password word in message", Lang: "python", Facts: sdk.Facts{Calls: []sdk.Call{{Name: "print", Args: []sdk.Value{packtest.Str("password must be long")}}}}, Rule: "SENSITIVE_OUTPUT"},
-		{Name: "token to allowed API", Facts: sdk.Facts{Outputs: []sdk.Output{{Sink: "network", Vars: []string{"GITHUB_TOKEN"}}}, Network: []sdk.NetworkUse{{Host: "api.github.com", Via: "curl"}}}, Rule: "SENSITIVE_OUTPUT"},
+		// RULES.md: sending a secret-named variable's value, whatever the host.
+		{Name: "token to allowed host is denied", Facts: sdk.Facts{Outputs: []sdk.Output{{Sink: "network", Vars: []string{"GITHUB_TOKEN"}}}, Network: []sdk.NetworkUse{{Host: "api.github.com", Via: "curl"}}}, Rule: "SENSITIVE_OUTPUT", Want: sdk.Deny},
 		{Name: "private key fact", Facts: sdk.Facts{Secrets: []sdk.Secret{{Kind: "private_key", Redacted: "-----BEGIN RSA PRIVATE KEY----- [redacted]"}}}, Rule: "SENSITIVE_PRIVATE_KEY_LITERAL", Want: sdk.Deny},
 		{Name: "aws key literal", Facts: sdk.Facts{Secrets: []sdk.Secret{{Kind: "aws_access_key", Redacted: "AKIA…"}}}, Rule: "SENSITIVE_CREDENTIAL_LITERAL_REVIEW", Want: review},
 	})

@@ -141,7 +141,29 @@ type varVal struct {
 	arr []string
 	// placeholder marks a positional parameter filled by find/xargs.
 	placeholder bool
+	// flow, rarely set, says which variables the value stands for (a
+	// pointer so that varVal, a map value, stays small).
+	flow *varFlow
 }
+
+// varFlow is the value flow of a variable that is not a static value.
+type varFlow struct {
+	// from, when set, is the variable's own name followed by the
+	// variables its dynamic value was built from (`t=$API_TOKEN`,
+	// `h="Bearer $TOKEN"`): a use of the variable reads them all, so
+	// sending or printing $t is judged as sending $API_TOKEN. Built once
+	// per assignment and shared by every use (never modified in place);
+	// at most maxFrom names.
+	from []string
+	// arrRefs, when set, parallels varVal.arr: arrRefs[i] names the
+	// variable whose unknown value element i is (`read -a a <<< "$SHELL
+	// -c id"`: a[0] is $SHELL), "" for a static element.
+	arrRefs []string
+}
+
+// maxFrom bounds varVal.from: values assembled from many variables
+// (doubling tricks) stop adding names.
+const maxFrom = 16
 
 type analyzer struct {
 	// cwd is the directory outside the workspace that cd last moved to
@@ -898,6 +920,18 @@ func (a *analyzer) assign(as *syntax.Assign, op string) {
 		if f.enc || f.downloaded {
 			v := a.vars[as.Name.Value]
 			v.enc, v.decoders, v.downloaded = f.enc, f.decoderList(), f.downloaded
+			a.vars[as.Name.Value] = v
+		}
+		if from := f.varNames(); !static && len(from) > 0 {
+			v := a.vars[as.Name.Value]
+			if len(from) > 4*maxFrom {
+				from = from[:4*maxFrom]
+			}
+			names := dedup(append([]string{as.Name.Value}, from...))
+			if len(names) > maxFrom {
+				names = names[:maxFrom]
+			}
+			v.flow = &varFlow{from: clip(names)}
 			a.vars[as.Name.Value] = v
 		}
 	}

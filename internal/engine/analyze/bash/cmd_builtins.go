@@ -265,15 +265,17 @@ func (a *analyzer) read(s *syntax.Stmt, name string, args []field, _ *ctx) {
 		names = []string{"REPLY"}
 	}
 	input, known := "", false
+	var inputField field
 	for _, r := range s.Redirs {
 		switch r.Op {
 		case syntax.WordHdoc:
-			f := a.expandOne(r.Word, false)
-			input, known = f.s, !f.dyn
+			inputField = a.expandOne(r.Word, false)
 		case syntax.Hdoc, syntax.DashHdoc:
-			f := a.heredocBody(r, false)
-			input, known = f.s, !f.dyn
+			inputField = a.heredocBody(r, false)
+		default:
+			continue
 		}
+		input, known = inputField.s, !inputField.dyn
 	}
 	if !known {
 		for _, n := range names {
@@ -281,6 +283,15 @@ func (a *analyzer) read(s *syntax.Stmt, name string, args []field, _ *ctx) {
 		}
 		if array != "" {
 			a.setVar(array, "", false)
+			if _, custom := a.readIFS(); !custom && inputField.x != nil {
+				// read -a a <<< "$SHELL -c id": the words are still
+				// known when each unknown part is a whole variable.
+				if words, refs, ok := refWords(inputField); ok {
+					v := a.vars[array]
+					v.arr, v.flow = words, &varFlow{arrRefs: refs}
+					a.vars[array] = v
+				}
+			}
 		}
 		return
 	}
@@ -321,4 +332,64 @@ func (a *analyzer) readIFS() (string, bool) {
 		return v.val, true
 	}
 	return "", false
+}
+
+// refWords splits the first line of read's input into words (default IFS)
+// when every unknown part of it is a whole word that only expands one
+// variable ("$SHELL -c id", "${X} y"): refs[i] names that variable for
+// such a word, "" for a static one. ok is false when an unknown part is
+// anything else (a substitution, part of a word, a default value).
+func refWords(f field) (words, refs []string, ok bool) {
+	line, _, _ := strings.Cut(f.s, "\n")
+	spans := f.dynSpans()
+	anyRef := false
+	for i := 0; i < len(line); {
+		if line[i] == ' ' || line[i] == '\t' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(line) && line[j] != ' ' && line[j] != '\t' {
+			j++
+		}
+		ref := ""
+		for _, sp := range spans {
+			if sp[1] <= i || sp[0] >= j {
+				continue
+			}
+			if sp[0] != i || sp[1] != j {
+				return nil, nil, false
+			}
+			ref = refName(line[i:j])
+			if ref == "" {
+				return nil, nil, false
+			}
+		}
+		words = append(words, line[i:j])
+		refs = append(refs, ref)
+		anyRef = anyRef || ref != ""
+		i = j
+	}
+	for _, sp := range spans {
+		if sp[1] > len(line) && sp[0] < len(line) {
+			return nil, nil, false
+		}
+	}
+	return words, refs, anyRef
+}
+
+// refName returns NAME for "$NAME" or "${NAME}", "" otherwise.
+func refName(t string) string {
+	switch {
+	case strings.HasPrefix(t, "${") && strings.HasSuffix(t, "}"):
+		t = t[2 : len(t)-1]
+	case strings.HasPrefix(t, "$"):
+		t = t[1:]
+	default:
+		return ""
+	}
+	if !isIdent(t) {
+		return ""
+	}
+	return t
 }

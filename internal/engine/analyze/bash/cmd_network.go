@@ -67,7 +67,18 @@ func (a *analyzer) telnetNet(s *syntax.Stmt, name string, args []field, _ *ctx) 
 // httpieNet: http [METHOD] URL [ITEM…]; request items (a=b, f@file) are
 // an upload.
 func (a *analyzer) httpieNet(s *syntax.Stmt, name string, args []field, _ *ctx) {
-	ops := scanOpts(args, "aAv", []string{"--auth", "--session", "--output", "--verify"}, func(string, *field) {})
+	var vars []string
+	ops := scanOpts(args, "aAv", []string{"--auth", "--session", "--output", "--verify"}, func(opt string, v *field) {
+		if v != nil && (opt == "-a" || opt == "--auth") {
+			vars = append(vars, v.varNames()...)
+		}
+	})
+	// The URL and every request item (Header:value, field=value,
+	// field:=json, param==value) are sent.
+	defer func() { a.sentVars(s, vars) }()
+	for _, f := range ops {
+		vars = append(vars, f.varNames()...)
+	}
 	for i, f := range ops {
 		if i == 0 && isUpperWord(f.s) {
 			continue
@@ -415,11 +426,16 @@ func (a *analyzer) curl(s *syntax.Stmt, _ string, args []field, c *ctx) {
 				if opt == "-b" || opt == "--cookie" {
 					if !strings.Contains(v.s, "=") {
 						a.fileAccess(s, *v, "read", "curl", c)
+					} else {
+						vars = append(vars, v.varNames()...) // NAME=VALUE cookies are sent
 					}
 					return
 				}
 				a.fileAccess(s, *v, "read", "curl", c)
-			case "-H", "--header", "-u", "--user":
+			case "-H", "--header", "-u", "--user", "--oauth2-bearer", "--proxy-user", "--proxy-header",
+				"--url-query", "-A", "--user-agent", "-e", "--referer", "--aws-sigv4",
+				"--mail-auth", "--mail-from", "--mail-rcpt", "--login-options", "--sasl-authzid":
+				// Sent to the server (or the proxy) with the request.
 				vars = append(vars, v.varNames()...)
 			case "--url":
 				urls = append(urls, *v)
@@ -453,6 +469,10 @@ func (a *analyzer) curl(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	}
 	for _, p := range saved {
 		a.fetchedTo(p)
+	}
+	// A variable in the URL (query string, path, userinfo) is sent too.
+	for _, u := range urls {
+		vars = append(vars, u.varNames()...)
 	}
 	a.sentVars(s, vars)
 }
@@ -526,6 +546,10 @@ func (a *analyzer) wget(s *syntax.Stmt, _ string, args []field, c *ctx) {
 		}
 	}
 	a.fetchedTo(saved)
+	// A variable in the URL (query string, path, userinfo) is sent too.
+	for _, u := range ops {
+		vars = append(vars, u.varNames()...)
+	}
 	a.sentVars(s, vars)
 }
 

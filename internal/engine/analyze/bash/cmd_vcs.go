@@ -115,6 +115,9 @@ func (a *analyzer) gitNet(s *syntax.Stmt, _ string, args []field, _ *ctx) {
 		switch {
 		case isURL:
 			a.addNet(s, f, "", "git", nil)
+			// https://x:$TOKEN@github.com/o/r.git: the credential in the
+			// URL is sent to the host.
+			a.sentVars(s, f.varNames())
 		case scp && host != "" && !f.dyn:
 			h := host
 			if k := strings.LastIndexByte(h, '@'); k >= 0 {

@@ -230,7 +230,73 @@ done:
 	if c.prevStage == nil {
 		ic.targets = a.stdinWords(s)
 	}
+	var lines []string
+	if repl != "" {
+		lines = a.xargsLines(s, c)
+	}
+	if len(lines) > 0 && len(lines) <= maxXargsInputs {
+		// The input lines are known: xargs -I runs the command once per
+		// line, the line written where the replacement string was — the
+		// command that runs, judged as such (`xargs -I% sh -c 'cat %'
+		// <<< ~/.aws/credentials` reads the credentials in sh).
+		for _, t := range lines {
+			run := append([]field(nil), args[i:]...)
+			for k := 1; k < len(run); k++ {
+				if strings.Contains(run[k].s, repl) {
+					run[k].s = strings.ReplaceAll(run[k].s, repl, t)
+				}
+			}
+			a.emitCommand(s, run, &ic)
+		}
+		return
+	}
 	a.emitCommand(s, inner, &ic)
+}
+
+// maxXargsInputs bounds the known input lines of xargs -I judged one
+// command each; more are judged through the placeholder.
+const maxXargsInputs = 8
+
+// xargsLines returns the lines xargs -I reads when they are known: its
+// static here-string or heredoc, or the folded output of the producer
+// piped into it (not find or ls, whose output is unknown). xargs -I takes
+// one whole line per run, leading blanks removed, empty lines skipped.
+func (a *analyzer) xargsLines(s *syntax.Stmt, c *ctx) []string {
+	text, ok := "", false
+	if st := c.prevStage; st != nil {
+		call, isCall := st.Cmd.(*syntax.CallExpr)
+		if !isCall || len(call.Args) == 0 {
+			return nil
+		}
+		if w, static := a.staticWord(call.Args[0]); !static || path.Base(w) == "find" || path.Base(w) == "ls" {
+			return nil
+		}
+		r := a.foldStages([]*syntax.Stmt{st})
+		text, ok = r.content, r.static
+	} else {
+		for _, rd := range s.Redirs {
+			var f field
+			switch rd.Op {
+			case syntax.WordHdoc:
+				f = a.expandOne(rd.Word, false)
+			case syntax.Hdoc, syntax.DashHdoc:
+				f = a.heredocBody(rd, false)
+			default:
+				continue
+			}
+			text, ok = f.s, !f.dyn
+		}
+	}
+	if !ok {
+		return nil
+	}
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimLeft(l, " \t"); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
 }
 
 // upstreamPaths returns the start paths of a `find` (or the operands of

@@ -44,6 +44,11 @@ const (
 	// effFormat is sprintf-like: "%s" in the first argument is replaced
 	// by the following arguments in order.
 	effFormat
+	// effList lists the directory or glob pattern given as the first
+	// static string argument (Dir.glob, readdirSync, scandir): recorded
+	// as `ls` is, a list of that path, so listing a denied directory
+	// (and reading what it yields) is judged as ls ~/.ssh/* is.
+	effList
 )
 
 // interpAPI is one API of a language; name may be qualified ("os.execute",
@@ -111,6 +116,7 @@ var interpreters = []*interpLang{
 			{"FileUtils.rm_rf", effDeleteTree}, {"FileUtils.rm_r", effDeleteTree}, {"FileUtils.remove_dir", effDeleteTree},
 			{"FileUtils.remove_entry", effDeleteTree}, {"FileUtils.cp", effRead}, {"FileUtils.cp_r", effRead},
 			{"File.expand_path", effPass}, {"File.join", effPass}, {"URI", effPass}, {"URI.parse", effPass},
+			{"Dir.glob", effList}, {"Dir.children", effList}, {"Dir.entries", effList}, {"Dir.each_child", effList},
 			{"Net::HTTP.get", effNet}, {"Net::HTTP.post", effNet}, {"Net::HTTP.get_response", effNet},
 			{"URI.open", effNet}, {"open-uri", effNet}, {"format", effFormat}, {"sprintf", effFormat},
 			{"eval", effEval}, {"instance_eval", effEval}}, shellAPIs...),
@@ -130,6 +136,7 @@ var interpreters = []*interpLang{
 			{"appendFileSync", effAppend}, {"appendFile", effAppend}, {"unlinkSync", effDelete}, {"unlink", effDelete},
 			{"rmSync", effDeleteTree}, {"rmdirSync", effDeleteTree}, {"rm", effDeleteTree}, {"rmdir", effDeleteTree},
 			{"openSync", effOpen}, {"path.join", effPass}, {"path.resolve", effPass},
+			{"readdirSync", effList}, {"readdir", effList}, {"opendirSync", effList},
 			{"fetch", effNet}, {"http.get", effNet}, {"https.get", effNet}, {"http.request", effNet},
 			{"https.request", effNet}, {"axios.get", effNet}, {"axios.post", effNet},
 			{"eval", effEval}, {"Function", effEval}, {"runInThisContext", effEval}}, shellAPIs...),
@@ -143,6 +150,7 @@ var interpreters = []*interpLang{
 			{"pcntl_exec", effShell}, {"file_get_contents", effRead}, {"readfile", effRead}, {"file", effRead},
 			{"fopen", effOpen}, {"file_put_contents", effWrite}, {"unlink", effDelete}, {"rmdir", effDelete},
 			{"copy", effRead}, {"curl_init", effNet}, {"sprintf", effFormat}, {"eval", effEval},
+			{"glob", effList}, {"scandir", effList}, {"opendir", effList},
 			{"assert", effEval}}, shellAPIs...),
 	},
 	{

@@ -54,6 +54,11 @@ func TestInterpreterRegistry(t *testing.T) {
 	hasNested(t, `ruby -e 'exec "shutdown", "-h", "now"'`, "shutdown", "-h", "now")
 	hasFile(t, `ruby -e 'File.write(File.join(Dir.home, ".bash_profile"), "x")'`, "~/.bash_profile", "write")
 	hasFile(t, `ruby -e 'FileUtils.rm_rf(ENV["HOME"] + "/work")'`, "~/work", "delete")
+	// Listing APIs are recorded as ls is: a list of the directory or glob.
+	hasFile(t, `ruby -e 'Dir.glob(File.join(Dir.home, ".ssh", "*")).each { |f| puts File.read(f) }'`, "~/.ssh/*", "list")
+	hasFile(t, `ruby -e 'puts Dir.children(Dir.home + "/.aws")'`, "~/.aws", "list")
+	hasFile(t, `node -e 'console.log(require("fs").readdirSync(require("os").homedir() + "/.kube"))'`, "~/.kube", "list")
+	hasFile(t, `php -r 'print_r(scandir(getenv("HOME") . "/.docker"));'`, "~/.docker", "list")
 	hasHost(t, `ruby -rnet/http -e 'Net::HTTP.get(URI("http://203.0.113.44/p"))'`, "203.0.113.44")
 	hasNested(t, `node -e 'require("child_process").execFileSync("chattr", ["+i", "/srv/x"])'`, "chattr", "+i", "/srv/x")
 	hasFile(t, "node -e 'require(\"fs\").writeFileSync(`${process.env.HOME}/.npmrc`, \"x\")'", "~/.npmrc", "write")

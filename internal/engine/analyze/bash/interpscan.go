@@ -542,6 +542,10 @@ func (a *analyzer) interpEffect(s *syntax.Stmt, name string, call interpCall, co
 		if call.api.eff == effRead && len(static) > 1 && call.api.name == "copy" {
 			a.addFile(s, field{s: static[1]}, "write", by, c, fileFlags{})
 		}
+	case effList:
+		if first != "" {
+			a.addFile(s, field{s: first, glob: hasGlobMeta(first)}, "list", by, c, fileFlags{})
+		}
 	case effDeleteTree:
 		if first != "" {
 			a.addFile(s, field{s: first, glob: hasGlobMeta(first)}, "delete", by, c, fileFlags{recursive: true, force: true})

@@ -670,19 +670,32 @@ func (a *analyzer) expandParam(p *syntax.ParamExp, emit, quoted bool) []field {
 	}
 	if hasProv && prov.arr != nil && p.Index != nil && !p.Length && p.Exp == nil && p.Slice == nil && p.Repl == nil {
 		if idx, ok := p.Index.(*syntax.Word); ok {
+			// elem is element i: static text, or the variable it
+			// expands (arrRefs).
+			var refs []string
+			if prov.flow != nil {
+				refs = prov.flow.arrRefs
+			}
+			elem := func(i int) []field {
+				if i < len(refs) && refs[i] != "" {
+					r := refs[i]
+					return a.one(a.dynField("$"+r, nil, nil, r))
+				}
+				return a.staticFields(prov.arr[i], quoted)
+			}
 			switch lit := idx.Lit(); lit {
 			case "@", "*":
-				if lit == "*" && quoted {
+				if lit == "*" && quoted && refs == nil {
 					return a.staticFields(strings.Join(prov.arr, " "), true)
 				}
 				var fs []field
-				for _, e := range prov.arr {
-					fs = append(fs, a.staticFields(e, quoted)...)
+				for i := range prov.arr {
+					fs = append(fs, elem(i)...)
 				}
 				return fs
 			default:
 				if n, err := strconv.Atoi(lit); err == nil && n >= 0 && n < len(prov.arr) {
-					return a.staticFields(prov.arr[n], quoted)
+					return elem(n)
 				}
 			}
 		}
@@ -724,6 +737,9 @@ func (a *analyzer) expandParam(p *syntax.ParamExp, emit, quoted bool) []field {
 	f := a.dynField(a.text(p), nil, decoders, vname)
 	if hasProv {
 		f.enc, f.downloaded = prov.enc, prov.downloaded
+		if prov.flow != nil && len(prov.flow.from) > 0 && vname == name && f.x != nil {
+			f.x.vars = prov.flow.from // the field's own extra, fresh from the slab
+		}
 	}
 	return a.one(f)
 }

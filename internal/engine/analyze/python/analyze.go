@@ -778,6 +778,9 @@ func (a *analyzer) assign(t *expr, v *sym, valueExpr *expr, sc *scope) {
 		a.assign(t.x, v, nil, sc)
 	case eAttr:
 		base := a.eval(t.x, sc)
+		if isSessionInst(base.inst) && sessionAttrs[t.name] {
+			sendTaint(base, v) // s.auth = ('u', os.environ['PASSWORD'])
+		}
 		if base.qual != "" {
 			a.modAttrs[base.qual+"."+t.name] = v
 		}
@@ -790,6 +793,7 @@ func (a *analyzer) assign(t *expr, v *sym, valueExpr *expr, sc *scope) {
 	case eSubscript:
 		base := a.eval(t.x, sc)
 		k := a.eval(t.y, sc)
+		sendTaint(sessionPart(base), v) // s.headers['Authorization'] = token
 		if base.qual == "os.environ" {
 			a.envAssign(k, v, "set", t.line, t.col)
 			return
@@ -1257,6 +1261,10 @@ func (a *analyzer) attr(base *sym, name string) *sym {
 		}
 		if base.localFn != "" {
 			return &sym{kind: "expr"}
+		}
+		if (name == "update" || name == "setdefault") && sessionPart(base) != nil {
+			// s.headers.update(...): a mutation of the session (method).
+			return &sym{kind: "method", s: name, recv: base}
 		}
 		return a.qualSym(q+"."+name, base.indirect)
 	case strings.HasPrefix(base.inst, "obj:") || strings.HasPrefix(base.inst, "class:"):

@@ -39,14 +39,21 @@ func (a *analyzer) netCall(c *callCtx) (*sym, bool) {
 			upload = true
 		}
 		a.netURL(c, n, u, upload)
-		a.output(c, "network", a.allArgs(c)...)
+		// A session's method sends what the session carries (headers,
+		// auth, cookies set on it): c.fn holds the session's marks.
+		a.output(c, "network", append(a.allArgs(c), c.fn)...)
 		return &sym{kind: "expr", inst: "requests.Response", download: true}, true
-	case n == "requests.Session" || n == "requests.session" || n == "httpx.Client" || n == "aiohttp.ClientSession" || n == "urllib3.PoolManager":
+	case n == "requests.Session" || n == "requests.session" || n == "httpx.Client" || n == "aiohttp.ClientSession" || n == "urllib3.PoolManager" ||
+		n == "httpx.AsyncClient":
 		inst := n
 		if n == "requests.session" {
 			inst = "requests.Session"
 		}
-		return &sym{kind: "expr", inst: inst}, true
+		r := &sym{kind: "expr", inst: inst}
+		for _, k := range []string{"headers", "auth", "cookies", "params"} {
+			sendTaint(r, c.kws[k])
+		}
+		return r, true
 	case n == "urllib.request.Request":
 		u := c.arg(0, "url")
 		r := &sym{kind: "expr", inst: "urllib.request.Request", path: u}
@@ -409,4 +416,41 @@ func (a *analyzer) listenAPI(c *callCtx, l *listenerAPI) *sym {
 		p = intSym(l.defPort)
 	}
 	return a.listen(c, h, p)
+}
+
+// sessionAttrs are the attributes of an HTTP session whose value every
+// request of the session sends.
+var sessionAttrs = map[string]bool{"headers": true, "auth": true, "cookies": true, "params": true}
+
+// isSessionInst reports an HTTP client session instance.
+func isSessionInst(inst string) bool {
+	switch inst {
+	case "requests.Session", "httpx.Client", "httpx.AsyncClient", "aiohttp.ClientSession", "urllib3.PoolManager":
+		return true
+	}
+	return false
+}
+
+// sessionPart returns the session whose sent attribute v is
+// (`s.headers`, `s.cookies`), or nil.
+func sessionPart(v *sym) *sym {
+	if v == nil || v.recv == nil || !isSessionInst(v.recv.inst) {
+		return nil
+	}
+	if i := strings.LastIndexByte(v.qual, '.'); i >= 0 && sessionAttrs[v.qual[i+1:]] {
+		return v.recv
+	}
+	return nil
+}
+
+// sendTaint marks session r with the data-flow marks of v and of its
+// items (a headers dict holding os.environ['TOKEN']).
+func sendTaint(r, v *sym) {
+	if r == nil || v == nil {
+		return
+	}
+	r.taint(v)
+	for _, it := range v.items {
+		r.taint(it)
+	}
 }

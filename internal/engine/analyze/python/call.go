@@ -362,6 +362,15 @@ func (a *analyzer) method(fn *sym, c *callCtx) *sym {
 	recv := fn.recv
 	m := fn.s
 	arg0 := c.arg(0, "")
+	if m == "update" || m == "setdefault" {
+		// s.headers.update({'Authorization': token}): the session sends it.
+		for _, v := range c.args {
+			sendTaint(sessionPart(recv), v)
+		}
+		for _, v := range c.kws {
+			sendTaint(sessionPart(recv), v)
+		}
+	}
 	if recv.kind == "list" && arg0 != nil {
 		// list mutation: argv built with append/extend/insert
 		switch m {

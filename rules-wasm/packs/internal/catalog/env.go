@@ -389,21 +389,3 @@ func (e *Env) FactLang(pos sdk.Pos) string {
 	}
 	return e.Lang
 }
-
-// SentToAllowed reports whether every network use at pos (same line and
-// depth) goes to a statically known host in allowed_domains, and there is at
-// least one. Secrets sent there (an Authorization header to the API they
-// belong to) are ordinary use, not a leak.
-func SentToAllowed(e *Env, pos sdk.Pos, uses []sdk.NetworkUse) bool {
-	n := 0
-	for _, u := range uses {
-		if u.Pos.Line != pos.Line || u.Pos.Depth != pos.Depth {
-			continue
-		}
-		if u.Dynamic || u.DataInHost || !e.M.Domains.Allowed(u.Host) {
-			return false
-		}
-		n++
-	}
-	return n > 0
-}
