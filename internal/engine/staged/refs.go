@@ -49,6 +49,9 @@ type Ref struct {
 	// (imports resolved against a file's directory) rather than named as a
 	// command names them.
 	Rooted bool
+	// Entries, for KindListing, says what each entry of the listed
+	// directory is to the program.
+	Entries EntryRule
 	// Via is the command or statement that refers to the file (evidence).
 	Via  string
 	Line int
@@ -101,6 +104,7 @@ func Refs(f *sdk.Facts) []Ref {
 		if strings.Contains(c.Path, "/") && !strings.ContainsAny(c.Path, "*?[") {
 			out = append(out, Ref{Kind: KindExec, Language: LangShebang, Candidates: []string{c.Path}, Via: ev, Line: line})
 		}
+		out = append(out, startupRefs(c, ev, line)...)
 	}
 	return out
 }

@@ -42,11 +42,64 @@ func TestRefs(t *testing.T) {
 	for _, c := range cases {
 		var got []string
 		for _, r := range refsOf(t, c.content) {
+			if r.Kind == KindStartup || r.Kind == KindListing {
+				continue // TestStartupRefs
+			}
 			got = append(got, r.Kind+":"+r.Candidates[0])
 		}
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%q: refs %v, want %v", c.content, got, c.want)
 		}
+	}
+}
+
+// TestStartupRefs: any python or pip run loads the user site; git loads
+// the global config, the repository config of the cwd or a parent, and its
+// hooks; other commands load none of these.
+func TestStartupRefs(t *testing.T) {
+	cases := []struct {
+		content string
+		want    []string // kind:first candidate
+	}{
+		{"python3 -c 'print(1)'", []string{"listing:.local/lib/"}},
+		{"pip install x", []string{"listing:.local/lib/"}},
+		{"git status", []string{"startup:.gitconfig", "startup:.config/git/config", "startup:.git/config", "listing:.git/hooks/"}},
+		{"git -c a=b -C sub log", []string{"startup:.gitconfig", "startup:.config/git/config", "startup:sub/.git/config", "listing:sub/.git/hooks/"}},
+		{"ls; echo git", nil},
+	}
+	for _, c := range cases {
+		var got []string
+		for _, r := range refsOf(t, c.content) {
+			if r.Kind == KindStartup || r.Kind == KindListing {
+				got = append(got, r.Kind+":"+r.Candidates[0])
+			}
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q: startup refs %v, want %v", c.content, got, c.want)
+		}
+	}
+	r := refsOf(t, "git status")[2]
+	if len(r.Candidates) != maxRepoDepth || r.Candidates[1] != "../.git/config" {
+		t.Errorf("repository config is searched in the parents: %v", r.Candidates[:2])
+	}
+	if e := sitePackages("x.pth"); !e.Load || e.Language != LangPth || sitePackages("x.py").Load || gitHooks("pre-commit.sample").Load || !gitHooks("pre-push").Load {
+		t.Error("entry rules")
+	}
+}
+
+func TestPthAndGitConfig(t *testing.T) {
+	if got := PthToPython("/a/b\nimport os; os.system('x')\nimportant\n\timport y\n"); got != "\nimport os; os.system('x')\n\n\n" {
+		t.Errorf("pth: %q", got)
+	}
+	src := "[core]\n\tpager = \"less -R\" # c\n\tbare = false\n[alias]\n\tst = !rm -rf /\n\tlg = log -p\n" +
+		"[filter \"lfs\"]\n\tclean = sh -c x\n[include]\n\tpath = x.cfg\n[core]\n\thooksPath = h\n"
+	g := GitConfigToShell(src, func(k string) bool { return k == "core.pager" || k == "filter.lfs.clean" })
+	want := []string{"", "less -R", "", "", "rm -rf /", "git log -p", "", "sh -c x", "", "", "", "", ""}
+	if got := strings.Split(g.Shell, "\n"); !reflect.DeepEqual(got, want) {
+		t.Errorf("git config shell %q, want %q", got, want)
+	}
+	if !reflect.DeepEqual(g.Unscanned, []string{"include.path", "core.hookspath"}) {
+		t.Errorf("unscanned keys %v", g.Unscanned)
 	}
 }
 

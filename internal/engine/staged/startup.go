@@ -1,0 +1,243 @@
+package staged
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/toolwarden/toolwarden/sdk"
+)
+
+// Kinds of startup reference: files a program loads on its own, whatever
+// the command line says. HOME is the workspace, so one run can plant them
+// for a later run's tools.
+const (
+	// KindStartup: a startup or configuration file the program reads (a
+	// python user-site customize module, a git config).
+	KindStartup = "startup"
+	// KindListing: a directory whose entries the program loads
+	// (site-packages/*.pth, .git/hooks/*); its candidates are listing
+	// paths (IsListing) and Entries says what each entry is.
+	KindListing = "listing"
+)
+
+// Languages of startup files, converted before they are scanned.
+const (
+	// LangPth: a .pth file: its lines starting with `import` are Python
+	// code run at every interpreter start; other lines are paths.
+	LangPth = "pth"
+	// LangGitConfig: a git config file: the values of its command keys
+	// (core.pager, core.fsmonitor, alias.x=!cmd, …) are shell code.
+	LangGitConfig = "gitconfig"
+)
+
+// Entry is what one entry of a listed directory is to the program.
+type Entry struct {
+	// Load says the program loads the entry (or Sub under it); the zero
+	// Entry is one the program ignores.
+	Load bool
+	// Language the loaded file is scanned as (LangShebang: its first line
+	// decides).
+	Language string
+	// Sub, when set, is a path under the entry: a listing path (ending in
+	// "/") to read in turn (python3.12 → python3.12/site-packages/), or a
+	// file of the entry directory scanned as Language (a package's
+	// __init__.py).
+	Sub string
+	// Rule is the EntryRule of the listing Sub names.
+	Rule EntryRule
+}
+
+// EntryRule decides, from an entry's name, what it is (see Entry).
+type EntryRule func(name string) Entry
+
+var pythonLibDir = regexp.MustCompile(`^python3(\.[0-9]+)?$`)
+
+// userSiteLib: ~/.local/lib/python3.X/site-packages: the entries of the
+// lib directory are versions, each holding a site-packages to list.
+func userSiteLib(name string) Entry {
+	if pythonLibDir.MatchString(name) {
+		return Entry{Load: true, Sub: "site-packages/", Rule: sitePackages}
+	}
+	return Entry{}
+}
+
+// sitePackages: site.py runs every *.pth file's import lines and imports
+// usercustomize (and sitecustomize, found on sys.path, which holds the
+// user site).
+func sitePackages(name string) Entry {
+	switch {
+	case strings.HasSuffix(name, ".pth") && !strings.HasPrefix(name, "."):
+		return Entry{Load: true, Language: LangPth}
+	case name == "usercustomize.py" || name == "sitecustomize.py":
+		return Entry{Load: true, Language: LangPython}
+	case name == "usercustomize" || name == "sitecustomize":
+		return Entry{Load: true, Language: LangPython, Sub: "__init__.py"}
+	}
+	return Entry{}
+}
+
+// gitHooks: git runs a hook by its name; *.sample files are inert.
+func gitHooks(name string) Entry {
+	if strings.HasSuffix(name, ".sample") || strings.HasPrefix(name, ".") {
+		return Entry{}
+	}
+	return Entry{Load: true, Language: LangShebang}
+}
+
+// maxRepoDepth bounds the parents of the cwd searched for a repository.
+const maxRepoDepth = 32
+
+// startupRefs is the table of what a program loads at start from the
+// workspace (HOME included), by command name: python interpreters load the
+// user site (.pth files, usercustomize/sitecustomize); git loads the
+// global config under HOME, the repository's .git/config (the repository
+// of the cwd or a parent) and runs its hooks.
+func startupRefs(c *sdk.Command, ev string, line int) []Ref {
+	switch {
+	case pythonName.MatchString(c.Name), c.Name == "pip" || c.Name == "pip3" || strings.HasPrefix(c.Name, "pip3."):
+		return []Ref{{Kind: KindListing, Candidates: []string{".local/lib/"}, Rooted: true, Entries: userSiteLib,
+			Via: ev + " (user site-packages)", Line: line}}
+	case c.Name == "git":
+		dir := gitDir(c)
+		var cfg, hooks []string
+		for up := range maxRepoDepth {
+			base := path.Join(dir, strings.Repeat("../", up))
+			cfg = append(cfg, path.Join(base, ".git/config"))
+			hooks = append(hooks, path.Join(base, ".git/hooks")+"/")
+		}
+		return []Ref{
+			{Kind: KindStartup, Language: LangGitConfig, Candidates: []string{".gitconfig"}, Rooted: true, Via: ev + " (global config)", Line: line},
+			{Kind: KindStartup, Language: LangGitConfig, Candidates: []string{".config/git/config"}, Rooted: true, Via: ev + " (global config)", Line: line},
+			{Kind: KindStartup, Language: LangGitConfig, Candidates: cfg, Via: ev + " (repository config)", Line: line},
+			{Kind: KindListing, Candidates: hooks, Entries: gitHooks, Via: ev + " (hooks)", Line: line},
+		}
+	}
+	return nil
+}
+
+// gitDir is the directory git starts in: -C dir (relative to the cwd),
+// else the cwd.
+func gitDir(c *sdk.Command) string {
+	dir := "."
+	for i := 0; i+1 < len(c.Args); i++ {
+		a := c.Args[i]
+		switch {
+		case a == "-C":
+			if v, ok := firstStatic(c, i+1); ok {
+				dir = path.Join(dir, v)
+			}
+			i++
+		case a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace":
+			i++
+		case !strings.HasPrefix(a, "-"):
+			return dir
+		}
+	}
+	return dir
+}
+
+// PthToPython keeps the lines of a .pth file that Python executes (those
+// starting with `import` followed by a space or tab) and blanks the rest,
+// line for line.
+func PthToPython(src string) string {
+	lines := strings.Split(src, "\n")
+	for i, l := range lines {
+		if !(strings.HasPrefix(l, "import ") || strings.HasPrefix(l, "import\t")) {
+			lines[i] = ""
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// GitConfig is a git config file turned into the shell it amounts to.
+type GitConfig struct {
+	// Shell holds, line for line, the commands its command keys run
+	// (`alias.x = !cmd` → cmd, `alias.x = log -p` → git log -p).
+	Shell string
+	// Unscanned names keys that make git load or run files the scan does
+	// not follow (include.path, includeIf.*.path, core.hooksPath).
+	Unscanned []string
+}
+
+// GitConfigToShell parses a git config file (sections, subsections,
+// quoted values, comments, continuations) and keeps the values of keys
+// for which isCommandKey is true as shell lines, at their line.
+func GitConfigToShell(src string, isCommandKey func(key string) bool) GitConfig {
+	lines := strings.Split(src, "\n")
+	out := make([]string, len(lines))
+	var g GitConfig
+	section := ""
+	for i := 0; i < len(lines); i++ {
+		start := i
+		l := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(l, "[") {
+			end := strings.IndexByte(l, ']')
+			if end < 0 {
+				continue
+			}
+			head := strings.TrimSpace(l[1:end])
+			if name, sub, ok := strings.Cut(head, " "); ok {
+				section = strings.ToLower(name) + "." + strings.Trim(strings.TrimSpace(sub), `"`)
+			} else {
+				section = strings.ToLower(head)
+			}
+			l = strings.TrimSpace(l[end+1:]) // `[core] pager = x` on one line
+		}
+		if l == "" || l[0] == '#' || l[0] == ';' {
+			continue
+		}
+		for strings.HasSuffix(l, "\\") && i+1 < len(lines) {
+			i++
+			l = l[:len(l)-1] + lines[i]
+		}
+		k, v, _ := strings.Cut(l, "=")
+		key := section + "." + strings.ToLower(strings.TrimSpace(k))
+		val := gitValue(v)
+		sec, _, _ := strings.Cut(section, ".")
+		switch {
+		case key == "include.path" || sec == "includeif" && strings.HasSuffix(key, ".path") || key == "core.hookspath":
+			g.Unscanned = append(g.Unscanned, key)
+		case strings.HasPrefix(key, "alias.") && val != "":
+			if strings.HasPrefix(val, "!") {
+				out[start] = val[1:]
+			} else {
+				out[start] = "git " + val
+			}
+		case val != "" && isCommandKey(key):
+			out[start] = strings.TrimPrefix(val, "!")
+		}
+	}
+	g.Shell = strings.Join(out, "\n")
+	return g
+}
+
+// gitValue unquotes a git config value: double quotes group, backslash
+// escapes, # and ; outside quotes start a comment.
+func gitValue(v string) string {
+	var b strings.Builder
+	v = strings.TrimSpace(v)
+	inQ := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '"':
+			inQ = !inQ
+		case c == '\\' && i+1 < len(v):
+			i++
+			switch v[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			default:
+				b.WriteByte(v[i])
+			}
+		case (c == '#' || c == ';') && !inQ:
+			return strings.TrimSpace(b.String())
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
