@@ -152,3 +152,40 @@ func TestNoScannerRefusesUnscannedStagedFiles(t *testing.T) {
 		t.Fatalf("no staged file: %s %q", got.Status, got.Error)
 	}
 }
+
+// TestStartupFilePlantedAfterTheScan: a user-site .pth planted after the
+// scan of a python run (by another run of the conversation: HOME is the
+// workspace) refuses the run — the site-packages listing, or the absence
+// of the lib directory, was recorded — and its import line never runs.
+func TestStartupFilePlantedAfterTheScan(t *testing.T) {
+	b := openEmbedded(t, 3*time.Second)
+	fresh := workspace(t) // no .local at all
+	grown := workspace(t) // a site-packages with a benign .pth
+	sp := filepath.Join(grown, ".local/lib/python3.12/site-packages")
+	if err := os.MkdirAll(sp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, sp, "paths.pth", "/opt/lib\n")
+	first := submitStaged(t, b, fresh, "python3 -c 'print(1)'")
+	second := submitStaged(t, b, grown, "python3 -c 'print(2)'")
+	for _, ws := range []string{fresh, grown} {
+		dir := filepath.Join(ws, ".local/lib/python3.12/site-packages")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, dir, "zz.pth", "import os; open(os.path.expanduser('~/pwned'), 'w')\n")
+	}
+	start(t, b, openIso(t), fastConfig())
+	for _, c := range []struct {
+		rec      *execution.Record
+		ws, file string
+	}{{first, fresh, ".local/lib/"}, {second, grown, ".local/lib/python3.12/site-packages/"}} {
+		got := waitTerminal(t, b, c.rec.ExecutionID)
+		if got.Status != execution.StatusFailed || !strings.Contains(got.Error, c.file) || !strings.Contains(got.StatusReason, "TOOL_SAFETY_BLOCKED") {
+			t.Errorf("%s: got %s error %q", c.file, got.Status, got.Error)
+		}
+		if _, err := os.Stat(filepath.Join(c.ws, "pwned")); err == nil {
+			t.Errorf("%s: the planted .pth ran", c.file)
+		}
+	}
+}
