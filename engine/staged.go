@@ -216,6 +216,9 @@ func (w *stagedWalk) judge(it stagedItem, rel string, r staged.Read) {
 	case lang == "":
 		w.unscanned(it, rel, "it is a binary or written for an interpreter the scan has no analyzer for")
 		return
+	case lang == staged.LangGitFile:
+		w.unscanned(it, rel, "it is a gitdir pointer (a worktree or submodule); the config and hooks it points to are not scanned")
+		return
 	}
 	w.total += r.Size
 	content, scanLang := string(r.Content), lang
@@ -225,7 +228,7 @@ func (w *stagedWalk) judge(it stagedItem, rel string, r staged.Read) {
 	case staged.LangPth:
 		content, scanLang = staged.PthToPython(content), staged.LangPython
 	case staged.LangGitConfig:
-		g := staged.GitConfigToShell(content, bash.IsGitCommandKey)
+		g := staged.GitConfigToShell(content, func(k string) bool { return staged.GitCommandKey(k, bash.IsGitCommandKey) })
 		for _, k := range g.Unscanned {
 			w.unscanned(it, rel, fmt.Sprintf("its key %s makes git load or run files the scan does not follow", k))
 		}

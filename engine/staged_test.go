@@ -106,6 +106,10 @@ func TestStagedFilesAreScanned(t *testing.T) {
 		{"git repo in a parent", "cd sub/dir && git log", ".git/config", map[string]string{
 			".git/config": "[core] pager = rm -rf ~\n", "sub/dir/f": "x"}},
 		{"git global config", "git -C repo diff", ".gitconfig", map[string]string{".gitconfig": "[pager]\n\tdiff = rm -rf /\n"}},
+		{"venv .pth", ".venv/bin/python3 -c 'print(1)'", ".venv/lib/python3.12/site-packages/x.pth", map[string]string{
+			".venv/lib/python3.12/site-packages/x.pth": "import os; os.system('rm -rf /')\n"}},
+		{"git credential helper", "git fetch", ".git/config", map[string]string{
+			".git/config": "[credential \"https://x.example\"]\n\thelper = !rm -rf ~\n"}},
 		{"git hook", "git commit -m x", ".git/hooks/pre-commit", map[string]string{
 			".git/config": "[core]\n\tbare = false\n", ".git/hooks/pre-commit": "#!/bin/sh\nrm -rf /\n"}},
 		{"python subprocess runs script", "python3 a.py", "b.sh", map[string]string{"a.py": "import subprocess\nsubprocess.run(['bash', 'b.sh'])\n", "b.sh": "rm -rf /\n"}},
@@ -172,6 +176,11 @@ func TestStagedStartupBenign(t *testing.T) {
 	}
 	if now := (staged.Dir{Root: ws}).ReadRel(sp.Path, 0).File; now.Same(sp) {
 		t.Fatalf("a .pth added after the scan does not change the listing: %+v", now)
+	}
+	ptr := workspace(t, map[string]string{"wt/.git": "gitdir: ../elsewhere\n"})
+	res = scanStaged(t, e, ptr, "cd wt && git status", engine.StagedLimits{})
+	if f := findingIn(res.Report, engine.StagedFileUnscanned, "wt/.git"); f == nil || res.Report.Decision == sdk.Allow {
+		t.Fatalf("gitdir pointer: %s %+v", res.Report.Decision, res.Report.Findings)
 	}
 	inc := workspace(t, map[string]string{".git/config": "[include]\n\tpath = ../other.cfg\n"})
 	res = scanStaged(t, e, inc, "git status", engine.StagedLimits{})

@@ -63,8 +63,10 @@ func TestStartupRefs(t *testing.T) {
 	}{
 		{"python3 -c 'print(1)'", []string{"listing:.local/lib/"}},
 		{"pip install x", []string{"listing:.local/lib/"}},
-		{"git status", []string{"startup:.gitconfig", "startup:.config/git/config", "startup:.git/config", "listing:.git/hooks/"}},
-		{"git -c a=b -C sub log", []string{"startup:.gitconfig", "startup:.config/git/config", "startup:sub/.git/config", "listing:sub/.git/hooks/"}},
+		{"git status", []string{"startup:.gitconfig", "startup:.config/git/config", "startup:.git/config", "listing:.git/hooks/", "startup:.git"}},
+		{"git -c a=b -C sub log", []string{"startup:.gitconfig", "startup:.config/git/config", "startup:sub/.git/config", "listing:sub/.git/hooks/", "startup:sub/.git"}},
+		{".venv/bin/python3 app.py", []string{"listing:.local/lib/", "listing:.venv/lib/"}},
+		{"pytest -q", []string{"listing:.local/lib/"}},
 		{"ls; echo git", nil},
 	}
 	for _, c := range cases {
@@ -97,6 +99,12 @@ func TestPthAndGitConfig(t *testing.T) {
 	want := []string{"", "less -R", "", "", "rm -rf /", "git log -p", "", "sh -c x", "", "", "", "", ""}
 	if got := strings.Split(g.Shell, "\n"); !reflect.DeepEqual(got, want) {
 		t.Errorf("git config shell %q, want %q", got, want)
+	}
+	for k, want := range map[string]bool{"credential.helper": true, "credential.https://x.example.helper": true,
+		"remote.origin.uploadpack": true, "core.pager": true, "core.bare": false, "user.name": false} {
+		if got := GitCommandKey(k, func(k string) bool { return k == "core.pager" }); got != want {
+			t.Errorf("GitCommandKey(%q) = %v", k, got)
+		}
 	}
 	if !reflect.DeepEqual(g.Unscanned, []string{"include.path", "core.hookspath"}) {
 		t.Errorf("unscanned keys %v", g.Unscanned)

@@ -29,7 +29,42 @@ const (
 	// LangGitConfig: a git config file: the values of its command keys
 	// (core.pager, core.fsmonitor, alias.x=!cmd, …) are shell code.
 	LangGitConfig = "gitconfig"
+	// LangGitFile: a `.git` that is a file (`gitdir: path`, a worktree or
+	// submodule): the config and hooks it points to are not followed, so
+	// it is never judged safe.
+	LangGitFile = "gitfile"
 )
+
+// pythonTools are programs that are Python interpreters in disguise
+// (console-script entry points): running one loads the user site too.
+var pythonTools = map[string]bool{
+	"pip": true, "pip3": true, "pytest": true, "py.test": true, "ipython": true, "ipython3": true, "jupyter": true,
+	"mypy": true, "black": true, "flake8": true, "pylint": true, "isort": true, "tox": true, "nox": true,
+	"poetry": true, "pipenv": true, "pipx": true, "django-admin": true, "flask": true, "uvicorn": true, "gunicorn": true,
+	"celery": true, "coverage": true, "pre-commit": true, "twine": true, "sphinx-build": true, "ansible": true,
+	"ansible-playbook": true, "pdm": true, "hatch": true, "virtualenv": true,
+}
+
+// extraGitCommandKeys are keys, beyond the ones `git -c` is checked for
+// (bash.IsGitCommandKey), whose value git runs as a program: a stored
+// config is read by every later git command, so the scan of a config file
+// errs wide. Sectioned ones are matched on their first and last part.
+var extraGitCommandKeys = map[string]bool{
+	"credential.helper": true, "core.gitproxy": true, "interactive.difffilter": true,
+	"core.alternaterefscommand": true, "remote.uploadpack": true, "remote.receivepack": true,
+	"browser.cmd": true, "browser.path": true, "man.cmd": true, "man.path": true, "sendemail.smtpserver": true,
+	"sendemail.sendmailcmd": true, "sendemail.tocmd": true, "sendemail.cccmd": true,
+}
+
+// GitCommandKey reports whether git runs the value of key (lower case) as a
+// program, given the keys bash checks on the command line (isCommandKey).
+func GitCommandKey(key string, isCommandKey func(string) bool) bool {
+	if isCommandKey(key) || extraGitCommandKeys[key] {
+		return true
+	}
+	parts := strings.Split(key, ".")
+	return len(parts) > 2 && extraGitCommandKeys[parts[0]+"."+parts[len(parts)-1]]
+}
 
 // Entry is what one entry of a listed directory is to the program.
 type Entry struct {
@@ -95,22 +130,30 @@ const maxRepoDepth = 32
 // of the cwd or a parent) and runs its hooks.
 func startupRefs(c *sdk.Command, ev string, line int) []Ref {
 	switch {
-	case pythonName.MatchString(c.Name), c.Name == "pip" || c.Name == "pip3" || strings.HasPrefix(c.Name, "pip3."):
-		return []Ref{{Kind: KindListing, Candidates: []string{".local/lib/"}, Rooted: true, Entries: userSiteLib,
+	case pythonName.MatchString(c.Name), pythonTools[c.Name], strings.HasPrefix(c.Name, "pip3."):
+		refs := []Ref{{Kind: KindListing, Candidates: []string{".local/lib/"}, Rooted: true, Entries: userSiteLib,
 			Via: ev + " (user site-packages)", Line: line}}
+		if venv := path.Dir(path.Dir(c.Path)); strings.Contains(c.Path, "/") && path.Base(path.Dir(c.Path)) == "bin" {
+			// .venv/bin/python3: the environment's own site-packages.
+			refs = append(refs, Ref{Kind: KindListing, Candidates: []string{path.Join(venv, "lib") + "/"}, Entries: userSiteLib,
+				Via: ev + " (environment site-packages)", Line: line})
+		}
+		return refs
 	case c.Name == "git":
 		dir := gitDir(c)
-		var cfg, hooks []string
+		var cfg, hooks, files []string
 		for up := range maxRepoDepth {
 			base := path.Join(dir, strings.Repeat("../", up))
 			cfg = append(cfg, path.Join(base, ".git/config"))
 			hooks = append(hooks, path.Join(base, ".git/hooks")+"/")
+			files = append(files, path.Join(base, ".git"))
 		}
 		return []Ref{
 			{Kind: KindStartup, Language: LangGitConfig, Candidates: []string{".gitconfig"}, Rooted: true, Via: ev + " (global config)", Line: line},
 			{Kind: KindStartup, Language: LangGitConfig, Candidates: []string{".config/git/config"}, Rooted: true, Via: ev + " (global config)", Line: line},
 			{Kind: KindStartup, Language: LangGitConfig, Candidates: cfg, Via: ev + " (repository config)", Line: line},
 			{Kind: KindListing, Candidates: hooks, Entries: gitHooks, Via: ev + " (hooks)", Line: line},
+			{Kind: KindStartup, Language: LangGitFile, Candidates: files, Via: ev + " (gitdir file)", Line: line},
 		}
 	}
 	return nil
