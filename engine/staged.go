@@ -152,6 +152,9 @@ func (w *stagedWalk) visit(it stagedItem) {
 		if !it.ref.Rooted {
 			var ok bool
 			if rel, ok = w.src.Rel(cand); !ok {
+				if it.ref.All() {
+					continue // each candidate stands alone
+				}
 				return // a system path, not a staged file
 			}
 		} else if staged.IsListing(rel) {
@@ -227,6 +230,13 @@ func (w *stagedWalk) judge(it stagedItem, rel string, r staged.Read) {
 		content, scanLang = staged.MakeToShell(content), "bash"
 	case staged.LangPth:
 		content, scanLang = staged.PthToPython(content), staged.LangPython
+	case staged.LangPackageJSON:
+		sh, ok := staged.PackageScripts(content)
+		if !ok {
+			w.unscanned(it, rel, "it is not a JSON document the scan can read its scripts from")
+			return
+		}
+		content, scanLang = sh, "bash"
 	case staged.LangGitConfig:
 		g := staged.GitConfigToShell(content, func(k string) bool { return staged.GitCommandKey(k, bash.IsGitCommandKey) })
 		for _, k := range g.Unscanned {

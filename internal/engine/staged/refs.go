@@ -60,7 +60,9 @@ type Ref struct {
 // All reports whether every found candidate is loaded, not just the first
 // (imports and -m load the packages on the way; scanning a candidate
 // Python would not reach is only conservative).
-func (r Ref) All() bool { return r.Kind == KindImport || r.Kind == KindModule }
+func (r Ref) All() bool {
+	return r.Kind == KindImport || r.Kind == KindModule || r.Kind == KindConftest
+}
 
 var pythonName = regexp.MustCompile(`^(python|pypy)[0-9.]*$`)
 

@@ -42,7 +42,7 @@ func TestRefs(t *testing.T) {
 	for _, c := range cases {
 		var got []string
 		for _, r := range refsOf(t, c.content) {
-			if r.Kind == KindStartup || r.Kind == KindListing {
+			if r.Kind == KindStartup || r.Kind == KindListing || r.Kind == KindConftest {
 				continue // TestStartupRefs
 			}
 			got = append(got, r.Kind+":"+r.Candidates[0])
@@ -66,13 +66,14 @@ func TestStartupRefs(t *testing.T) {
 		{"git status", []string{"startup:.gitconfig", "startup:.config/git/config", "startup:.git/config", "listing:.git/hooks/", "startup:.git"}},
 		{"git -c a=b -C sub log", []string{"startup:.gitconfig", "startup:.config/git/config", "startup:sub/.git/config", "listing:sub/.git/hooks/", "startup:sub/.git"}},
 		{".venv/bin/python3 app.py", []string{"listing:.local/lib/", "listing:.venv/lib/"}},
-		{"pytest -q", []string{"listing:.local/lib/"}},
+		{"pytest -q", []string{"listing:.local/lib/", "conftest:conftest.py"}},
+		{"npm --prefix web run x", []string{"startup:web/package.json"}},
 		{"ls; echo git", nil},
 	}
 	for _, c := range cases {
 		var got []string
 		for _, r := range refsOf(t, c.content) {
-			if r.Kind == KindStartup || r.Kind == KindListing {
+			if r.Kind == KindStartup || r.Kind == KindListing || r.Kind == KindConftest {
 				got = append(got, r.Kind+":"+r.Candidates[0])
 			}
 		}
@@ -108,6 +109,16 @@ func TestPthAndGitConfig(t *testing.T) {
 	}
 	if !reflect.DeepEqual(g.Unscanned, []string{"include.path", "core.hookspath"}) {
 		t.Errorf("unscanned keys %v", g.Unscanned)
+	}
+}
+
+func TestPackageScripts(t *testing.T) {
+	sh, ok := PackageScripts("{\n \"scripts\": {\n  \"test\": \"jest\",\n  \"pre\": \"a\\nb\"\n },\n \"x\": 1\n}")
+	if want := "\n\njest\na; b\n\n\n"; !ok || sh != want {
+		t.Errorf("scripts %q %v, want %q", sh, ok, want)
+	}
+	if _, ok := PackageScripts("[1"); ok {
+		t.Error("broken JSON accepted")
 	}
 }
 

@@ -1,8 +1,10 @@
 package staged
 
 import (
+	"encoding/json"
 	"path"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/toolwarden/toolwarden/sdk"
@@ -33,7 +35,14 @@ const (
 	// submodule): the config and hooks it points to are not followed, so
 	// it is never judged safe.
 	LangGitFile = "gitfile"
+	// LangPackageJSON: a package.json: the values of its "scripts" are
+	// shell code that npm, yarn, pnpm and bun run (`npm test`, `npm run
+	// x`, install hooks).
+	LangPackageJSON = "packagejson"
 )
+
+// nodeRunners run package.json scripts.
+var nodeRunners = map[string]bool{"npm": true, "yarn": true, "pnpm": true, "bun": true, "npx": true}
 
 // pythonTools are programs that are Python interpreters in disguise
 // (console-script entry points): running one loads the user site too.
@@ -124,21 +133,46 @@ func gitHooks(name string) Entry {
 const maxRepoDepth = 32
 
 // startupRefs is the table of what a program loads at start from the
-// workspace (HOME included), by command name: python interpreters load the
-// user site (.pth files, usercustomize/sitecustomize); git loads the
+// workspace (HOME included), by command name: python interpreters and
+// python tools load the user site (.pth files, usercustomize and
+// sitecustomize) and a venv's site-packages; pytest imports conftest.py
+// files; npm, yarn, pnpm and bun run package.json scripts; git loads the
 // global config under HOME, the repository's .git/config (the repository
 // of the cwd or a parent) and runs its hooks.
 func startupRefs(c *sdk.Command, ev string, line int) []Ref {
-	switch {
-	case pythonName.MatchString(c.Name), pythonTools[c.Name], strings.HasPrefix(c.Name, "pip3."):
-		refs := []Ref{{Kind: KindListing, Candidates: []string{".local/lib/"}, Rooted: true, Entries: userSiteLib,
-			Via: ev + " (user site-packages)", Line: line}}
+	var refs []Ref
+	if pythonName.MatchString(c.Name) || pythonTools[c.Name] || strings.HasPrefix(c.Name, "pip3.") {
+		refs = append(refs, Ref{Kind: KindListing, Candidates: []string{".local/lib/"}, Rooted: true, Entries: userSiteLib,
+			Via: ev + " (user site-packages)", Line: line})
 		if venv := path.Dir(path.Dir(c.Path)); strings.Contains(c.Path, "/") && path.Base(path.Dir(c.Path)) == "bin" {
 			// .venv/bin/python3: the environment's own site-packages.
 			refs = append(refs, Ref{Kind: KindListing, Candidates: []string{path.Join(venv, "lib") + "/"}, Entries: userSiteLib,
 				Via: ev + " (environment site-packages)", Line: line})
 		}
-		return refs
+	}
+	switch {
+	case c.Name == "pytest" || c.Name == "py.test" || pythonName.MatchString(c.Name) && pythonModule(c) == "pytest":
+		// conftest.py of the cwd and its parents (up to the rootdir), of
+		// the usual test directories and of the paths named are imported
+		// before any test runs.
+		dir := optDir(c, "--rootdir")
+		cands := upward(dir, "conftest.py")
+		for _, d := range []string{"tests", "test", "testing"} {
+			cands = append(cands, path.Join(dir, d, "conftest.py"))
+		}
+		for i, a := range c.Args {
+			if !strings.HasPrefix(a, "-") && !dynamicArg(c, i) && a != "pytest" && (i == 0 || c.Args[i-1] != "-m") {
+				cands = append(cands, path.Join(strings.SplitN(a, "::", 2)[0], "conftest.py"))
+			}
+		}
+		refs = append(refs, Ref{Kind: KindConftest, Language: LangPython, Candidates: cands, Via: ev + " (conftest)", Line: line})
+	case nodeRunners[c.Name]:
+		// The package root is the cwd or its nearest parent holding a
+		// package.json; every script is scanned (lifecycle hooks run
+		// around the named one, install runs several).
+		dir := optDir(c, "--prefix", "--cwd", "-C", "--dir")
+		refs = append(refs, Ref{Kind: KindStartup, Language: LangPackageJSON, Candidates: upward(dir, "package.json"),
+			Via: ev + " (package scripts)", Line: line})
 	case c.Name == "git":
 		dir := gitDir(c)
 		var cfg, hooks, files []string
@@ -148,15 +182,99 @@ func startupRefs(c *sdk.Command, ev string, line int) []Ref {
 			hooks = append(hooks, path.Join(base, ".git/hooks")+"/")
 			files = append(files, path.Join(base, ".git"))
 		}
-		return []Ref{
+		refs = append(refs, []Ref{
 			{Kind: KindStartup, Language: LangGitConfig, Candidates: []string{".gitconfig"}, Rooted: true, Via: ev + " (global config)", Line: line},
 			{Kind: KindStartup, Language: LangGitConfig, Candidates: []string{".config/git/config"}, Rooted: true, Via: ev + " (global config)", Line: line},
 			{Kind: KindStartup, Language: LangGitConfig, Candidates: cfg, Via: ev + " (repository config)", Line: line},
 			{Kind: KindListing, Candidates: hooks, Entries: gitHooks, Via: ev + " (hooks)", Line: line},
 			{Kind: KindStartup, Language: LangGitFile, Candidates: files, Via: ev + " (gitdir file)", Line: line},
+		}...)
+	}
+	return refs
+}
+
+// KindConftest: conftest.py files pytest imports; every one found is
+// loaded.
+const KindConftest = "conftest"
+
+// upward lists name in dir and each of its parents, nearest first, up to
+// maxRepoDepth levels (names that leave the workspace are dropped by the
+// caller's Rel).
+func upward(dir, name string) []string {
+	out := make([]string, 0, maxRepoDepth)
+	for up := range maxRepoDepth {
+		out = append(out, path.Join(dir, strings.Repeat("../", up), name))
+	}
+	return out
+}
+
+// optDir is the directory given by the first of opts (`--prefix dir` or
+// `--prefix=dir`), relative to the cwd, else ".".
+func optDir(c *sdk.Command, opts ...string) string {
+	for i, a := range c.Args {
+		for _, o := range opts {
+			if a == o {
+				if v, ok := firstStatic(c, i+1); ok {
+					return path.Clean(v)
+				}
+			}
+			if v, ok := strings.CutPrefix(a, o+"="); ok && v != "" && !dynamicArg(c, i) {
+				return path.Clean(v)
+			}
 		}
 	}
-	return nil
+	return "."
+}
+
+// pythonModule is the module of `python -m mod`, or "".
+func pythonModule(c *sdk.Command) string {
+	for i, a := range c.Args {
+		if a == "-m" {
+			if v, ok := firstStatic(c, i+1); ok {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// PackageScripts turns a package.json into the shell its "scripts" run:
+// each script at the line of its key (or appended), other lines empty. ok
+// is false when the file is not a JSON object (the runner would refuse it,
+// the scan does not vouch for it).
+func PackageScripts(src string) (shell string, ok bool) {
+	var doc struct {
+		Scripts map[string]any `json:"scripts"`
+	}
+	if err := json.Unmarshal([]byte(src), &doc); err != nil {
+		return "", false
+	}
+	lines := strings.Split(src, "\n")
+	out := make([]string, len(lines))
+	names := make([]string, 0, len(doc.Scripts))
+	for n := range doc.Scripts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		v, isStr := doc.Scripts[n].(string)
+		if !isStr || strings.TrimSpace(v) == "" {
+			continue
+		}
+		key, _ := json.Marshal(n)
+		body := strings.ReplaceAll(v, "\n", "; ")
+		placed := false
+		for i, l := range lines {
+			if out[i] == "" && strings.Contains(l, string(key)) && strings.Contains(l, ":") {
+				out[i], placed = body, true
+				break
+			}
+		}
+		if !placed {
+			out = append(out, body)
+		}
+	}
+	return strings.Join(out, "\n"), true
 }
 
 // gitDir is the directory git starts in: -C dir (relative to the cwd),
