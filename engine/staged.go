@@ -257,6 +257,10 @@ func (w *stagedWalk) judge(it stagedItem, rel string, r staged.Read) {
 		w.extra = append(w.extra, fileFinding(f, rel, it))
 	}
 	refs := refsOf(facts, scanLang, content, path.Dir(rel), true)
+	if it.ref.Language == staged.LangShebang && lang == staged.LangPython {
+		// `./tool` with a python shebang starts python: the user site loads.
+		refs = append(refs, staged.UserSite(it.ref.Via, it.ref.Line)...)
+	}
 	if it.depth >= w.lim.MaxDepth {
 		if len(refs) > 0 {
 			w.unscanned(it, rel, fmt.Sprintf("files it runs are nested deeper than %d levels and were not scanned", w.lim.MaxDepth))

@@ -108,6 +108,8 @@ func TestStagedFilesAreScanned(t *testing.T) {
 		{"git global config", "git -C repo diff", ".gitconfig", map[string]string{".gitconfig": "[pager]\n\tdiff = rm -rf /\n"}},
 		{"venv .pth", ".venv/bin/python3 -c 'print(1)'", ".venv/lib/python3.12/site-packages/x.pth", map[string]string{
 			".venv/lib/python3.12/site-packages/x.pth": "import os; os.system('rm -rf /')\n"}},
+		{".pth under a python shebang", "./tool", ".local/lib/python3.12/site-packages/x.pth", map[string]string{
+			"tool": "#!/usr/bin/env python3\nprint(1)\n", ".local/lib/python3.12/site-packages/x.pth": "import os; os.system('rm -rf /')\n"}},
 		{"git credential helper", "git fetch", ".git/config", map[string]string{
 			".git/config": "[credential \"https://x.example\"]\n\thelper = !rm -rf ~\n"}},
 		{"npm test script", "npm test", "package.json", map[string]string{

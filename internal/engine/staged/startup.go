@@ -142,8 +142,7 @@ const maxRepoDepth = 32
 func startupRefs(c *sdk.Command, ev string, line int) []Ref {
 	var refs []Ref
 	if pythonName.MatchString(c.Name) || pythonTools[c.Name] || strings.HasPrefix(c.Name, "pip3.") {
-		refs = append(refs, Ref{Kind: KindListing, Candidates: []string{".local/lib/"}, Rooted: true, Entries: userSiteLib,
-			Via: ev + " (user site-packages)", Line: line})
+		refs = append(refs, UserSite(ev, line)...)
 		if venv := path.Dir(path.Dir(c.Path)); strings.Contains(c.Path, "/") && path.Base(path.Dir(c.Path)) == "bin" {
 			// .venv/bin/python3: the environment's own site-packages.
 			refs = append(refs, Ref{Kind: KindListing, Candidates: []string{path.Join(venv, "lib") + "/"}, Entries: userSiteLib,
@@ -191,6 +190,15 @@ func startupRefs(c *sdk.Command, ev string, line int) []Ref {
 		}...)
 	}
 	return refs
+}
+
+// UserSite is what every python start loads from HOME (the workspace):
+// the user site-packages of each python3.X under ~/.local/lib. The scan
+// adds it for a python command and for a workspace file whose shebang
+// names python (`./tool`).
+func UserSite(via string, line int) []Ref {
+	return []Ref{{Kind: KindListing, Candidates: []string{".local/lib/"}, Rooted: true, Entries: userSiteLib,
+		Via: via + " (user site-packages)", Line: line}}
 }
 
 // KindConftest: conftest.py files pytest imports; every one found is
