@@ -189,3 +189,32 @@ func TestStartupFilePlantedAfterTheScan(t *testing.T) {
 		}
 	}
 }
+
+// TestExecutorScansPlantedStartupFiles: for a record no service scanned,
+// a planted user-site .pth makes the executor scan (and refuse on its
+// deny), or refuse outright when it has no scanner.
+func TestExecutorScansPlantedStartupFiles(t *testing.T) {
+	b := openEmbedded(t, 3*time.Second)
+	ws := workspace(t)
+	sp := filepath.Join(ws, ".local/lib/python3.12/site-packages")
+	if err := os.MkdirAll(sp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, sp, "zz.pth", "import os; os.system('rm -rf /'); open(os.path.expanduser('~/pwned'), 'w')\n")
+	cfg := fastConfig()
+	cfg.Scanner = scanEngine(t)
+	start(t, b, openIso(t), cfg)
+	got := waitTerminal(t, b, create(t, b, "python3 -c 'print(1)'", ws).ExecutionID)
+	if got.Status != execution.StatusFailed || !strings.Contains(got.Error, "zz.pth") {
+		t.Fatalf("scanner: got %s %q", got.Status, got.Error)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "pwned")); err == nil {
+		t.Fatal("the planted .pth ran")
+	}
+	b2 := openEmbedded(t, 3*time.Second)
+	start(t, b2, openIso(t), fastConfig())
+	got = waitTerminal(t, b2, create(t, b2, "python3 -c 'print(1)'", ws).ExecutionID)
+	if got.Status != execution.StatusFailed || !strings.Contains(got.Error, ".local/lib/") {
+		t.Fatalf("no scanner: got %s %q", got.Status, got.Error)
+	}
+}
