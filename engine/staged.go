@@ -69,7 +69,10 @@ type StagedScan struct {
 // ScanStaged scans req like ScanWithFacts and, when src is not nil, every
 // workspace file the content would run or load (`python3 x.py`, `bash
 // x.sh`, `./x`, `source f`, `make`, `python -m mod`, imports of workspace
-// modules, transitively): each file is read from src — never through a
+// modules, transitively), and the startup files its programs load from the
+// workspace (user-site .pth and customize modules, git configs and hooks,
+// package.json scripts, conftest.py; directories they are found in are
+// recorded as listings): each file is read from src — never through a
 // path that leaves the workspace — and scanned under the same policy, and
 // its findings join the report with evidence naming the file. One report
 // is observed and audited for the whole.

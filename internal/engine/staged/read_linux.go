@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -91,6 +92,14 @@ func listDir(f *os.File, r Read, max int64) Read {
 	if (err != nil && !errors.Is(err, io.EOF)) || len(names) > MaxListNames {
 		r.State = StateUnreadable
 		return r
+	}
+	for _, n := range names {
+		if strings.ContainsRune(n, '\n') {
+			// "a\nb.pth" would read as two names and the real file would
+			// go unscanned: such a directory is not vouched for.
+			r.State = StateUnreadable
+			return r
+		}
 	}
 	body := []byte(joinNames(names))
 	r.State, r.Size, r.SHA256 = StateListing, int64(len(names)), digest(body)

@@ -1,6 +1,9 @@
 // Package staged finds the workspace files a command would run or load —
 // `python3 x.py`, `bash x.sh`, `./x`, `source f`, `make`, `python -m mod`,
-// `import localmod` — and reads them from the run's workspace without ever
+// `import localmod` — and the startup and config files programs load on
+// their own (a user-site .pth, a .git/config, .git/hooks, package.json
+// scripts, conftest.py; see startupRefs) — and reads them from the run's
+// workspace without ever
 // following a path out of it, so the scan can judge the code that will
 // really run, and the executor can check, right before exec, that the
 // files are still the ones the scan read.

@@ -1,6 +1,8 @@
 package staged
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -109,6 +111,38 @@ func TestPthAndGitConfig(t *testing.T) {
 	}
 	if !reflect.DeepEqual(g.Unscanned, []string{"include.path", "core.hookspath"}) {
 		t.Errorf("unscanned keys %v", g.Unscanned)
+	}
+}
+
+// TestListing: a listing is the sorted names, hashed; a name holding a
+// newline (which would read as two) makes the directory unreadable.
+func TestListing(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "d")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"b.pth", "a.pth"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := Dir{Root: root}
+	r := src.ReadRel("d/", 1<<20)
+	if r.State != StateListing || string(r.Content) != "a.pth\nb.pth" || r.Size != 2 {
+		t.Fatalf("listing %+v %q", r.File, r.Content)
+	}
+	if rel, ok := src.Rel("d/"); !ok || rel != "d/" {
+		t.Fatalf("Rel keeps the listing slash: %q %v", rel, ok)
+	}
+	if st := src.ReadRel("d/a.pth/", 0).State; st != StateAbsent {
+		t.Fatalf("a file listed as a directory: %s", st)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "x\nusercustomize.pth"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st := src.ReadRel("d/", 1<<20).State; st != StateUnreadable {
+		t.Fatalf("a name with a newline: %s", st)
 	}
 }
 

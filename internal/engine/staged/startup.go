@@ -111,7 +111,7 @@ func userSiteLib(name string) Entry {
 // user site).
 func sitePackages(name string) Entry {
 	switch {
-	case strings.HasSuffix(name, ".pth") && !strings.HasPrefix(name, "."):
+	case strings.HasSuffix(name, ".pth"): // hidden ones too: Python before 3.13 loads them
 		return Entry{Load: true, Language: LangPth}
 	case name == "usercustomize.py" || name == "sitecustomize.py":
 		return Entry{Load: true, Language: LangPython}
