@@ -347,3 +347,39 @@ func testEnvHook(t *testing.T, packs []engine.Pack) {
 		t.Errorf("only BASH_ENV denied: %+v", rep.Findings)
 	}
 }
+
+// BenchmarkScanStagedStartup: the cost of the startup-file table for a
+// python and a git run, in an empty workspace and in one with a user site
+// (.pth) and a repository (config, sample hooks).
+func BenchmarkScanStagedStartup(b *testing.B) {
+	e, err := engine.New(context.Background(), engine.Options{Policy: policies.Default(), Packs: engine.NativePacks()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	empty := b.TempDir()
+	full := b.TempDir()
+	files := map[string]string{".local/lib/python3.12/site-packages/a.pth": "/opt/x\n", ".git/config": "[core]\n\tbare = false\n"}
+	for _, h := range []string{"pre-commit", "pre-push", "commit-msg", "post-update", "pre-rebase", "update"} {
+		files[".git/hooks/"+h+".sample"] = "#!/bin/sh\nexit 0\n"
+	}
+	for p, c := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(full, p)), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(full, p), []byte(c), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, ws := range []struct{ name, dir string }{{"empty", empty}, {"populated", full}} {
+		for _, content := range []string{"echo hi", "python3 -c 'print(1)'", "git status"} {
+			b.Run(ws.name+"/"+content, func(b *testing.B) {
+				for range b.N {
+					if _, err := e.ScanStaged(context.Background(), engine.Request{Language: "bash", Content: content},
+						staged.Dir{Root: ws.dir}, engine.StagedLimits{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
