@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/toolwarden/toolwarden/internal/engine/analyze"
+	"github.com/toolwarden/toolwarden/internal/engine/analyze/bash"
 	"github.com/toolwarden/toolwarden/internal/engine/report"
 	"github.com/toolwarden/toolwarden/internal/engine/staged"
 	"github.com/toolwarden/toolwarden/sdk"
@@ -67,7 +69,10 @@ type StagedScan struct {
 // ScanStaged scans req like ScanWithFacts and, when src is not nil, every
 // workspace file the content would run or load (`python3 x.py`, `bash
 // x.sh`, `./x`, `source f`, `make`, `python -m mod`, imports of workspace
-// modules, transitively): each file is read from src — never through a
+// modules, transitively), and the startup files its programs load from the
+// workspace (user-site .pth and customize modules, git configs and hooks,
+// package.json scripts, conftest.py; directories they are found in are
+// recorded as listings): each file is read from src — never through a
 // path that leaves the workspace — and scanned under the same policy, and
 // its findings join the report with evidence naming the file. One report
 // is observed and audited for the whole.
@@ -150,8 +155,13 @@ func (w *stagedWalk) visit(it stagedItem) {
 		if !it.ref.Rooted {
 			var ok bool
 			if rel, ok = w.src.Rel(cand); !ok {
+				if it.ref.All() {
+					continue // each candidate stands alone
+				}
 				return // a system path, not a staged file
 			}
+		} else if staged.IsListing(rel) {
+			rel = path.Clean(rel) + "/"
 		} else {
 			rel = path.Clean(rel)
 		}
@@ -197,6 +207,10 @@ func (w *stagedWalk) judge(it stagedItem, rel string, r staged.Read) {
 		w.unscanned(it, rel, "it is not a regular readable file of at most 256 MiB")
 		return
 	}
+	if r.State == staged.StateListing {
+		w.listed(it, rel, string(r.Content))
+		return
+	}
 	lang := staged.FileLanguage(it.ref, r.Content)
 	switch {
 	case r.Truncated:
@@ -208,11 +222,30 @@ func (w *stagedWalk) judge(it stagedItem, rel string, r staged.Read) {
 	case lang == "":
 		w.unscanned(it, rel, "it is a binary or written for an interpreter the scan has no analyzer for")
 		return
+	case lang == staged.LangGitFile:
+		w.unscanned(it, rel, "it is a gitdir pointer (a worktree or submodule); the config and hooks it points to are not scanned")
+		return
 	}
 	w.total += r.Size
 	content, scanLang := string(r.Content), lang
-	if lang == staged.LangMake {
+	switch lang {
+	case staged.LangMake:
 		content, scanLang = staged.MakeToShell(content), "bash"
+	case staged.LangPth:
+		content, scanLang = staged.PthToPython(content), staged.LangPython
+	case staged.LangPackageJSON:
+		sh, ok := staged.PackageScripts(content)
+		if !ok {
+			w.unscanned(it, rel, "it is not a JSON document the scan can read its scripts from")
+			return
+		}
+		content, scanLang = sh, "bash"
+	case staged.LangGitConfig:
+		g := staged.GitConfigToShell(content, func(k string) bool { return staged.GitCommandKey(k, bash.IsGitCommandKey) })
+		for _, k := range g.Unscanned {
+			w.unscanned(it, rel, fmt.Sprintf("its key %s makes git load or run files the scan does not follow", k))
+		}
+		content, scanLang = g.Shell, "bash"
 	}
 	sub, facts, err := w.e.scanWithFacts(w.ctx, Request{
 		ScanID: w.req.ScanID, ToolName: w.req.ToolName, Language: scanLang, Content: content, Cwd: w.req.Cwd,
@@ -226,7 +259,11 @@ func (w *stagedWalk) judge(it stagedItem, rel string, r staged.Read) {
 	for _, f := range sub.Findings {
 		w.extra = append(w.extra, fileFinding(f, rel, it))
 	}
-	refs := refsOf(facts, lang, content, path.Dir(rel), true)
+	refs := refsOf(facts, scanLang, content, path.Dir(rel), true)
+	if it.ref.Language == staged.LangShebang && lang == staged.LangPython {
+		// `./tool` with a python shebang starts python: the user site loads.
+		refs = append(refs, staged.UserSite(it.ref.Via, it.ref.Line)...)
+	}
 	if it.depth >= w.lim.MaxDepth {
 		if len(refs) > 0 {
 			w.unscanned(it, rel, fmt.Sprintf("files it runs are nested deeper than %d levels and were not scanned", w.lim.MaxDepth))
@@ -236,6 +273,33 @@ func (w *stagedWalk) judge(it stagedItem, rel string, r staged.Read) {
 	parent := it
 	parent.from = rel
 	w.enqueue(refs, facts, parent)
+}
+
+// listed queues the entries of the listed directory rel (names, one a
+// line) that its ref's Entries rule says the program loads.
+func (w *stagedWalk) listed(it stagedItem, rel, names string) {
+	if it.ref.Entries == nil || names == "" {
+		return
+	}
+	if it.depth >= w.lim.MaxDepth {
+		w.unscanned(it, rel, fmt.Sprintf("files it holds are nested deeper than %d levels and were not scanned", w.lim.MaxDepth))
+		return
+	}
+	for _, name := range strings.Split(names, "\n") {
+		e := it.ref.Entries(name)
+		if !e.Load {
+			continue
+		}
+		ref := staged.Ref{Kind: staged.KindStartup, Language: e.Language, Candidates: []string{rel + name}}
+		switch {
+		case strings.HasSuffix(e.Sub, "/"):
+			ref = staged.Ref{Kind: staged.KindListing, Candidates: []string{rel + name + "/" + e.Sub}, Entries: e.Rule}
+		case e.Sub != "":
+			ref.Candidates = []string{rel + name + "/" + e.Sub}
+		}
+		ref.Rooted, ref.Via, ref.Line = true, it.ref.Via, it.ref.Line
+		w.queue = append(w.queue, stagedItem{ref: ref, depth: it.depth + 1, line: it.line, from: it.from})
+	}
 }
 
 // enqueue queues the refs found in the content of parent (the top-level

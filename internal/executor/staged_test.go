@@ -152,3 +152,69 @@ func TestNoScannerRefusesUnscannedStagedFiles(t *testing.T) {
 		t.Fatalf("no staged file: %s %q", got.Status, got.Error)
 	}
 }
+
+// TestStartupFilePlantedAfterTheScan: a user-site .pth planted after the
+// scan of a python run (by another run of the conversation: HOME is the
+// workspace) refuses the run — the site-packages listing, or the absence
+// of the lib directory, was recorded — and its import line never runs.
+func TestStartupFilePlantedAfterTheScan(t *testing.T) {
+	b := openEmbedded(t, 3*time.Second)
+	fresh := workspace(t) // no .local at all
+	grown := workspace(t) // a site-packages with a benign .pth
+	sp := filepath.Join(grown, ".local/lib/python3.12/site-packages")
+	if err := os.MkdirAll(sp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, sp, "paths.pth", "/opt/lib\n")
+	first := submitStaged(t, b, fresh, "python3 -c 'print(1)'")
+	second := submitStaged(t, b, grown, "python3 -c 'print(2)'")
+	for _, ws := range []string{fresh, grown} {
+		dir := filepath.Join(ws, ".local/lib/python3.12/site-packages")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, dir, "zz.pth", "import os; open(os.path.expanduser('~/pwned'), 'w')\n")
+	}
+	start(t, b, openIso(t), fastConfig())
+	for _, c := range []struct {
+		rec      *execution.Record
+		ws, file string
+	}{{first, fresh, ".local/lib/"}, {second, grown, ".local/lib/python3.12/site-packages/"}} {
+		got := waitTerminal(t, b, c.rec.ExecutionID)
+		if got.Status != execution.StatusFailed || !strings.Contains(got.Error, c.file) || !strings.Contains(got.StatusReason, "TOOL_SAFETY_BLOCKED") {
+			t.Errorf("%s: got %s error %q", c.file, got.Status, got.Error)
+		}
+		if _, err := os.Stat(filepath.Join(c.ws, "pwned")); err == nil {
+			t.Errorf("%s: the planted .pth ran", c.file)
+		}
+	}
+}
+
+// TestExecutorScansPlantedStartupFiles: for a record no service scanned,
+// a planted user-site .pth makes the executor scan (and refuse on its
+// deny), or refuse outright when it has no scanner.
+func TestExecutorScansPlantedStartupFiles(t *testing.T) {
+	b := openEmbedded(t, 3*time.Second)
+	ws := workspace(t)
+	sp := filepath.Join(ws, ".local/lib/python3.12/site-packages")
+	if err := os.MkdirAll(sp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, sp, "zz.pth", "import os; os.system('rm -rf /'); open(os.path.expanduser('~/pwned'), 'w')\n")
+	cfg := fastConfig()
+	cfg.Scanner = scanEngine(t)
+	start(t, b, openIso(t), cfg)
+	got := waitTerminal(t, b, create(t, b, "python3 -c 'print(1)'", ws).ExecutionID)
+	if got.Status != execution.StatusFailed || !strings.Contains(got.Error, "zz.pth") {
+		t.Fatalf("scanner: got %s %q", got.Status, got.Error)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "pwned")); err == nil {
+		t.Fatal("the planted .pth ran")
+	}
+	b2 := openEmbedded(t, 3*time.Second)
+	start(t, b2, openIso(t), fastConfig())
+	got = waitTerminal(t, b2, create(t, b2, "python3 -c 'print(1)'", ws).ExecutionID)
+	if got.Status != execution.StatusFailed || !strings.Contains(got.Error, ".local/lib/") {
+		t.Fatalf("no scanner: got %s %q", got.Status, got.Error)
+	}
+}

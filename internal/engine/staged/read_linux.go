@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -45,6 +46,9 @@ func readBeneath(root, rel string, max int64) Read {
 	}
 	f := os.NewFile(uintptr(fd), rel)
 	defer f.Close()
+	if IsListing(rel) {
+		return listDir(f, r, max)
+	}
 	st, err := f.Stat()
 	switch {
 	case err != nil:
@@ -69,6 +73,39 @@ func readBeneath(root, rel string, max int64) Read {
 	}
 	r.State, r.Size, r.SHA256 = StateFile, n, hex.EncodeToString(h.Sum(nil))
 	r.Content, r.Truncated = buf, n > int64(len(buf))
+	return r
+}
+
+// listDir reads the names in the directory f (a listing path): sorted,
+// newline-joined, hashed; at most MaxListNames of them, more is
+// StateUnreadable (too many to vouch for).
+func listDir(f *os.File, r Read, max int64) Read {
+	st, err := f.Stat()
+	if err != nil || !st.IsDir() {
+		r.State = StateUnreadable
+		if err == nil {
+			r.State = StateAbsent // a file where a directory is looked for: the program finds no directory
+		}
+		return r
+	}
+	names, err := f.Readdirnames(MaxListNames + 1)
+	if (err != nil && !errors.Is(err, io.EOF)) || len(names) > MaxListNames {
+		r.State = StateUnreadable
+		return r
+	}
+	for _, n := range names {
+		if strings.ContainsRune(n, '\n') {
+			// "a\nb.pth" would read as two names and the real file would
+			// go unscanned: such a directory is not vouched for.
+			r.State = StateUnreadable
+			return r
+		}
+	}
+	body := []byte(joinNames(names))
+	r.State, r.Size, r.SHA256 = StateListing, int64(len(names)), digest(body)
+	if max > 0 {
+		r.Content = body
+	}
 	return r
 }
 

@@ -49,6 +49,9 @@ type Ref struct {
 	// (imports resolved against a file's directory) rather than named as a
 	// command names them.
 	Rooted bool
+	// Entries, for KindListing, says what each entry of the listed
+	// directory is to the program.
+	Entries EntryRule
 	// Via is the command or statement that refers to the file (evidence).
 	Via  string
 	Line int
@@ -57,7 +60,9 @@ type Ref struct {
 // All reports whether every found candidate is loaded, not just the first
 // (imports and -m load the packages on the way; scanning a candidate
 // Python would not reach is only conservative).
-func (r Ref) All() bool { return r.Kind == KindImport || r.Kind == KindModule }
+func (r Ref) All() bool {
+	return r.Kind == KindImport || r.Kind == KindModule || r.Kind == KindConftest
+}
 
 var pythonName = regexp.MustCompile(`^(python|pypy)[0-9.]*$`)
 
@@ -101,6 +106,7 @@ func Refs(f *sdk.Facts) []Ref {
 		if strings.Contains(c.Path, "/") && !strings.ContainsAny(c.Path, "*?[") {
 			out = append(out, Ref{Kind: KindExec, Language: LangShebang, Candidates: []string{c.Path}, Via: ev, Line: line})
 		}
+		out = append(out, startupRefs(c, ev, line)...)
 	}
 	return out
 }

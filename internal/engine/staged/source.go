@@ -1,6 +1,9 @@
 // Package staged finds the workspace files a command would run or load —
 // `python3 x.py`, `bash x.sh`, `./x`, `source f`, `make`, `python -m mod`,
-// `import localmod` — and reads them from the run's workspace without ever
+// `import localmod` — and the startup and config files programs load on
+// their own (a user-site .pth, a .git/config, .git/hooks, package.json
+// scripts, conftest.py; see startupRefs) — and reads them from the run's
+// workspace without ever
 // following a path out of it, so the scan can judge the code that will
 // really run, and the executor can check, right before exec, that the
 // files are still the ones the scan read.
@@ -11,6 +14,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -30,7 +34,28 @@ const (
 	// StateUnreadable: not a regular file (fifo, device, socket), no
 	// permission, or too large to verify.
 	StateUnreadable = "unreadable"
+	// StateListing: a directory whose entry names were read (a listing
+	// path, see IsListing): SHA256 covers the sorted names, Size is their
+	// number. A file added to or removed from it later changes the hash.
+	StateListing = "listing"
 )
+
+// MaxListNames bounds the entries of a listed directory.
+const MaxListNames = 4096
+
+// IsListing reports whether rel names a directory's listing rather than a
+// file: it ends in "/" (`.local/lib/`). Reading it yields the directory's
+// entry names, so the scan can record which startup files a program would
+// find there (site-packages/*.pth, .git/hooks/*) and the executor can see
+// one added after the scan.
+func IsListing(rel string) bool { return strings.HasSuffix(rel, "/") }
+
+// joinNames is the listing body: sorted names, one a line.
+func joinNames(names []string) string {
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	return strings.Join(sorted, "\n")
+}
 
 // File is what the scan knew of one workspace path.
 type File struct {
@@ -103,7 +128,14 @@ func (d Dir) Rel(name string) (string, bool) {
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
 		return "", false
 	}
-	return filepath.ToSlash(rel), true
+	rel = filepath.ToSlash(rel)
+	if IsListing(name) {
+		if rel == "." {
+			return "", false // the workspace root itself is never listed
+		}
+		rel += "/"
+	}
+	return rel, true
 }
 
 // ReadRel implements Source.
@@ -125,6 +157,8 @@ func Describe(f, now File) string {
 		return fmt.Sprintf("%s was removed after the scan", f.Path)
 	case f.State == StateAbsent && now.State != StateAbsent:
 		return fmt.Sprintf("%s did not exist at scan time and was created before the run", f.Path)
+	case f.State == StateListing && now.State == StateListing:
+		return fmt.Sprintf("%s gained or lost entries after the scan (%d entries, now %d)", f.Path, f.Size, now.Size)
 	case f.State == StateFile && now.State == StateFile:
 		return fmt.Sprintf("%s changed after the scan (sha256 %.12s… size %d, now %.12s… size %d)",
 			f.Path, f.SHA256, f.Size, now.SHA256, now.Size)

@@ -198,6 +198,24 @@ var gitCommandKeys = []string{"core.pager", "core.editor", "core.sshcommand", "c
 	"sequence.editor", "diff.external", "gpg.program", "gpg.ssh.program", "pager.",
 	"difftool.", "mergetool.", "filter.", "diff.", "merge.", "uploadpack.packobjectshook", "core.hookspath"}
 
+// IsGitCommandKey reports whether git runs the value of the configuration
+// key (lower case, sectioned: core.pager, pager.log, filter.x.clean) as a
+// shell command, so a git config file in the workspace can be scanned for
+// the code it makes git run. Aliases (alias.*) are the caller's business;
+// core.hooksPath, which redirects hooks rather than naming a command, is
+// not one.
+func IsGitCommandKey(key string) bool {
+	if key == "core.hookspath" {
+		return false
+	}
+	for _, ck := range gitCommandKeys {
+		if key == ck || strings.HasSuffix(ck, ".") && strings.HasPrefix(key, ck) && commandSubkey(key) {
+			return true
+		}
+	}
+	return false
+}
+
 // gitConfigRunner analyzes `git -c KEY=CMD …` for keys whose value git
 // runs as a command.
 func gitConfigRunner(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx) {
