@@ -11,14 +11,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolwarden/toolwarden/internal/loadgen"
 )
 
 // serveLoadConns is the load generator's number of keep-alive connections
@@ -112,24 +112,24 @@ func BenchmarkServeScanLoad(b *testing.B) {
 	b.ReportMetric(float64((c1-c0).Microseconds())/float64(b.N), "healthz-cpu-us")
 	b.ReportMetric(float64((c2-c1).Microseconds())/float64(b.N), "scan-cpu-us")
 	b.ReportMetric(float64(c1-c0)/float64(c2-c1), "cpu-scan-x-healthz")
-	b.ReportMetric(h.perSecond(), "healthz-req/s")
-	b.ReportMetric(sc.perSecond(), "scan-req/s")
-	b.ReportMetric(sc.perSecond()/h.perSecond(), "scan-x-healthz")
-	b.ReportMetric(msOf(h.quantile(0.50)), "healthz-p50-ms")
-	b.ReportMetric(msOf(h.quantile(0.99)), "healthz-p99-ms")
-	b.ReportMetric(msOf(sc.quantile(0.50)), "scan-p50-ms")
-	b.ReportMetric(msOf(sc.quantile(0.99)), "scan-p99-ms")
-	b.ReportMetric(float64(sc.quantile(0.99))/float64(sc.quantile(0.50)), "scan-p99-x-p50")
+	b.ReportMetric(h.PerSecond(), "healthz-req/s")
+	b.ReportMetric(sc.PerSecond(), "scan-req/s")
+	b.ReportMetric(sc.PerSecond()/h.PerSecond(), "scan-x-healthz")
+	b.ReportMetric(msOf(h.Quantile(0.50)), "healthz-p50-ms")
+	b.ReportMetric(msOf(h.Quantile(0.99)), "healthz-p99-ms")
+	b.ReportMetric(msOf(sc.Quantile(0.50)), "scan-p50-ms")
+	b.ReportMetric(msOf(sc.Quantile(0.99)), "scan-p99-ms")
+	b.ReportMetric(float64(sc.Quantile(0.99))/float64(sc.Quantile(0.50)), "scan-p99-x-p50")
 	b.ReportMetric(scanLogDropped(b, hc, base, key), "scanlog-dropped")
 	// The shape of the tail, for both routes: a /healthz tail as long
 	// as the scan's (relative to its p50) points at the machine, not
 	// the scan path.
 	for _, r := range []struct {
 		name string
-		res  *serveLoadResult
+		res  *loadgen.Result
 	}{{"healthz", h}, {"scan", sc}} {
-		b.Logf("%s latency: p50 %v p90 %v p95 %v p99 %v p99.9 %v max %v", r.name, r.res.quantile(0.5), r.res.quantile(0.9),
-			r.res.quantile(0.95), r.res.quantile(0.99), r.res.quantile(0.999), r.res.quantile(1))
+		b.Logf("%s latency: p50 %v p90 %v p95 %v p99 %v p99.9 %v max %v", r.name, r.res.Quantile(0.5), r.res.Quantile(0.9),
+			r.res.Quantile(0.95), r.res.Quantile(0.99), r.res.Quantile(0.999), r.res.Quantile(1))
 	}
 }
 
@@ -165,70 +165,15 @@ func processCPU(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// serveLoadResult is one phase of the load: requests, wall time, latencies.
-type serveLoadResult struct {
-	n       int
-	elapsed time.Duration
-	mu      sync.Mutex
-	lat     []time.Duration
-}
-
-func (r *serveLoadResult) perSecond() float64 { return float64(r.n) / r.elapsed.Seconds() }
-
-// quantile is the nearest-rank q-quantile of the latencies.
-func (r *serveLoadResult) quantile(q float64) time.Duration {
-	s := slices.Clone(r.lat)
-	if len(s) == 0 {
-		return 0
-	}
-	slices.Sort(s)
-	i := int(q*float64(len(s))+0.5) - 1
-	return s[max(0, min(i, len(s)-1))]
-}
-
 func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // serveLoad sends n requests made by mk over serveLoadConns connections
-// and checks each answers 200.
-func serveLoad(b *testing.B, hc *http.Client, n int, mk func(int) *http.Request) *serveLoadResult {
+// (loadgen.Drive); a request that did not answer 200 fails the benchmark.
+func serveLoad(b *testing.B, hc *http.Client, n int, mk func(int) *http.Request) *loadgen.Result {
 	b.Helper()
-	res := &serveLoadResult{n: n, lat: make([]time.Duration, 0, n)}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var failed sync.Once
-	start := time.Now()
-	for w := 0; w < serveLoadConns; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				req := mk(i)
-				t0 := time.Now()
-				resp, err := hc.Do(req)
-				var body []byte
-				if err == nil {
-					body, err = io.ReadAll(resp.Body)
-					resp.Body.Close()
-				}
-				d := time.Since(t0)
-				res.mu.Lock()
-				res.lat = append(res.lat, d)
-				res.mu.Unlock()
-				if err != nil || resp.StatusCode != http.StatusOK {
-					code := 0
-					if resp != nil {
-						code = resp.StatusCode
-					}
-					failed.Do(func() { b.Errorf("%s %s: HTTP %d %v: %.300s", req.Method, req.URL.Path, code, err, body) })
-				}
-			}
-		}()
+	res, err := loadgen.Drive(hc, n, serveLoadConns, mk)
+	if err != nil {
+		b.Error(err)
 	}
-	wg.Wait()
-	res.elapsed = time.Since(start)
 	return res
 }

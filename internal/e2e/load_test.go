@@ -4,67 +4,27 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/toolwarden/toolwarden/internal/loadgen"
 )
 
 // loadConns is the number of client connections (and requests in flight)
 // of the load generator, as in the throughput bar.
 const loadConns = 16
 
-// loadResult is one phase of the load generator: n requests over elapsed,
-// with their latencies.
-type loadResult struct {
-	n       int
-	elapsed time.Duration
-	lat     latencies
-}
-
-func (r *loadResult) perSecond() float64 { return float64(r.n) / r.elapsed.Seconds() }
-
 // drive sends n requests made by mk(i) over loadConns keep-alive
-// connections, loadConns in flight, and checks each answers 200.
-func drive(b *testing.B, hc *http.Client, n int, mk func(i int) *http.Request) *loadResult {
+// connections (loadgen.Drive); a request that did not answer 200 fails the
+// benchmark.
+func drive(b *testing.B, hc *http.Client, n int, mk func(i int) *http.Request) *loadgen.Result {
 	b.Helper()
-	res := &loadResult{n: n}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var failed sync.Once
-	start := time.Now()
-	for w := 0; w < loadConns; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				req := mk(i)
-				t0 := time.Now()
-				resp, err := hc.Do(req)
-				var body []byte
-				if err == nil {
-					body, err = io.ReadAll(resp.Body)
-					resp.Body.Close()
-				}
-				res.lat.add(time.Since(t0))
-				if err != nil || resp.StatusCode != http.StatusOK {
-					code := 0
-					if resp != nil {
-						code = resp.StatusCode
-					}
-					failed.Do(func() { b.Errorf("%s %s: HTTP %d %v: %.300s", req.Method, req.URL.Path, code, err, body) })
-				}
-			}
-		}()
+	res, err := loadgen.Drive(hc, n, loadConns, mk)
+	if err != nil {
+		b.Error(err)
 	}
-	wg.Wait()
-	res.elapsed = time.Since(start)
 	return res
 }
 
@@ -106,12 +66,12 @@ func BenchmarkScanVsHealthz(b *testing.B) {
 	h := drive(b, hc, b.N, healthz)
 	sc := drive(b, hc, b.N, scan)
 	b.StopTimer()
-	b.ReportMetric(h.perSecond(), "healthz-req/s")
-	b.ReportMetric(sc.perSecond(), "scan-req/s")
-	b.ReportMetric(sc.perSecond()/h.perSecond(), "scan-x-healthz")
-	b.ReportMetric(ms(h.lat.quantile(0.50)), "healthz-p50-ms")
-	b.ReportMetric(ms(h.lat.quantile(0.99)), "healthz-p99-ms")
-	b.ReportMetric(ms(sc.lat.quantile(0.50)), "scan-p50-ms")
-	b.ReportMetric(ms(sc.lat.quantile(0.99)), "scan-p99-ms")
-	b.ReportMetric(float64(sc.lat.quantile(0.99))/float64(sc.lat.quantile(0.50)), "scan-p99-x-p50")
+	b.ReportMetric(h.PerSecond(), "healthz-req/s")
+	b.ReportMetric(sc.PerSecond(), "scan-req/s")
+	b.ReportMetric(sc.PerSecond()/h.PerSecond(), "scan-x-healthz")
+	b.ReportMetric(ms(h.Quantile(0.50)), "healthz-p50-ms")
+	b.ReportMetric(ms(h.Quantile(0.99)), "healthz-p99-ms")
+	b.ReportMetric(ms(sc.Quantile(0.50)), "scan-p50-ms")
+	b.ReportMetric(ms(sc.Quantile(0.99)), "scan-p99-ms")
+	b.ReportMetric(float64(sc.Quantile(0.99))/float64(sc.Quantile(0.50)), "scan-p99-x-p50")
 }
