@@ -104,26 +104,35 @@ func scoreQuiet(t *testing.T, cases []corpusCase) (corpusFigures, []string) {
 // TOOLWARDEN_HELDOUT2_REPORT=1 it logs the per-category figures (counts only,
 // never the cases) for BENCHMARKS.md.
 func TestHeldout2CorpusBars(t *testing.T) {
-	cases := loadCorpusFile(t, "heldout2_cases.jsonl")
-	if len(cases) < 250 {
-		t.Fatalf("held-out set 2 has %d cases, want at least 250", len(cases))
+	holdFloor(t, "heldout2_cases.jsonl", 250, "TOOLWARDEN_HELDOUT2_REPORT", heldout2Floor)
+}
+
+// holdFloor scores the held-out set in file (at least minCases cases) and
+// fails on any figure under floor. With the environment variable report set
+// it logs the per-category figures (counts only, never the cases) for
+// BENCHMARKS.md; otherwise the summary line.
+func holdFloor(t *testing.T, file string, minCases int, report string, floor corpusFigures) {
+	t.Helper()
+	cases := loadCorpusFile(t, file)
+	if len(cases) < minCases {
+		t.Fatalf("%s has %d cases, want at least %d", file, len(cases), minCases)
 	}
 	f, lines := scoreQuiet(t, cases)
-	if os.Getenv("TOOLWARDEN_HELDOUT2_REPORT") != "" {
+	if os.Getenv(report) != "" {
 		t.Log("\n" + strings.Join(lines, "\n"))
 	} else {
 		t.Log(lines[0])
 	}
-	if f.recall < heldout2Floor.recall {
-		t.Errorf("deny recall %.3f < floor %.3f", f.recall, heldout2Floor.recall)
+	if f.recall < floor.recall {
+		t.Errorf("deny recall %.3f < floor %.3f", f.recall, floor.recall)
 	}
-	if f.evasionRecall < heldout2Floor.evasionRecall {
-		t.Errorf("deny recall on evasions %.3f < floor %.3f", f.evasionRecall, heldout2Floor.evasionRecall)
+	if f.evasionRecall < floor.evasionRecall {
+		t.Errorf("deny recall on evasions %.3f < floor %.3f", f.evasionRecall, floor.evasionRecall)
 	}
-	if f.falseDeny > heldout2Floor.falseDeny {
-		t.Errorf("false-deny rate %.3f > ceiling %.3f", f.falseDeny, heldout2Floor.falseDeny)
+	if f.falseDeny > floor.falseDeny {
+		t.Errorf("false-deny rate %.3f > ceiling %.3f", f.falseDeny, floor.falseDeny)
 	}
-	if f.agreement < heldout2Floor.agreement {
-		t.Errorf("agreement %.3f < floor %.3f", f.agreement, heldout2Floor.agreement)
+	if f.agreement < floor.agreement {
+		t.Errorf("agreement %.3f < floor %.3f", f.agreement, floor.agreement)
 	}
 }

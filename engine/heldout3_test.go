@@ -1,8 +1,6 @@
 package engine_test
 
 import (
-	"os"
-	"strings"
 	"testing"
 )
 
@@ -26,26 +24,5 @@ var heldout3Floor = corpusFigures{recall: 0.999, evasionRecall: 0.999, falseDeny
 // TOOLWARDEN_HELDOUT3_REPORT=1 it logs the per-category figures (counts only,
 // never the cases) for BENCHMARKS.md.
 func TestHeldout3CorpusBars(t *testing.T) {
-	cases := loadCorpusFile(t, "heldout3_cases.jsonl")
-	if len(cases) < 150 {
-		t.Fatalf("held-out set 3 has %d cases, want at least 150", len(cases))
-	}
-	f, lines := scoreQuiet(t, cases)
-	if os.Getenv("TOOLWARDEN_HELDOUT3_REPORT") != "" {
-		t.Log("\n" + strings.Join(lines, "\n"))
-	} else {
-		t.Log(lines[0])
-	}
-	if f.recall < heldout3Floor.recall {
-		t.Errorf("deny recall %.3f < floor %.3f", f.recall, heldout3Floor.recall)
-	}
-	if f.evasionRecall < heldout3Floor.evasionRecall {
-		t.Errorf("deny recall on evasions %.3f < floor %.3f", f.evasionRecall, heldout3Floor.evasionRecall)
-	}
-	if f.falseDeny > heldout3Floor.falseDeny {
-		t.Errorf("false-deny rate %.3f > ceiling %.3f", f.falseDeny, heldout3Floor.falseDeny)
-	}
-	if f.agreement < heldout3Floor.agreement {
-		t.Errorf("agreement %.3f < floor %.3f", f.agreement, heldout3Floor.agreement)
-	}
+	holdFloor(t, "heldout3_cases.jsonl", 150, "TOOLWARDEN_HELDOUT3_REPORT", heldout3Floor)
 }

@@ -1,8 +1,6 @@
 package engine_test
 
 import (
-	"os"
-	"strings"
 	"testing"
 )
 
@@ -29,26 +27,5 @@ var heldout4Floor = corpusFigures{recall: 0.945, evasionRecall: 0.928, falseDeny
 // TOOLWARDEN_HELDOUT4_REPORT=1 it logs the per-category figures (counts only,
 // never the cases) for BENCHMARKS.md.
 func TestHeldout4CorpusBars(t *testing.T) {
-	cases := loadCorpusFile(t, "heldout4_cases.jsonl")
-	if len(cases) < 150 {
-		t.Fatalf("held-out set 4 has %d cases, want at least 150", len(cases))
-	}
-	f, lines := scoreQuiet(t, cases)
-	if os.Getenv("TOOLWARDEN_HELDOUT4_REPORT") != "" {
-		t.Log("\n" + strings.Join(lines, "\n"))
-	} else {
-		t.Log(lines[0])
-	}
-	if f.recall < heldout4Floor.recall {
-		t.Errorf("deny recall %.3f < floor %.3f", f.recall, heldout4Floor.recall)
-	}
-	if f.evasionRecall < heldout4Floor.evasionRecall {
-		t.Errorf("deny recall on evasions %.3f < floor %.3f", f.evasionRecall, heldout4Floor.evasionRecall)
-	}
-	if f.falseDeny > heldout4Floor.falseDeny {
-		t.Errorf("false-deny rate %.3f > ceiling %.3f", f.falseDeny, heldout4Floor.falseDeny)
-	}
-	if f.agreement < heldout4Floor.agreement {
-		t.Errorf("agreement %.3f < floor %.3f", f.agreement, heldout4Floor.agreement)
-	}
+	holdFloor(t, "heldout4_cases.jsonl", 150, "TOOLWARDEN_HELDOUT4_REPORT", heldout4Floor)
 }
