@@ -312,7 +312,8 @@ func testEnvHook(t *testing.T, packs []engine.Pack) {
 		return newEngine(t, pol, nil)
 	}
 	e := mk(policies.Default())
-	for _, env := range []string{"BASH_ENV", "LD_PRELOAD", "PYTHONPATH", "NODE_OPTIONS", "GIT_SSH_COMMAND", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "PROMPT_COMMAND", "BASH_FUNC_echo%%"} {
+	for _, env := range []string{"BASH_ENV", "LD_PRELOAD", "PYTHONPATH", "NODE_OPTIONS", "GIT_SSH_COMMAND", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "PROMPT_COMMAND", "BASH_FUNC_echo%%",
+		"XDG_CONFIG_HOME", "MAKEFILES", "PYTEST_PLUGINS", "PYTEST_ADDOPTS", "PYTHONBREAKPOINT", "npm_config_script_shell", "NPM_CONFIG_NODE_OPTIONS"} {
 		rep := scan(t, e, engine.Request{Language: "bash", Content: "true", Env: map[string]string{env: "x.sh", "HOME": "/w"}})
 		if rep.Decision != sdk.Deny || rep.Findings[0].RuleID != "ENV_INTERPRETER_HOOK" {
 			t.Errorf("env %s: %s %+v", env, rep.Decision, rep.Findings)

@@ -124,3 +124,25 @@ func TestStagedRunRefusedWhileTheWorkspaceStaysBusy(t *testing.T) {
 		t.Fatalf("another conversation: %s %s", other.Status, other.Error)
 	}
 }
+
+// TestRequestHomeDoesNotMoveTheRunsHome: HOME stays the workspace whatever
+// the request's env says, so tools load their startup files (user
+// site-packages, ~/.gitconfig) from where the scan read them.
+func TestRequestHomeDoesNotMoveTheRunsHome(t *testing.T) {
+	needRootWS(t)
+	m := workspaces(t, wsp.Config{})
+	b := openEmbedded(t, 0)
+	cfg := fastConfig()
+	cfg.Workspaces = m
+	start(t, b, openIso(t), cfg)
+	r := &execution.Record{ToolName: "exec", ConversationID: "conv-home", OwnerKeyID: "agent-a", Language: "bash",
+		Content: `echo "$HOME $X"`, Env: map[string]string{"HOME": "/elsewhere", "X": "kept"}}
+	if err := b.Create(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	got := waitTerminal(t, b, r.ExecutionID)
+	want := m.Path(wsp.Key("agent-a", "conv-home"), "") + " kept\n"
+	if got.Status != execution.StatusCompleted || got.Result != want {
+		t.Fatalf("run with env HOME: %s %q %s, want %q", got.Status, got.Result, got.Error, want)
+	}
+}

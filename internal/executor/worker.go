@@ -283,12 +283,29 @@ func (d *Daemon) isolationRefused(err error) bool {
 	return errs.Has(err, errs.IsolationRefused)
 }
 
+// runEnv is a record's env as the run gets it: without HOME, so the runner
+// keeps HOME the workspace. The scan read the startup files tools load from
+// HOME (user site-packages, ~/.gitconfig) in the workspace; a request's HOME
+// would move that lookup to files it never judged.
+func runEnv(env map[string]string) map[string]string {
+	if _, ok := env["HOME"]; !ok {
+		return env
+	}
+	out := make(map[string]string, len(env))
+	for k, v := range env {
+		if k != "HOME" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // options builds the runner options of one record from the daemon config.
 func (d *Daemon) options(rec *execution.Record, onPartial func(reduction.PartialOutput)) (runner.Options, error) {
 	o := runner.Options{
 		Language:        rec.Language,
 		Dir:             rec.Cwd,
-		Env:             rec.Env,
+		Env:             runEnv(rec.Env),
 		Timeout:         d.cfg.Timeout,
 		NoOutputTimeout: d.cfg.NoOutputTimeout,
 		MaxResultBytes:  d.cfg.MaxResultBytes,

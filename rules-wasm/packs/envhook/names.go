@@ -64,6 +64,15 @@ var hooks = map[string]string{
 	"LESSCLOSE":  "less (post-processor command)",
 	"BROWSER":    "python webbrowser, xdg-open and others (browser program)",
 	"GIT_CONFIG": "git (config file with aliases, hooks and fsmonitor programs)",
+
+	// Where tools look for their startup and config files: the scan reads
+	// those from the run's HOME (the workspace, which the executor keeps whatever the request says);
+	// moving the lookup elsewhere would load files it never judged.
+	"XDG_CONFIG_HOME":  "git and others (global config files that can name programs to run)",
+	"MAKEFILES":        "make (makefiles read before the named one, their recipes run)",
+	"PYTEST_PLUGINS":   "pytest (modules imported as plugins)",
+	"PYTEST_ADDOPTS":   "pytest (options such as -p, which import a plugin module)",
+	"PYTHONBREAKPOINT": "python (callable imported and run on breakpoint())",
 }
 
 // hookPrefixes are name prefixes whose every name is a hook: git reads
@@ -77,6 +86,8 @@ var hooks = map[string]string{
 var hookPrefixes = []struct{ prefix, what string }{
 	{"GIT_CONFIG_", "git (configuration that can name programs to run)"},
 	{"BASH_FUNC_", "bash (exported function imported at start, replacing a command of the same name)"},
+	{"npm_config_", "npm (configuration such as script-shell and node-options)"},
+	{"NPM_CONFIG_", "npm (configuration such as script-shell and node-options)"},
 }
 
 // IsHook reports whether setting name changes what an interpreter or tool
