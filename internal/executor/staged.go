@@ -41,7 +41,6 @@ func (d *Daemon) checkStaged(rec *execution.Record, ws, dir string) (string, boo
 	}
 	src := staged.Dir{Root: root, Cwd: dir}
 	if rec.StagedScan == execution.StagedScanService {
-		runsFiles := false
 		for _, f := range rec.StagedFiles {
 			want := staged.File{Path: f.Path, State: f.State, SHA256: f.SHA256, Size: f.Size}
 			now := src.ReadRel(f.Path, 0).File
@@ -49,9 +48,8 @@ func (d *Daemon) checkStaged(rec *execution.Record, ws, dir string) (string, boo
 				return "TOOL_SAFETY_BLOCKED: workspace file " + staged.Describe(want, now) +
 					"; the run is refused because the code it would run is not the code that was scanned", false
 			}
-			runsFiles = runsFiles || now.State != staged.StateAbsent
 		}
-		return "", runsFiles
+		return "", recordRunsFiles(rec)
 	}
 	// Content that runs no existing workspace file (the common case) needs
 	// no second scan: one native analysis tells.
@@ -77,6 +75,21 @@ func (d *Daemon) checkStaged(rec *execution.Record, ws, dir string) (string, boo
 		return "TOOL_SAFETY_BLOCKED: executor scan of the workspace files the content runs: " + stagedSummary(rep), true
 	}
 	return "", true
+}
+
+// recordRunsFiles reports whether the service's scan found that the content
+// executes files present in the workspace (a staged file recorded in any
+// state but absent), so the run must hold the workspace alone.
+func recordRunsFiles(rec *execution.Record) bool {
+	if rec.StagedScan != execution.StagedScanService {
+		return false
+	}
+	for _, f := range rec.StagedFiles {
+		if f.State != staged.StateAbsent {
+			return true
+		}
+	}
+	return false
 }
 
 // envNamesOnly gives the scan the env names (values are not the scan's

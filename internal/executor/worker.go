@@ -40,8 +40,9 @@ const (
 )
 
 // maxInlineCommand is the largest content passed as a `-c` argument; longer
-// content goes through a script file, because Linux caps one argv string
-// at 128 KiB (MAX_ARG_STRLEN).
+// content is run as a script (runner.Options.Script, fed to the interpreter
+// on stdin, no file in the workspace), because Linux caps one argv string at
+// 128 KiB (MAX_ARG_STRLEN).
 const maxInlineCommand = 64 << 10
 
 // run is one claimed execution, from Claim to Finish.
@@ -177,8 +178,15 @@ func (d *Daemon) execute(r *run) {
 		return
 	}
 	_, wsSp := startSpan(tctx, SpanWorkspace)
-	ws, err := d.openWorkspace(r.rec, &opts, false)
+	// When the service scanned the staged files, the record already says
+	// whether the run executes any: then the workspace is held alone from
+	// the start, and opened (and its usage measured) once.
+	ws, err := d.openWorkspace(r.rec, &opts, recordRunsFiles(r.rec))
 	wsSp.End()
+	if errors.Is(err, wsp.ErrBusy) {
+		d.finish(r, stagedRefused(workspaceBusyReason))
+		return
+	}
 	if err != nil {
 		f := startFailed(err, opts)
 		var le *limitError
@@ -201,18 +209,17 @@ func (d *Daemon) execute(r *run) {
 	}
 	_, stSp := startSpan(tctx, SpanStaged)
 	reason, runsFiles := d.checkStaged(r.rec, opts.Workspace, opts.Dir)
-	if reason == "" && runsFiles && ws != nil {
+	if reason == "" && runsFiles && ws != nil && !recordRunsFiles(r.rec) {
 		// The run executes workspace files: the conversation's other runs
 		// share its uid and could rewrite them between this check and the
 		// interpreter opening them, so the run takes the workspace alone
-		// and the check is made again under that hold.
+		// and the check is made again under that hold. (Only when the
+		// executor scanned the files itself: the record could not say so
+		// before the workspace was open.)
 		ws.close()
-		ws = nil
 		ws, err = d.openWorkspace(r.rec, &opts, true)
 		if errors.Is(err, wsp.ErrBusy) {
-			reason = "TOOL_SAFETY_BLOCKED: the content runs workspace files, and other runs of this conversation " +
-				"kept the workspace busy for " + stagedExclusiveWait.String() + "; a run that executes workspace files " +
-				"needs the workspace to itself, so no other run can change them between the check and the run"
+			reason = workspaceBusyReason
 		} else if err != nil {
 			stSp.End()
 			d.finish(r, startFailed(err, opts))

@@ -15,6 +15,13 @@ import (
 // refused (see Daemon.openWorkspace).
 var stagedExclusiveWait = 30 * time.Second
 
+// workspaceBusyReason refuses a run that executes workspace files when the
+// conversation's other runs kept its workspace for all of
+// stagedExclusiveWait.
+const workspaceBusyReason = "TOOL_SAFETY_BLOCKED: the content runs workspace files, and other runs of this conversation " +
+	"kept the workspace busy past the wait; a run that executes workspace files needs the workspace to itself, " +
+	"so no other run can change them between the check and the run"
+
 // runWorkspace is the workspace a run executes in, held for the run.
 type runWorkspace struct {
 	ws      *wsp.Workspace
