@@ -152,10 +152,14 @@ type analyzer struct {
 	// content (class body names and self.x assignments).
 	classes map[string]map[string]*sym
 	funcs   map[string]*funcInfo
-	fnStack []string
-	unroll  int
-	inline  int
-	depth   int
+	// bases lists the base classes (defined here) of each class.
+	bases map[string][]string
+	// altDepth counts the alternative expansions under way (callAlts).
+	altDepth int
+	fnStack  []string
+	unroll   int
+	inline   int
+	depth    int
 	// sites counts the Call facts recorded per call site.
 	sites map[int64]int
 	// budget counts content handed to nested analysis, shared by every
@@ -386,7 +390,12 @@ func (a *analyzer) stmt(s *stmt, sc *scope) {
 			a.eval(d, sc)
 		}
 		for _, bse := range s.bases {
-			a.eval(bse, sc)
+			if bv := a.eval(bse, sc); strings.HasPrefix(bv.inst, "class:") {
+				if a.bases == nil {
+					a.bases = map[string][]string{}
+				}
+				a.bases[s.name] = append(a.bases[s.name], bv.inst[6:])
+			}
 		}
 		attrs := a.classes[s.name]
 		if attrs == nil {
@@ -404,8 +413,7 @@ func (a *analyzer) stmt(s *stmt, sc *scope) {
 		}
 	case sIf:
 		a.eval(s.value, sc)
-		a.block(s.body, sc)
-		a.block(s.orelse, sc)
+		a.branches(s.body, s.orelse, sc)
 	case sWhile:
 		cond := a.eval(s.value, sc)
 		if t, ok := cond.truthy(); ok && t {
@@ -454,6 +462,40 @@ func (a *analyzer) stmt(s *stmt, sc *scope) {
 	case sOther:
 		if s.value != nil {
 			a.eval(s.value, sc)
+		}
+	}
+}
+
+// branches walks the two branches of an if from the same bindings and
+// keeps, for each name either rebinds, both values as alternatives: what
+// runs after the if sees the value of whichever branch ran, not only the
+// last one walked. Copying the bindings counts as work (steps), so many
+// ifs over many names stay bounded.
+func (a *analyzer) branches(body, orelse []*stmt, sc *scope) {
+	if len(orelse) == 0 && len(body) == 0 {
+		return
+	}
+	a.steps += len(sc.vars)
+	pre := make(map[string]*sym, len(sc.vars))
+	for k, v := range sc.vars {
+		pre[k] = v
+	}
+	a.block(body, sc)
+	a.steps += len(sc.vars)
+	after := sc.vars
+	sc.vars = make(map[string]*sym, len(after))
+	for k, v := range pre {
+		sc.vars[k] = v
+	}
+	a.block(orelse, sc)
+	for k, bv := range after {
+		ev, ok := sc.vars[k]
+		if !ok {
+			sc.vars[k] = bv // bound in the body only, and unbound before
+			continue
+		}
+		if ev != bv {
+			sc.vars[k] = altsOf(bv, ev)
 		}
 	}
 }
@@ -585,7 +627,7 @@ func (a *analyzer) walkBody(key string, s *stmt, fs *scope) *sym {
 			return nil
 		}
 	}
-	if ret != nil && (ret.cnst || ret.qual != "" || ret.inst != "") {
+	if ret != nil && (ret.cnst || ret.qual != "" || ret.inst != "" || ret.localFn != "" || len(ret.alts) > 0) {
 		return ret
 	}
 	return nil
@@ -691,7 +733,9 @@ func (a *analyzer) forStmt(s *stmt, sc *scope) {
 		}
 		it = chars.taint(it)
 	}
-	if it.isSeq() && len(it.items) > 0 && len(it.items) <= limit && a.unroll < 2 {
+	if (it.kind == "list" || it.kind == "tuple") && len(it.items) > 0 && len(it.items) <= limit && !hasNil(it.items) && a.unroll < 2 {
+		// unrolled element by element, constant or not, so the parts of
+		// one element stay together (`for fn, arg in [(os.system, c)]`)
 		a.unroll++
 		for _, el := range it.items {
 			a.assign(s.targets[0], el, nil, sc)
@@ -714,6 +758,10 @@ func elemOf(v *sym) *sym {
 	}
 	if environKeys(v) {
 		return &sym{kind: "expr", src: "item", envKey: true}
+	}
+	if (v.kind == "list" || v.kind == "tuple") && len(v.items) > 0 && len(v.items) <= maxAlts && !hasNil(v.items) {
+		// each element is one of the items: `for f in [os.system]: f(c)`
+		return altsOf(v.items...)
 	}
 	e := &sym{kind: "expr", src: "item"}
 	if v.isSeq() && len(v.items) > 0 {
@@ -1009,6 +1057,16 @@ func (a *analyzer) eval1(e *expr, sc *scope) *sym {
 	case eBin:
 		l := a.eval(e.x, sc)
 		r := a.eval(e.y, sc)
+		if (len(l.alts) > 0 || len(r.alts) > 0) && len(altList(l))*len(altList(r)) <= maxAlts {
+			// 'rm -rf ' + (a if c else b): each alternative folds
+			var out []*sym
+			for _, x := range altList(l) {
+				for _, y := range altList(r) {
+					out = append(out, binop(e.name, x, y))
+				}
+			}
+			return altsOf(out...)
+		}
 		return binop(e.name, l, r)
 	case eUnary:
 		x := a.eval(e.x, sc)
@@ -1075,6 +1133,13 @@ func (a *analyzer) eval1(e *expr, sc *scope) *sym {
 		r := &sym{kind: "dict", cnst: true}
 		for i, k := range e.args {
 			v := a.eval(e.vals[i], sc)
+			if k == nil && v.kind == "dict" && len(r.keys)+len(v.keys) <= maxItems {
+				// {**base, **extra}: the spread mapping's keys and values
+				r.keys = append(r.keys, v.keys...)
+				r.items = append(r.items, v.items...)
+				r.taint(v)
+				continue
+			}
 			var kv *sym
 			if k != nil {
 				kv = a.eval(k, sc)
@@ -1125,7 +1190,7 @@ func (a *analyzer) eval1(e *expr, sc *scope) *sym {
 			r.items = append(append(r.items, body.items...), other.items...)
 			return r.taint(body, other)
 		}
-		return (&sym{kind: "expr"}).taint(body, other)
+		return altsOf(body, other)
 	case eCompare:
 		l := a.eval(e.x, sc)
 		r := a.eval(e.y, sc)
@@ -1269,7 +1334,7 @@ func (a *analyzer) attr(base *sym, name string) *sym {
 		return a.qualSym(q+"."+name, base.indirect)
 	case strings.HasPrefix(base.inst, "obj:") || strings.HasPrefix(base.inst, "class:"):
 		cls := base.inst[strings.IndexByte(base.inst, ':')+1:]
-		if fi := a.funcs[cls+"."+name]; fi != nil {
+		if fi := a.findMethod(cls, name); fi != nil {
 			if fi.def != nil && isProperty(fi.def) {
 				// obj.prop runs the getter: its value is what it returns
 				if fi.ret != nil {
@@ -1283,9 +1348,9 @@ func (a *analyzer) attr(base *sym, name string) *sym {
 				}
 				return &sym{kind: "expr", src: name}
 			}
-			return &sym{kind: "name", localFn: cls + "." + name, recv: base, src: name}
+			return &sym{kind: "name", localFn: fi.key, recv: base, src: name}
 		}
-		if v := a.classes[cls][name]; v != nil {
+		if v := a.classAttr(cls, name); v != nil {
 			return v
 		}
 		return &sym{kind: "expr"}

@@ -182,6 +182,81 @@ func (a *analyzer) call(e *expr, sc *scope) *sym {
 			}
 		}
 	}
+	if len(fn.boundArgs) > 0 {
+		// partial(f, a, b)(c) calls f(a, b, c)
+		c.args = append(append([]*sym(nil), fn.boundArgs...), c.args...)
+		c.argEx = append(make([]*expr, len(fn.boundArgs)), c.argEx...)
+	}
+	return a.callAlts(c)
+}
+
+// maxAltDepth bounds how many alternative-carrying operands of one call
+// are expanded (the callee and then arguments, one level each), so the
+// calls analyzed for one site stay at most maxAlts^maxAltDepth.
+const maxAltDepth = 3
+
+// callAlts analyzes c once per alternative of its callee or of its first
+// argument that has alternatives (`f = os.system if x else print`, a
+// command set in either branch of an if), and returns the alternatives of
+// the results. Without alternatives it is callResolved.
+func (a *analyzer) callAlts(c *callCtx) *sym {
+	if a.altDepth >= maxAltDepth {
+		return a.callResolved(c)
+	}
+	if len(c.fn.alts) > 0 {
+		a.altDepth++
+		var rs []*sym
+		for _, f := range c.fn.alts {
+			a.steps++
+			cc := *c
+			cc.fn = f
+			rs = append(rs, a.callAlts(&cc))
+		}
+		a.altDepth--
+		return altsOf(rs...)
+	}
+	for i, v := range c.args {
+		if len(v.alts) == 0 {
+			continue
+		}
+		a.altDepth++
+		var rs []*sym
+		for _, alt := range v.alts {
+			a.steps++
+			cc := *c
+			cc.args = append([]*sym(nil), c.args...)
+			cc.args[i] = alt
+			rs = append(rs, a.callAlts(&cc))
+		}
+		a.altDepth--
+		return altsOf(rs...)
+	}
+	for _, k := range c.kwList {
+		v := c.kws[k]
+		if v == nil || len(v.alts) == 0 {
+			continue
+		}
+		a.altDepth++
+		var rs []*sym
+		for _, alt := range v.alts {
+			a.steps++
+			cc := *c
+			cc.kws = make(map[string]*sym, len(c.kws))
+			for n, x := range c.kws {
+				cc.kws[n] = x
+			}
+			cc.kws[k] = alt
+			rs = append(rs, a.callAlts(&cc))
+		}
+		a.altDepth--
+		return altsOf(rs...)
+	}
+	return a.callResolved(c)
+}
+
+// callResolved analyzes a call whose callee and arguments are evaluated.
+func (a *analyzer) callResolved(c *callCtx) *sym {
+	fn, e := c.fn, c.e
 	if fn.localFn != "" {
 		return a.localCall(fn.localFn, c)
 	}
@@ -195,11 +270,19 @@ func (a *analyzer) call(e *expr, sc *scope) *sym {
 		}
 		return a.method(&sym{kind: "method", s: m, recv: c.args[0]}, &bc)
 	}
+	if strings.HasPrefix(fn.inst, "obj:") {
+		// calling an instance runs its class's __call__
+		if fi := a.findMethod(fn.inst[4:], "__call__"); fi != nil {
+			cc := *c
+			cc.fn = &sym{kind: "name", localFn: fi.key, recv: fn}
+			return a.localCall(fi.key, &cc)
+		}
+	}
 	if strings.HasPrefix(fn.inst, "class:") {
 		// instantiating a class defined here: run __init__ with the
 		// arguments when they are known
 		obj := &sym{kind: "expr", inst: "obj:" + fn.inst[6:]}
-		if fi := a.funcs[fn.inst[6:]+".__init__"]; fi != nil {
+		if fi := a.findMethod(fn.inst[6:], "__init__"); fi != nil {
 			init := &callCtx{e: c.e, sc: c.sc, fn: &sym{localFn: fi.key, recv: obj}, args: c.args, argEx: c.argEx, kws: c.kws, kwEx: c.kwEx, kwList: c.kwList, line: c.line, col: c.col}
 			a.localCall(fi.key, init)
 		}
@@ -207,6 +290,18 @@ func (a *analyzer) call(e *expr, sc *scope) *sym {
 	}
 	if fn.kind == "method" && fn.qual == "" {
 		return a.method(fn, c)
+	}
+	if fn.inst == "operator.methodcaller" && fn.path != nil && len(c.args) == 1 {
+		// methodcaller('system', cmd)(os) is os.system(cmd)
+		if name, ok := fn.path.strVal(); ok {
+			m := a.attr(c.args[0], name)
+			if m.qual != "" {
+				cp := *m
+				cp.indirect = true
+				m = &cp
+			}
+			return a.invoke(m, fn.boundArgs, c)
+		}
 	}
 	if fn.inst == "operator.attrgetter" && fn.path != nil && len(c.args) == 1 {
 		if name, ok := fn.path.strVal(); ok {
@@ -311,12 +406,12 @@ func (a *analyzer) localCall(name string, c *callCtx) *sym {
 // which makes walking the callee again worthwhile.
 func anyKnown(c *callCtx) bool {
 	for _, v := range c.args {
-		if v.cnst || v.qual != "" {
+		if v.cnst || v.qual != "" || v.localFn != "" || v.inst != "" {
 			return true
 		}
 	}
 	for _, v := range c.kws {
-		if v.cnst || v.qual != "" {
+		if v.cnst || v.qual != "" || v.localFn != "" || v.inst != "" {
 			return true
 		}
 	}
@@ -1010,6 +1105,9 @@ func hostPort(addr *sym) (*sym, *sym) {
 // API (map, attrgetter results), placed at the carrying call.
 func (a *analyzer) callWith(fn *sym, args []*sym, at *callCtx) *sym {
 	if fn.qual == "" {
+		if fn.localFn != "" || len(fn.alts) > 0 || strings.HasPrefix(fn.inst, "obj:") || fn.inst == "operator.methodcaller" {
+			return a.invoke(fn, args, at)
+		}
 		return nil
 	}
 	cp := *fn
@@ -1017,4 +1115,65 @@ func (a *analyzer) callWith(fn *sym, args []*sym, at *callCtx) *sym {
 	fn = &cp
 	c := &callCtx{e: at.e, sc: at.sc, fn: fn, name: canon(fn.qual), args: args, argEx: make([]*expr, len(args)), line: at.line, col: at.col, ev: at.ev}
 	return a.finishCall(c)
+}
+
+// invoke analyzes a call of fn with args made on the program's behalf by
+// another API (map, filter, executors, threads, methodcaller, decorators),
+// placed at the carrying call: a local function is followed into, an API
+// judged, alternatives expanded.
+func (a *analyzer) invoke(fn *sym, args []*sym, at *callCtx) *sym {
+	if fn == nil {
+		return nil
+	}
+	a.steps++
+	c := &callCtx{e: at.e, sc: at.sc, fn: fn, args: args, argEx: make([]*expr, len(args)), line: at.line, col: at.col, ev: at.ev}
+	if len(fn.boundArgs) > 0 {
+		c.args = append(append([]*sym(nil), fn.boundArgs...), c.args...)
+		c.argEx = append(make([]*expr, len(fn.boundArgs)), c.argEx...)
+	}
+	if c.e == nil {
+		c.e = &expr{kind: eCall, line: at.line, col: at.col}
+	}
+	return a.callAlts(c)
+}
+
+// findMethod returns the function defined for name in class cls or, as
+// Python's attribute lookup does, in its base classes defined here
+// (breadth first, bounded).
+func (a *analyzer) findMethod(cls, name string) *funcInfo {
+	seen := map[string]bool{}
+	queue := []string{cls}
+	for len(queue) > 0 && len(seen) < 16 {
+		k := queue[0]
+		queue = queue[1:]
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if fi := a.funcs[k+"."+name]; fi != nil {
+			return fi
+		}
+		queue = append(queue, a.bases[k]...)
+	}
+	return nil
+}
+
+// classAttr returns the attribute name of class cls or of a base class
+// defined here.
+func (a *analyzer) classAttr(cls, name string) *sym {
+	seen := map[string]bool{}
+	queue := []string{cls}
+	for len(queue) > 0 && len(seen) < 16 {
+		k := queue[0]
+		queue = queue[1:]
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if v := a.classes[k][name]; v != nil {
+			return v
+		}
+		queue = append(queue, a.bases[k]...)
+	}
+	return nil
 }

@@ -46,6 +46,13 @@ type sym struct {
 	// boundKws are keyword arguments bound by functools.partial: calling
 	// this value passes them unless the call names them itself.
 	boundKws map[string]*sym
+	// boundArgs are positional arguments bound by functools.partial:
+	// calling this value passes them before its own.
+	boundArgs []*sym
+	// alts are the values this one may be (both branches of an if, the
+	// elements of a list being iterated, either side of a conditional
+	// expression): a call given it is analyzed once per alternative.
+	alts []*sym
 
 	cnst     bool
 	encoded  bool
@@ -65,6 +72,55 @@ type sym struct {
 }
 
 func (v *sym) elem() *sym { return v.el }
+
+// maxAlts bounds the alternatives one value carries; past it the value is
+// an unknown carrying their taint, as before alternatives were tracked.
+const maxAlts = 8
+
+// altsOf returns a value that may be any of vs: the one value when they
+// are all the same, else a value whose alternatives are vs (nested
+// alternatives flattened, duplicates dropped) and which carries the taint
+// of each.
+func altsOf(vs ...*sym) *sym {
+	var out []*sym
+	add := func(v *sym) {
+		for _, o := range out {
+			if o == v || (o.isStr() && v.isStr() && o.kind == v.kind && o.s == v.s) {
+				return
+			}
+		}
+		out = append(out, v)
+	}
+	for _, v := range vs {
+		if v == nil {
+			continue
+		}
+		if len(v.alts) > 0 {
+			for _, x := range v.alts {
+				add(x)
+			}
+			continue
+		}
+		add(v)
+	}
+	switch {
+	case len(out) == 0:
+		return &sym{kind: "expr"}
+	case len(out) == 1:
+		return out[0]
+	case len(out) > maxAlts:
+		return (&sym{kind: "expr"}).taint(out...)
+	}
+	return (&sym{kind: "expr", alts: out}).taint(out...)
+}
+
+// altList returns v's alternatives, or v alone.
+func altList(v *sym) []*sym {
+	if len(v.alts) > 0 {
+		return v.alts
+	}
+	return []*sym{v}
+}
 
 // maxConst and maxItems bound folded strings and sequences, so content
 // that doubles a string in every statement cannot exhaust memory; larger
@@ -268,6 +324,13 @@ func (v *sym) toValue() sdk.Value {
 
 func binop(op string, a, b *sym) *sym {
 	r := &sym{kind: "expr"}
+	if op == "|" && a.kind == "dict" && b.kind == "dict" && len(a.keys)+len(b.keys) <= maxItems {
+		// d1 | d2: the merged mapping, d2's values winning
+		m := &sym{kind: "dict"}
+		m.keys = append(append(m.keys, a.keys...), b.keys...)
+		m.items = append(append(m.items, a.items...), b.items...)
+		return m.taint(a, b)
+	}
 	if a.cnst && b.cnst {
 		switch {
 		case (a.kind == "str" || a.kind == "bytes") && a.kind == b.kind && op == "+" && len(a.s)+len(b.s) <= maxConst:
@@ -617,8 +680,9 @@ func index(v, i *sym) *sym {
 				return v.items[n]
 			}
 		case v.kind == "dict":
-			for k, key := range v.keys {
-				if key != nil && key.cnst && key.kind == i.kind && key.s == i.s {
+			// a key given twice ({**base, **extra}) has its last value
+			for k := len(v.keys) - 1; k >= 0; k-- {
+				if key := v.keys[k]; key != nil && key.cnst && key.kind == i.kind && key.s == i.s {
 					return v.items[k]
 				}
 			}
@@ -634,8 +698,8 @@ func index(v, i *sym) *sym {
 		}
 	}
 	if v.kind == "dict" && !v.cnst && i.cnst {
-		for k, key := range v.keys {
-			if key != nil && key.cnst && key.s == i.s {
+		for k := len(v.keys) - 1; k >= 0; k-- {
+			if key := v.keys[k]; key != nil && key.cnst && key.s == i.s {
 				return v.items[k]
 			}
 		}
