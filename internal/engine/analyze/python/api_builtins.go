@@ -39,6 +39,96 @@ func init() {
 	registerAPI("builtins", apiShlexQuote, "shlex.quote", "pipes.quote")
 	registerAPI("builtins", apiUrllibParseUrljoin, "urllib.parse.urljoin")
 	registerAPI("builtins", apiInput, "input")
+	registerAPI("builtins", apiFilter, "filter", "itertools.filterfalse")
+	registerAPI("builtins", apiThread, "threading.Thread", "multiprocessing.Process", "threading.Timer")
+	registerAPI("builtins", apiDict, "dict", "collections.OrderedDict", "collections.ChainMap")
+	registerAPI("builtins", apiSuper, "super")
+}
+
+// apiFilter: filter(f, items) calls f on each item and yields some of the
+// items, so iterating the result sees what iterating items would.
+func apiFilter(a *analyzer, c *callCtx) *sym {
+	if len(c.args) != 2 {
+		return nil
+	}
+	if isCallable(c.args[0]) {
+		a.mapCall(c.args[0], c.args[1], c)
+	}
+	it := c.args[1]
+	if it.kind == "list" || it.kind == "tuple" {
+		r := *it
+		r.kind, r.cnst = "list", false
+		return &r
+	}
+	return (&sym{kind: "call", el: elemOf(it)}).taint(it)
+}
+
+// apiThread: Thread(target=f, args=(…)) and Process(…) run f with args;
+// Timer(interval, f, args) too. The thread object is returned.
+func apiThread(a *analyzer, c *callCtx) *sym {
+	target := c.arg(-1, "target")
+	argsV := c.arg(-1, "args")
+	if c.name == "threading.Timer" {
+		target, argsV = c.arg(1, "function"), c.arg(2, "args")
+	}
+	if target != nil && isCallable(target) {
+		var args []*sym
+		if argsV != nil && (argsV.kind == "tuple" || argsV.kind == "list") {
+			args = argsV.items
+		}
+		a.invoke(target, args, c)
+	}
+	return &sym{kind: "expr", inst: c.name}
+}
+
+// apiDict: dict(mapping, **kw), dict(pairs), dict(**kw) build a mapping
+// whose keys and values are known when the arguments' are.
+func apiDict(a *analyzer, c *callCtx) *sym {
+	r := &sym{kind: "dict"}
+	for _, v := range c.args {
+		switch {
+		case v.kind == "dict" && v.qual == "":
+			r.keys = append(r.keys, v.keys...)
+			r.items = append(r.items, v.items...)
+		case (v.kind == "list" || v.kind == "tuple") && len(v.items) <= maxItems:
+			for _, p := range v.items {
+				if p == nil || (p.kind != "tuple" && p.kind != "list") || len(p.items) != 2 {
+					return nil
+				}
+				r.keys = append(r.keys, p.items[0])
+				r.items = append(r.items, p.items[1])
+			}
+		default:
+			return nil
+		}
+		r.taint(v)
+	}
+	for _, k := range c.kwList {
+		r.keys = append(r.keys, strSym(k))
+		r.items = append(r.items, c.kws[k])
+		r.taint(c.kws[k])
+	}
+	if len(r.keys) > maxItems {
+		return nil
+	}
+	return r
+}
+
+// apiSuper: super() inside a method of a class defined here names the
+// first base class defined here, so super().__init__(…) runs its method.
+func apiSuper(a *analyzer, c *callCtx) *sym {
+	for i := len(a.fnStack) - 1; i >= 0; i-- {
+		k := a.fnStack[i]
+		j := strings.LastIndexByte(k, '.')
+		if j <= 0 {
+			continue
+		}
+		if bs := a.bases[k[:j]]; len(bs) > 0 {
+			return &sym{kind: "expr", inst: "obj:" + bs[0]}
+		}
+		return nil
+	}
+	return nil
 }
 
 func apiGetattr(a *analyzer, c *callCtx) *sym {
@@ -66,6 +156,10 @@ func apiOperatorAttrgetter(a *analyzer, c *callCtx) *sym {
 	arg0 := c.arg(0, "")
 	if arg0 != nil && arg0.isStr() && n == "operator.attrgetter" {
 		return &sym{kind: "expr", inst: "operator.attrgetter", path: arg0}
+	}
+	if arg0 != nil && arg0.isStr() && n == "operator.methodcaller" {
+		// methodcaller(name, *args)(obj) calls obj.name(*args)
+		return &sym{kind: "expr", inst: "operator.methodcaller", path: arg0, boundArgs: append([]*sym(nil), c.args[1:]...)}
 	}
 	return nil
 }
@@ -166,6 +260,10 @@ func apiMap(a *analyzer, c *callCtx) *sym {
 			a.callWith(c.args[0], []*sym{it}, c)
 		}
 		return nil
+	}
+	if len(c.args) == 2 && c.args[0].qual != "chr" && isCallable(c.args[0]) {
+		// map(lambda c: os.system(c), cmds), map(run, cmds)
+		return a.mapCall(c.args[0], c.args[1], c)
 	}
 	if len(c.args) == 2 && c.args[0].qual == "chr" && c.args[1].isSeq() {
 		r := &sym{kind: "list", cnst: true}
@@ -302,6 +400,10 @@ func apiFunctoolsPartial(a *analyzer, c *callCtx) *sym {
 	if arg0 != nil && (arg0.qual != "" || arg0.localFn != "") {
 		cp := *arg0
 		cp.indirect = true
+		if len(c.args) > 1 {
+			// bound positional arguments come before the call's own
+			cp.boundArgs = append(append([]*sym(nil), arg0.boundArgs...), c.args[1:]...)
+		}
 		if len(c.kws) > 0 {
 			cp.boundKws = make(map[string]*sym, len(arg0.boundKws)+len(c.kws))
 			for k, v := range arg0.boundKws {

@@ -182,7 +182,7 @@ func (a *analyzer) call(e *expr, sc *scope) *sym {
 			}
 		}
 	}
-	if len(fn.boundArgs) > 0 {
+	if len(fn.boundArgs) > 0 && fn.inst != "operator.methodcaller" {
 		// partial(f, a, b)(c) calls f(a, b, c)
 		c.args = append(append([]*sym(nil), fn.boundArgs...), c.args...)
 		c.argEx = append(make([]*expr, len(fn.boundArgs)), c.argEx...)
@@ -466,14 +466,44 @@ func (a *analyzer) method(fn *sym, c *callCtx) *sym {
 			sendTaint(sessionPart(recv), v)
 		}
 	}
+	if recv.kind == "dict" && recv.qual == "" {
+		if r, ok := a.dictMethod(recv, m, c); ok {
+			return r
+		}
+	}
+	if m == "submit" || m == "map" || m == "apply_async" || m == "run_in_executor" || m == "call_soon" || m == "call_later" {
+		// pool.submit(f, *args), pool.map(f, items), loop.run_in_executor(None, f, *args): f runs
+		args := c.args
+		if m == "run_in_executor" || m == "call_later" {
+			if len(args) > 0 {
+				args = args[1:]
+			}
+		}
+		if len(args) > 0 && isCallable(args[0]) {
+			if m == "map" && len(args) == 2 {
+				return a.mapCall(args[0], args[1], c)
+			}
+			if m == "apply_async" && len(args) == 2 && (args[1].kind == "tuple" || args[1].kind == "list") {
+				return a.invoke(args[0], args[1].items, c)
+			}
+			return a.invoke(args[0], args[1:], c)
+		}
+	}
 	if recv.kind == "list" && arg0 != nil {
 		// list mutation: argv built with append/extend/insert
 		switch m {
 		case "append", "insert":
 			if m == "insert" {
+				at := c.arg(0, "")
 				arg0 = c.arg(1, "")
 				if arg0 == nil {
 					break
+				}
+				if at != nil && at.kind == "int" && at.cnst && int(at.num) == 0 && len(recv.items) < maxCompItems {
+					recv.items = append([]*sym{arg0}, recv.items...)
+					recv.cnst = recv.cnst && arg0.cnst && arg0.qual == "" && arg0.inst == ""
+					recv.taint(arg0)
+					return &sym{kind: "none", cnst: true}
 				}
 			}
 			if len(recv.items) < maxCompItems {
@@ -1127,7 +1157,7 @@ func (a *analyzer) invoke(fn *sym, args []*sym, at *callCtx) *sym {
 	}
 	a.steps++
 	c := &callCtx{e: at.e, sc: at.sc, fn: fn, args: args, argEx: make([]*expr, len(args)), line: at.line, col: at.col, ev: at.ev}
-	if len(fn.boundArgs) > 0 {
+	if len(fn.boundArgs) > 0 && fn.inst != "operator.methodcaller" {
 		c.args = append(append([]*sym(nil), fn.boundArgs...), c.args...)
 		c.argEx = append(make([]*expr, len(fn.boundArgs)), c.argEx...)
 	}
@@ -1176,4 +1206,135 @@ func (a *analyzer) classAttr(cls, name string) *sym {
 		queue = append(queue, a.bases[k]...)
 	}
 	return nil
+}
+
+// isCallable reports a value the analysis can follow when it is called: an
+// API by name, a local function or lambda, an instance of a local class,
+// a methodcaller, or alternatives of those.
+func isCallable(v *sym) bool {
+	if v == nil {
+		return false
+	}
+	if len(v.alts) > 0 {
+		for _, x := range v.alts {
+			if isCallable(x) {
+				return true
+			}
+		}
+		return false
+	}
+	return v.qual != "" || v.localFn != "" || strings.HasPrefix(v.inst, "obj:") || v.inst == "operator.methodcaller"
+}
+
+// mapCall analyzes map(f, items): f called on each item (the items of a
+// sequence, else one element standing for them all). It returns the
+// results as a list.
+func (a *analyzer) mapCall(f, items *sym, at *callCtx) *sym {
+	var els []*sym
+	if (items.kind == "list" || items.kind == "tuple") && len(items.items) > 0 && len(items.items) <= maxUnroll && !hasNil(items.items) {
+		els = items.items
+	} else {
+		els = []*sym{elemOf(items)}
+	}
+	r := &sym{kind: "list"}
+	for _, it := range els {
+		res := a.invoke(f, []*sym{it}, at)
+		if res == nil {
+			res = (&sym{kind: "call"}).taint(it)
+		}
+		r.items = append(r.items, res)
+		r.taint(res)
+	}
+	return r
+}
+
+// dictMethod applies the methods of a mapping built in the content: get,
+// pop, setdefault, update, copy, values, items, keys. It reports whether
+// m is one of them.
+func (a *analyzer) dictMethod(d *sym, m string, c *callCtx) (*sym, bool) {
+	arg0 := c.arg(0, "")
+	switch m {
+	case "get", "pop":
+		if arg0 == nil {
+			return nil, false
+		}
+		if arg0.cnst && !dictHasNoKey(d, arg0) {
+			return index(d, arg0), true
+		}
+		if def := c.arg(1, "default"); def != nil {
+			return altsOf(def, (&sym{kind: "expr"}).taint(d)), true
+		}
+		return nil, false
+	case "setdefault":
+		if arg0 == nil || !arg0.cnst {
+			return nil, false
+		}
+		if !dictHasNoKey(d, arg0) {
+			return index(d, arg0), true
+		}
+		v := c.arg(1, "")
+		if v == nil {
+			v = &sym{kind: "none", cnst: true}
+		}
+		if len(d.keys) < maxItems {
+			d.keys = append(d.keys, arg0)
+			d.items = append(d.items, v)
+			d.taint(v)
+		}
+		return v, true
+	case "update":
+		if arg0 != nil && arg0.kind == "dict" && len(d.keys)+len(arg0.keys) <= maxItems {
+			d.keys = append(d.keys, arg0.keys...)
+			d.items = append(d.items, arg0.items...)
+			d.taint(arg0)
+		}
+		for _, k := range c.kwList {
+			if len(d.keys) < maxItems {
+				d.keys = append(d.keys, strSym(k))
+				d.items = append(d.items, c.kws[k])
+				d.taint(c.kws[k])
+			}
+		}
+		return &sym{kind: "none", cnst: true}, true
+	case "copy":
+		cp := *d
+		cp.keys = append([]*sym(nil), d.keys...)
+		cp.items = append([]*sym(nil), d.items...)
+		return &cp, true
+	case "values":
+		return (&sym{kind: "list", items: append([]*sym(nil), d.items...)}).taint(d), true
+	case "keys":
+		r := &sym{kind: "list"}
+		for _, k := range d.keys {
+			if k == nil {
+				return nil, false
+			}
+			r.items = append(r.items, k)
+		}
+		return r, true
+	case "items":
+		r := &sym{kind: "list"}
+		for i, k := range d.keys {
+			if k == nil {
+				return nil, false
+			}
+			r.items = append(r.items, (&sym{kind: "tuple", items: []*sym{k, d.items[i]}}).taint(d.items[i]))
+		}
+		return r.taint(d), true
+	}
+	return nil, false
+}
+
+// dictHasNoKey reports that mapping d, whose keys are all known, has no
+// key k.
+func dictHasNoKey(d, k *sym) bool {
+	for _, key := range d.keys {
+		if key == nil || !key.cnst {
+			return false
+		}
+		if key.s == k.s {
+			return false
+		}
+	}
+	return true
 }
