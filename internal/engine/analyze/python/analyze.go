@@ -829,6 +829,10 @@ func (a *analyzer) assign(t *expr, v *sym, valueExpr *expr, sc *scope) {
 		if isSessionInst(base.inst) && sessionAttrs[t.name] {
 			sendTaint(base, v) // s.auth = ('u', os.environ['PASSWORD'])
 		}
+		if isSessionInst(base.inst) && t.name == "proxies" {
+			// s.proxies = {...}: the session's requests go through them
+			a.proxyDestinations(a.attrCtx(t, base.inst+".proxies"), v)
+		}
 		if base.qual != "" {
 			a.modAttrs[base.qual+"."+t.name] = v
 		}
@@ -1554,4 +1558,10 @@ func (a *analyzer) comp(e *expr, sc *scope) *sym {
 		r.taint(a.eval(e.y, cs))
 	}
 	return r
+}
+
+// attrCtx is the context of an effect an assignment has (a session's
+// proxies set by attribute), placed at the assignment's target.
+func (a *analyzer) attrCtx(t *expr, name string) *callCtx {
+	return &callCtx{e: t, name: name, line: t.line, col: t.col, ev: a.evidence(t.line)}
 }

@@ -3,6 +3,8 @@ package python
 import (
 	"strconv"
 	"strings"
+
+	"github.com/toolwarden/toolwarden/sdk"
 )
 
 // The files topic: opens, reads, writes, deletes, copies and archives,
@@ -38,6 +40,9 @@ func (a *analyzer) openFile(c *callCtx, p *sym, mode *sym, by string) *sym {
 	if p != nil {
 		r.taint(p)
 		r.walkRoot = nil
+	}
+	if op == "read" && procEnviron(fa, p) {
+		r.env = mergeNames(r.env, []string{"*"})
 	}
 	return r
 }
@@ -349,6 +354,9 @@ func (a *analyzer) pathMethod(c *callCtx, m string, recv *sym) *sym {
 		if fa != nil {
 			r.fromFile = fa.Path
 		}
+		if procEnviron(fa, recv) {
+			r.env = mergeNames(r.env, []string{"*"})
+		}
 		return r.taint(p)
 	case "write_text", "write_bytes":
 		a.fileAccess(c, recv, "write", n)
@@ -410,6 +418,7 @@ func (a *analyzer) pathMethod(c *callCtx, m string, recv *sym) *sym {
 
 func init() {
 	registerAPI("files", apiOsChdir, "os.chdir")
+	registerAPI("files", apiNetrc, "netrc.netrc")
 	registerAPI("files", apiConfigParser, "configparser.ConfigParser", "configparser.RawConfigParser", "configparser.SafeConfigParser")
 	registerAPI("files", apiConfigParserRead, "configparser.ConfigParser.read", "configparser.RawConfigParser.read", "configparser.SafeConfigParser.read")
 }
@@ -495,4 +504,48 @@ func (a *analyzer) archiveCall(c *callCtx, method string) *sym {
 		return c.fn.recv
 	}
 	return nil
+}
+
+// procEnviron reports a read of a process's environment block
+// (/proc/self/environ, /proc/1/environ, f'/proc/{pid}/environ', a glob
+// over /proc/*/environ): its content is the whole environment, so it is
+// judged like os.environ.
+func procEnviron(fa *sdk.FileAccess, p *sym) bool {
+	isEnv := func(s string) bool {
+		return strings.HasPrefix(s, "/proc/") && strings.HasSuffix(strings.TrimRight(s, "/"), "/environ")
+	}
+	if fa != nil && isEnv(fa.Path) {
+		return true
+	}
+	if p == nil {
+		return false
+	}
+	ps := pathStrSym(p)
+	if s, ok := ps.strVal(); ok && isEnv(normPath(s)) {
+		return true
+	}
+	if strings.HasPrefix(ps.prefix, "/proc") && strings.HasSuffix(ps.suffix, "/environ") {
+		return true
+	}
+	if root := ps.walkRoot; root != nil {
+		if rs, ok := pathStrSym(root).strVal(); ok && strings.HasPrefix(normPath(rs), "/proc") && strings.HasSuffix(ps.suffix, "environ") {
+			return true
+		}
+	}
+	return false
+}
+
+// apiNetrc: netrc.netrc(file=None) reads the named file, or ~/.netrc (the
+// stored credentials of every host) without one.
+func apiNetrc(a *analyzer, c *callCtx) *sym {
+	p := c.arg(0, "file")
+	if p == nil || p.kind == "none" {
+		p = strSym("~/.netrc")
+	}
+	fa := a.fileAccess(c, p, "read", c.name)
+	r := &sym{kind: "expr", inst: c.name}
+	if fa != nil {
+		r.fromFile = fa.Path
+	}
+	return r.taint(p)
 }

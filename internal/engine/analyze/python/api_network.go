@@ -330,6 +330,8 @@ func isProxyEnv(name string) bool { return proxyEnv[strings.ToUpper(name)] }
 func init() {
 	registerAPI("network", apiConfigParser, "flask.Flask")
 	registerAPI("network", apiAppRun, "flask.Flask.run", "uvicorn.run")
+	registerAPI("network", apiSessionProxiesUpdate, "requests.Session.proxies.update", "httpx.Client.proxies.update",
+		"requests.Session.proxies.setdefault")
 }
 
 // apiAppRun handles the development servers of web frameworks:
@@ -453,4 +455,18 @@ func sendTaint(r, v *sym) {
 	for _, it := range v.items {
 		r.taint(it)
 	}
+}
+
+// apiSessionProxiesUpdate: s.proxies.update({...}) routes the session's
+// requests through the proxies given, like s.proxies = {...}.
+func apiSessionProxiesUpdate(a *analyzer, c *callCtx) *sym {
+	if strings.HasSuffix(c.name, ".setdefault") {
+		a.proxyDestinations(c, c.arg(1, ""))
+		return nil
+	}
+	a.proxyDestinations(c, c.arg(0, ""))
+	for _, k := range c.kwList {
+		a.proxyDestinations(c, c.kws[k])
+	}
+	return nil
 }
