@@ -505,12 +505,27 @@ func (a *analyzer) branches(body, orelse []*stmt, sc *scope) {
 // value.
 func mergeFallback(sc, hs *scope) {
 	for name, v := range hs.vars {
-		if old, ok := sc.vars[name]; ok && (old.qual != "" || old.inst != "") && v.qual == "" && v.inst == "" {
+		old, ok := sc.vars[name]
+		if ok && (old.qual != "" || old.inst != "") && v.qual == "" && v.inst == "" {
 			continue
+		}
+		if ok && old != v {
+			// what the body bound or what the handler did: either may
+			// be what runs after the try
+			v = altsOf(old, v)
 		}
 		sc.vars[name] = v
 	}
 	sc.stars = append(sc.stars, hs.stars...)
+}
+
+func hasStarred(es []*expr) bool {
+	for _, e := range es {
+		if e.kind == eStarred {
+			return true
+		}
+	}
+	return false
 }
 
 func flattenTargets(e *expr) []*expr {
@@ -547,7 +562,7 @@ func (a *analyzer) def(s *stmt, sc *scope) {
 	for i, p := range s.params {
 		p = strings.TrimLeft(p, "*")
 		if i == 0 && fi.method {
-			fs.vars[p] = &sym{kind: "name", inst: "obj:" + sc.class, src: p}
+			fs.vars[p] = &sym{kind: "name", inst: selfKind(s) + sc.class, src: p}
 			continue
 		}
 		if v := defaults[i]; v != nil && (v.qual != "" || v.inst != "") {
@@ -584,6 +599,17 @@ func hasConstDefault(fi *funcInfo) bool {
 		}
 	}
 	return false
+}
+
+// selfKind is what a method's first parameter is bound to: the class for
+// a @classmethod ("class:"), else the instance ("obj:").
+func selfKind(s *stmt) string {
+	for _, d := range s.decorators {
+		if (d.kind == eName || d.kind == eAttr) && d.name == "classmethod" {
+			return "class:"
+		}
+	}
+	return "obj:"
 }
 
 func isStatic(s *stmt) bool {
@@ -651,8 +677,8 @@ func (a *analyzer) inlineCall(fi *funcInfo, c *callCtx) *sym {
 	params := s.params
 	if fi.method && len(params) > 0 {
 		self := c.fn.recv
-		if self == nil {
-			self = &sym{kind: "name", inst: "obj:" + fi.scope.class}
+		if self == nil || selfKind(s) == "class:" {
+			self = &sym{kind: "name", inst: selfKind(s) + fi.scope.class}
 		}
 		fs.vars[strings.TrimLeft(params[0], "*")] = self
 		params = params[1:]
@@ -661,7 +687,16 @@ func (a *analyzer) inlineCall(fi *funcInfo, c *callCtx) *sym {
 		switch {
 		case strings.HasPrefix(p, "**"):
 			p = p[2:]
-			fs.vars[p] = &sym{kind: "dict", src: p}
+			// the keywords no named parameter takes
+			kw := &sym{kind: "dict", src: p}
+			for _, k := range c.kwList {
+				if !hasParam(params, k) {
+					kw.keys = append(kw.keys, strSym(k))
+					kw.items = append(kw.items, c.kws[k])
+					kw.taint(c.kws[k])
+				}
+			}
+			fs.vars[p] = kw
 		case strings.HasPrefix(p, "*"):
 			p = p[1:]
 			t := &sym{kind: "tuple", cnst: true, src: p}
@@ -686,6 +721,15 @@ func (a *analyzer) inlineCall(fi *funcInfo, c *callCtx) *sym {
 	r := a.walkBody(fi.key, s, fs)
 	a.inline--
 	return r
+}
+
+func hasParam(params []string, name string) bool {
+	for _, p := range params {
+		if p == name {
+			return true
+		}
+	}
+	return false
 }
 
 // maxUnroll bounds how many elements of a constant sequence a for loop
@@ -806,9 +850,28 @@ func (a *analyzer) assign(t *expr, v *sym, valueExpr *expr, sc *scope) {
 	case eTuple, eList:
 		// A tuple of known parts unpacks part by part, constant or not
 		// (`path, headers = urlretrieve(URL)`).
-		if (v.isSeq() || v.kind == "tuple" && !hasNil(v.items)) && len(v.items) == len(t.args) {
+		if (v.isSeq() || v.kind == "tuple" && !hasNil(v.items)) && len(v.items) == len(t.args) && !hasStarred(t.args) {
 			for i, el := range t.args {
 				a.assign(el, v.items[i], nil, sc)
+			}
+			return
+		}
+		if (v.kind == "list" || v.kind == "tuple") && !hasNil(v.items) && hasStarred(t.args) && len(v.items) >= len(t.args)-1 {
+			// head, *rest = [...]: the starred name takes the middle
+			star := 0
+			for i, el := range t.args {
+				if el.kind == eStarred {
+					star = i
+				}
+			}
+			after := len(t.args) - star - 1
+			for i := 0; i < star; i++ {
+				a.assign(t.args[i], v.items[i], nil, sc)
+			}
+			mid := &sym{kind: "list", cnst: v.cnst, items: append([]*sym(nil), v.items[star:len(v.items)-after]...)}
+			a.assign(t.args[star].x, mid.taint(mid.items...), nil, sc)
+			for i := 0; i < after; i++ {
+				a.assign(t.args[star+1+i], v.items[len(v.items)-after+i], nil, sc)
 			}
 			return
 		}
@@ -1319,6 +1382,14 @@ runpy requests urllib httpx aiohttp asyncio glob tarfile zipfile platform signal
 }
 
 func (a *analyzer) attr(base *sym, name string) *sym {
+	if len(base.alts) > 0 {
+		// (ujson or json).dumps: the attribute of each alternative
+		out := make([]*sym, 0, len(base.alts))
+		for _, x := range base.alts {
+			out = append(out, a.attr(x, name))
+		}
+		return altsOf(out...)
+	}
 	switch {
 	case base.qual != "":
 		q := base.qual
@@ -1491,10 +1562,35 @@ const maxCompItems = 256
 
 func (a *analyzer) comp(e *expr, sc *scope) *sym {
 	cs := newScope(sc, "")
+	if len(e.comp) == 1 && len(e.comp[0].conds) == 0 && e.name == "dict" && e.y != nil {
+		it := a.eval(e.comp[0].iter, sc)
+		if (it.kind == "list" || it.kind == "tuple") && len(it.items) <= maxCompItems && !hasNil(it.items) {
+			// {k: v for k, v in pairs}: a mapping of the pairs' parts
+			r := &sym{kind: "dict"}
+			for _, el := range it.items {
+				a.assign(e.comp[0].target, el, nil, cs)
+				k, v := a.eval(e.x, cs), a.eval(e.y, cs)
+				r.keys = append(r.keys, k)
+				r.items = append(r.items, v)
+				r.taint(v)
+			}
+			return r
+		}
+		cs = newScope(sc, "")
+		a.assign(e.comp[0].target, elemOf(it), nil, cs)
+		r := (&sym{kind: "expr"}).taint(a.eval(e.y, cs))
+		a.eval(e.x, cs)
+		if !environKeys(it) {
+			r.taint(it)
+		}
+		return r
+	}
 	if len(e.comp) == 1 && len(e.comp[0].conds) == 0 && e.name != "dict" {
 		it := a.eval(e.comp[0].iter, sc)
-		if it.isSeq() && len(it.items) <= maxCompItems {
-			r := &sym{kind: "list", cnst: true}
+		if (it.kind == "list" || it.kind == "tuple") && len(it.items) <= maxCompItems && !hasNil(it.items) && (it.cnst || len(it.items) <= maxUnroll) {
+			// element by element, constant or not (a list of paths or
+			// URLs built from a constant list)
+			r := &sym{kind: "list", cnst: it.cnst}
 			for _, el := range it.items {
 				a.assign(e.comp[0].target, el, nil, cs)
 				v := a.eval(e.x, cs)
