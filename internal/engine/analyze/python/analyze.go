@@ -650,13 +650,28 @@ func (a *analyzer) walkBody(key string, s *stmt, fs *scope) *sym {
 			continue
 		}
 		if !(ret.isStr() && v.isStr() && ret.s == v.s) {
-			return nil
+			return carriedTaint(rf.vals)
 		}
+	}
+	if ret != nil && !(ret.cnst || ret.qual != "" || ret.inst != "" || ret.localFn != "" || len(ret.alts) > 0) {
+		return carriedTaint(rf.vals)
 	}
 	if ret != nil && (ret.cnst || ret.qual != "" || ret.inst != "" || ret.localFn != "" || len(ret.alts) > 0) {
 		return ret
 	}
 	return nil
+}
+
+// carriedTaint returns an unknown value carrying what the return values
+// of a function carry (environment values, file contents, downloads), so
+// `def collect(): return dict(os.environ)` still hands the environment to
+// its caller; nil when they carry nothing.
+func carriedTaint(vals []*sym) *sym {
+	r := (&sym{kind: "expr"}).taint(vals...)
+	if len(r.env) == 0 && !r.download && r.fromFile == "" && !r.encoded {
+		return nil
+	}
+	return r
 }
 
 // maxInline bounds how deep calls to local functions with constant

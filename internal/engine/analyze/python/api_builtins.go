@@ -43,6 +43,65 @@ func init() {
 	registerAPI("builtins", apiThread, "threading.Thread", "multiprocessing.Process", "threading.Timer")
 	registerAPI("builtins", apiDict, "dict", "collections.OrderedDict", "collections.ChainMap")
 	registerAPI("builtins", apiSuper, "super")
+	registerAPI("builtins", apiSetattr, "setattr")
+	registerAPI("builtins", apiNext, "next")
+	registerAPI("builtins", apiZip, "zip")
+	registerAPI("builtins", apiDefaultdict, "collections.defaultdict")
+}
+
+// apiSetattr: setattr(module, 'name', v) binds module.name to v, as the
+// assignment module.name = v does.
+func apiSetattr(a *analyzer, c *callCtx) *sym {
+	if len(c.args) == 3 && c.args[0].qual != "" {
+		if n, ok := c.args[1].strVal(); ok && c.args[1].kind == "str" {
+			a.modAttrs[c.args[0].qual+"."+n] = c.args[2]
+		}
+	}
+	return &sym{kind: "none", cnst: true}
+}
+
+// apiNext: next(it) is one of the elements of it.
+func apiNext(a *analyzer, c *callCtx) *sym {
+	arg0 := c.arg(0, "")
+	if arg0 == nil {
+		return nil
+	}
+	return elemOf(arg0)
+}
+
+// apiZip: zip of sequences of known length is the list of their tuples.
+func apiZip(a *analyzer, c *callCtx) *sym {
+	if len(c.args) == 0 {
+		return nil
+	}
+	n := -1
+	for _, v := range c.args {
+		if (v.kind != "list" && v.kind != "tuple") || hasNil(v.items) {
+			return nil
+		}
+		if n < 0 || len(v.items) < n {
+			n = len(v.items)
+		}
+	}
+	if n > maxCompItems {
+		return nil
+	}
+	r := &sym{kind: "list"}
+	for i := 0; i < n; i++ {
+		t := &sym{kind: "tuple"}
+		for _, v := range c.args {
+			t.items = append(t.items, v.items[i])
+			t.taint(v.items[i])
+		}
+		r.items = append(r.items, t)
+		r.taint(t)
+	}
+	return r
+}
+
+// apiDefaultdict: an empty mapping whose keys are set by assignment.
+func apiDefaultdict(a *analyzer, c *callCtx) *sym {
+	return &sym{kind: "dict"}
 }
 
 // apiFilter: filter(f, items) calls f on each item and yields some of the
@@ -84,6 +143,9 @@ func apiThread(a *analyzer, c *callCtx) *sym {
 // apiDict: dict(mapping, **kw), dict(pairs), dict(**kw) build a mapping
 // whose keys and values are known when the arguments' are.
 func apiDict(a *analyzer, c *callCtx) *sym {
+	if arg0 := c.arg(0, ""); arg0 != nil && arg0.qual == "os.environ" {
+		return &sym{kind: "expr", env: []string{"*"}} // dict(os.environ): a copy of it all
+	}
 	r := &sym{kind: "dict"}
 	for _, v := range c.args {
 		switch {
@@ -162,6 +224,23 @@ func apiOperatorAttrgetter(a *analyzer, c *callCtx) *sym {
 		return &sym{kind: "expr", inst: "operator.methodcaller", path: arg0, boundArgs: append([]*sym(nil), c.args[1:]...)}
 	}
 	return nil
+}
+
+// dictGetCall handles module.__dict__.get('name') and
+// vars(module).get('name'): the module's attribute, reached indirectly.
+func dictGetCall(a *analyzer, c *callCtx) (*sym, bool) {
+	mod, ok := strings.CutSuffix(c.name, ".__dict__.get")
+	if !ok {
+		mod, ok = strings.CutSuffix(c.name, ".__dict__.__getitem__")
+	}
+	if !ok || mod == "" {
+		return nil, false
+	}
+	key, kok := c.arg(0, "").strVal()
+	if !kok {
+		return nil, true
+	}
+	return a.attr(&sym{qual: mod, indirect: true}, key), true
 }
 
 func apiSysModulesGet(a *analyzer, c *callCtx) *sym {
@@ -358,6 +437,13 @@ func apiSorted(a *analyzer, c *callCtx) *sym {
 	}
 	if arg0 != nil && arg0.el != nil {
 		return &sym{kind: "expr", el: arg0.el}
+	}
+	if arg0 != nil && arg0.qual == "" && (arg0.kind == "list" || arg0.kind == "tuple") && len(arg0.items) > 0 {
+		// iter(items), sorted(items): the same elements, in an order
+		// not folded
+		r := *arg0
+		r.kind, r.cnst = "list", false
+		return &r
 	}
 	return nil
 }

@@ -1,5 +1,7 @@
 package python
 
+import "strings"
+
 import ()
 
 // The exec topic: the APIs that run Python source (exec, eval, compile,
@@ -13,7 +15,41 @@ func init() {
 }
 
 func apiExec(a *analyzer, c *callCtx) *sym {
-	return a.doExec(c)
+	r := a.doExec(c)
+	if arg0 := c.arg(0, "source"); c.name == "eval" && arg0 != nil && arg0.kind == "str" && arg0.cnst && isDottedName(arg0.s) {
+		// eval('__import__'), eval('os.system'): the value of the name,
+		// reached indirectly
+		parts := strings.Split(arg0.s, ".")
+		v := a.name(parts[0], c.sc)
+		for _, p := range parts[1:] {
+			v = a.attr(v, p)
+		}
+		if v.qual != "" {
+			cp := *v
+			cp.indirect = true
+			return &cp
+		}
+		return v
+	}
+	return r
+}
+
+// isDottedName reports an identifier or a dotted chain of identifiers.
+func isDottedName(s string) bool {
+	if s == "" || len(s) > 200 {
+		return false
+	}
+	for _, p := range strings.Split(s, ".") {
+		if p == "" || p[0] >= '0' && p[0] <= '9' {
+			return false
+		}
+		for _, r := range p {
+			if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func apiCodeInteractiveInterpreterRunsource(a *analyzer, c *callCtx) *sym {

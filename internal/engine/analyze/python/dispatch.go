@@ -45,6 +45,7 @@ func init() {
 	}{
 		{"output", loggerMethod},
 		{"builtins", getattributeCall},
+		{"builtins", dictGetCall},
 		{"process", (*analyzer).processCall},
 		{"files", (*analyzer).fileCall},
 		{"network", (*analyzer).netCall},
