@@ -776,7 +776,7 @@ func checkExfiltration(e *catalog.Env, uses []sdk.NetworkUse) {
 				map[string]any{"domain": host, "via": n.Via})
 		}
 	}
-	// A secret-named variable sent in a request is exfiltration whatever
+	// A secret-named variable or the whole environment sent in a request is exfiltration whatever
 	// the host, allowed ones included (RULES.md DATA_EXFILTRATION): an
 	// allowed host is where code may come from, not where secrets may go.
 	for _, o := range e.Facts.Outputs {
@@ -784,7 +784,13 @@ func checkExfiltration(e *catalog.Env, uses []sdk.NetworkUse) {
 			continue
 		}
 		for _, v := range o.Vars {
-			if match.IsSecretName(v) {
+			switch {
+			case v == "*":
+				// the whole environment (dict(os.environ), /proc/self/environ)
+				// holds every secret-named variable's value
+				add(o.Evidence, o.Pos, v, "The whole environment is sent over the network.",
+					map[string]any{"variable": v})
+			case match.IsSecretName(v):
 				add(o.Evidence, o.Pos, v, fmt.Sprintf("Secret variable %s is sent over the network.", v),
 					map[string]any{"variable": v})
 			}

@@ -109,6 +109,10 @@ func TestExfiltrationAndSockets(t *testing.T) {
 		// RULES.md: secrets sent out to any host, allowed ones included.
 		{Name: "token to an allowed host is denied", Facts: sdk.Facts{Outputs: []sdk.Output{{Sink: "network", Vars: []string{"GITHUB_TOKEN"}, Pos: sdk.Pos{Line: 1}}},
 			Network: []sdk.NetworkUse{{Host: "api.github.com", Via: "curl", Pos: sdk.Pos{Line: 1}}}}, Rule: "DATA_EXFILTRATION", Want: deny},
+		{Name: "whole environment to an allowed host is denied", Facts: sdk.Facts{Outputs: []sdk.Output{{Sink: "network", Vars: []string{"*"}, Pos: sdk.Pos{Line: 1}}},
+			Network: []sdk.NetworkUse{{Host: "github.com", Via: "requests.post", Upload: true, Pos: sdk.Pos{Line: 1}}}}, Rule: "DATA_EXFILTRATION", Want: deny},
+		{Name: "variable of unknown name to an allowed host", Facts: sdk.Facts{Outputs: []sdk.Output{{Sink: "network", Vars: []string{"?"}, Pos: sdk.Pos{Line: 1}}},
+			Network: []sdk.NetworkUse{{Host: "github.com", Via: "requests.post", Pos: sdk.Pos{Line: 1}}}}, Rule: "DATA_EXFILTRATION"},
 		{Name: "plain variable to an allowed host", Facts: sdk.Facts{Outputs: []sdk.Output{{Sink: "network", Vars: []string{"VERSION"}, Pos: sdk.Pos{Line: 1}}},
 			Network: []sdk.NetworkUse{{Host: "pypi.org", Via: "curl", Pos: sdk.Pos{Line: 1}}}}, Rule: "DATA_EXFILTRATION"},
 		{Name: "socket to IP", Lang: "python", Facts: net1(sdk.NetworkUse{Host: "203.0.113.5", Port: 443, Via: "socket.create_connection"}), Rule: "PY_SOCKET_NETWORK_ACCESS", Want: deny},
