@@ -469,35 +469,36 @@ func (a *analyzer) stmt(s *stmt, sc *scope) {
 // branches walks the two branches of an if from the same bindings and
 // keeps, for each name either rebinds, both values as alternatives: what
 // runs after the if sees the value of whichever branch ran, not only the
-// last one walked. Copying the bindings counts as work (steps), so many
-// ifs over many names stay bounded.
+// last one walked. Each branch binds into an overlay of sc, so the cost is
+// the names the branches bind, not every name in scope.
 func (a *analyzer) branches(body, orelse []*stmt, sc *scope) {
-	if len(orelse) == 0 && len(body) == 0 {
-		return
+	overlay := func(stmts []*stmt) *scope {
+		o := &scope{vars: make(map[string]*sym, 4), parent: sc, fn: sc.fn, class: sc.class}
+		a.block(stmts, o)
+		return o
 	}
-	a.steps += len(sc.vars)
-	pre := make(map[string]*sym, len(sc.vars))
-	for k, v := range sc.vars {
-		pre[k] = v
+	bs := overlay(body)
+	es := overlay(orelse)
+	for k, bv := range bs.vars {
+		if ev, ok := es.vars[k]; ok {
+			sc.vars[k] = altsOf(bv, ev)
+		} else if old, ok := sc.lookup(k); ok && old != bv {
+			sc.vars[k] = altsOf(bv, old)
+		} else {
+			sc.vars[k] = bv
+		}
 	}
-	a.block(body, sc)
-	a.steps += len(sc.vars)
-	after := sc.vars
-	sc.vars = make(map[string]*sym, len(after))
-	for k, v := range pre {
-		sc.vars[k] = v
-	}
-	a.block(orelse, sc)
-	for k, bv := range after {
-		ev, ok := sc.vars[k]
-		if !ok {
-			sc.vars[k] = bv // bound in the body only, and unbound before
+	for k, ev := range es.vars {
+		if _, done := bs.vars[k]; done {
 			continue
 		}
-		if ev != bv {
-			sc.vars[k] = altsOf(bv, ev)
+		if old, ok := sc.lookup(k); ok && old != ev {
+			sc.vars[k] = altsOf(old, ev)
+		} else {
+			sc.vars[k] = ev
 		}
 	}
+	sc.stars = append(append(sc.stars, bs.stars...), es.stars...)
 }
 
 // mergeFallback copies the bindings of an except handler into sc, except

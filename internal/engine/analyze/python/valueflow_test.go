@@ -122,3 +122,23 @@ func TestAlternativesStayBounded(t *testing.T) {
 		t.Errorf("work not linear in sites: %d for 4, %d for 8", n1, n2)
 	}
 }
+
+// TestBranchesCostWhatTheyBind checks that keeping both branches' values
+// costs the names the branches bind, not every name in scope: a script
+// with many names and many ifs is analyzed to its end, not truncated.
+func TestBranchesCostWhatTheyBind(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("import os, sys\n")
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&b, "v%d = %d\n", i, i)
+	}
+	for i := 0; i < 400; i++ {
+		fmt.Fprintf(&b, "if sys.argv:\n    c = 'ls'\nelse:\n    c = 'pwd'\n")
+	}
+	b.WriteString("os.system('rm -rf /' if sys.argv else c)\n")
+	f, fb := analyzeSrc(b.String())
+	if f.Truncated {
+		t.Errorf("truncated")
+	}
+	wantBash(t, fb, "rm -rf /", "os.system", false)
+}
