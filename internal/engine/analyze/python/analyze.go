@@ -793,6 +793,9 @@ func (a *analyzer) forStmt(s *stmt, sc *scope) {
 		}
 		it = chars.taint(it)
 	}
+	if !it.cnst && limit > maxUnroll {
+		limit = maxUnroll // the many-character unrolling is for constants
+	}
 	if (it.kind == "list" || it.kind == "tuple") && len(it.items) > 0 && len(it.items) <= limit && !hasNil(it.items) && a.unroll < 2 {
 		// unrolled element by element, constant or not, so the parts of
 		// one element stay together (`for fn, arg in [(os.system, c)]`)
