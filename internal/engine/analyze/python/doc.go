@@ -15,11 +15,17 @@
 // variables, file contents, downloads, os.walk roots). It judges nothing:
 // rules do that on the facts.
 //
-// The walk is flow-insensitive within a scope (statements in source
-// order, both branches of an if, loop bodies once or unrolled over short
-// constant sequences); function bodies are walked where they are defined
-// and again, with the arguments bound, where they are called with
-// constants. Work, nesting, folded sizes and nested content are bounded
+// The walk follows statements in source order; both branches of an if
+// (and a try's body and handlers) are walked from the same bindings, and a
+// name either rebinds afterwards holds both values as alternatives. A value
+// with alternatives (an if's branches, a conditional expression, an element
+// of a list being iterated) reaches a call once per alternative, bounded
+// (value.go maxAlts, call.go maxAltDepth). Loop bodies are walked once or
+// unrolled over short sequences; function bodies are walked where they are
+// defined and again, with the arguments bound, where they are called with
+// constants, functions or objects; calls made on the program's behalf (map,
+// filter, executors, threads, partial, methodcaller, decorators) are
+// followed like direct ones. Work, nesting, folded sizes and nested content are bounded
 // so no input makes a scan slow; past a bound the document is marked
 // Truncated. Input that does not tokenize or parse yields an
 // sdk.ParseError, and the statements before the error are still analyzed.
