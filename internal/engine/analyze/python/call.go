@@ -1148,7 +1148,7 @@ func (a *analyzer) callWith(fn *sym, args []*sym, at *callCtx) *sym {
 }
 
 // invoke analyzes a call of fn with args made on the program's behalf by
-// another API (map, filter, executors, threads, methodcaller, decorators),
+// another API (map, filter, executors, threads, methodcaller),
 // placed at the carrying call: a local function is followed into, an API
 // judged, alternatives expanded.
 func (a *analyzer) invoke(fn *sym, args []*sym, at *callCtx) *sym {

@@ -24,7 +24,7 @@
 // unrolled over short sequences; function bodies are walked where they are
 // defined and again, with the arguments bound, where they are called with
 // constants, functions or objects; calls made on the program's behalf (map,
-// filter, executors, threads, partial, methodcaller, decorators) are
+// filter, executors, threads, partial, methodcaller) are
 // followed like direct ones. Work, nesting, folded sizes and nested content are bounded
 // so no input makes a scan slow; past a bound the document is marked
 // Truncated. Input that does not tokenize or parse yields an
