@@ -43,6 +43,8 @@ func load(t testing.TB, h *Host, name string) *Plugin {
 	if err != nil {
 		t.Fatalf("Load %s: %v", name, err)
 	}
+	// The tests count instances: let the background pre-warm finish.
+	<-p.Warmed()
 	return p
 }
 
