@@ -32,6 +32,12 @@
 // only for wasip1; everything else (Register, Handle, Describe) is plain Go
 // so a pack can be unit-tested natively through exactly the code path the
 // host reaches.
+//
+// Built with the rule_v2only tag (go build -tags rule_v2only …), the module
+// leaves out ABI v1: no scan export, no Handle and no JSON decoding of the
+// facts. It then loads only on a host that speaks v2 (toolwarden's does,
+// and builds its built-in packs so); without the tag a module serves
+// either.
 package rule
 
 import (
