@@ -708,6 +708,8 @@ func (p *Plugin) Close(ctx context.Context) error {
 				return
 			}
 		}
+		// Every slot is back, the pre-warm's too: it is ending.
+		<-p.warmed
 		if err := p.compiled.Close(ctx); err != nil {
 			p.closeErr = fmt.Errorf("close wasm rule %s: %w", p.name, err)
 		}
