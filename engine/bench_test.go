@@ -160,19 +160,26 @@ func BenchmarkScanWasmParallel1KB(b *testing.B) {
 	}
 }
 
-// BenchmarkStartCold builds an engine with an empty compilation cache.
+// BenchmarkStartCold builds an engine with an empty compilation cache. The
+// time is New's, until the engine can scan; closing it (which waits for the
+// pool's background pre-warm) is not counted.
 func BenchmarkStartCold(b *testing.B) {
 	for b.Loop() {
+		b.StopTimer()
 		dir := b.TempDir()
+		b.StartTimer()
 		e, err := engine.New(context.Background(), engine.Options{Policy: policies.Default(), CacheDir: dir})
 		if err != nil {
 			b.Fatal(err)
 		}
+		b.StopTimer()
 		e.Close(context.Background())
+		b.StartTimer()
 	}
 }
 
-// BenchmarkStartWarm builds an engine from a populated compilation cache.
+// BenchmarkStartWarm builds an engine from a populated compilation cache
+// (timed like BenchmarkStartCold).
 func BenchmarkStartWarm(b *testing.B) {
 	dir := b.TempDir()
 	e, err := engine.New(context.Background(), engine.Options{Policy: policies.Default(), CacheDir: dir})
@@ -186,7 +193,9 @@ func BenchmarkStartWarm(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		b.StopTimer()
 		e.Close(context.Background())
+		b.StartTimer()
 	}
 }
 
@@ -280,6 +289,9 @@ func builtinV1Load(b *testing.B, checked bool) []engine.Pack {
 		pl, err := load(context.Background(), p.Name, p.Wasm)
 		if err != nil {
 			b.Fatal(err)
+		}
+		if _, err := pl.Scan(context.Background(), []byte(`{}`)); err != nil && strings.Contains(err.Error(), "without v1's scan export") {
+			b.Skipf("the built-in module is built with -tags rule_v2only (no v1 scan): %v", err)
 		}
 		out = append(out, v1Pack{pl})
 	}

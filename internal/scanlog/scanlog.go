@@ -309,6 +309,12 @@ type entryDoc struct {
 // MarshalJSON writes the entry in its snake_case shape; env values are
 // never written, only names.
 func (e Entry) MarshalJSON() ([]byte, error) {
+	return e.encode()
+}
+
+// encode is MarshalJSON. The store calls it directly: json.Marshal of an
+// Entry would run it and then compact and copy its output a second time.
+func (e Entry) encode() ([]byte, error) {
 	names := make([]string, 0, len(e.Request.Env))
 	for k := range e.Request.Env {
 		names = append(names, k)

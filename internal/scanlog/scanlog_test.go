@@ -566,3 +566,50 @@ func TestResanitize(t *testing.T) {
 		}
 	}
 }
+
+// TestSQLiteCountExact: the SQLite store's kept count follows re-logged
+// scan ids (replaced, not added) and survives a reopen, so pruning by the
+// bound keeps exactly the newest max_entries — never fewer.
+func TestSQLiteCountExact(t *testing.T) {
+	cfg := Config{Enabled: true, MaxEntries: 4, Retention: time.Hour}
+	c := newClock()
+	dir := t.TempDir()
+	ctx := context.Background()
+	s, err := OpenSQLite(dir, cfg, c.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"a", "b", "a", "c", "b"} {
+		if err := s.Append(ctx, entry(id, c.now(), "k1", "bash", sdk.Allow)); err != nil {
+			t.Fatal(err)
+		}
+		c.add(time.Minute)
+	}
+	s.Close()
+	if s, err = OpenSQLite(dir, cfg, c.now); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Append(ctx, entry("d", c.now(), "k1", "bash", sdk.Allow)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Recent(ctx, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Four distinct ids under a bound of four: nothing pruned, the
+	// re-logged a and b at their newer times.
+	if ids := strings.Join(idsOf(got), ","); ids != "d,b,c,a" {
+		t.Fatalf("after re-logged ids and a reopen: got %v, want d,b,c,a", ids)
+	}
+	if err := s.Append(ctx, entry("e", c.now().Add(time.Second), "k1", "bash", sdk.Allow)); err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.Recent(ctx, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := strings.Join(idsOf(got), ","); ids != "e,d,b,c" {
+		t.Fatalf("one past the bound: got %v, want e,d,b,c", ids)
+	}
+}

@@ -20,11 +20,22 @@ const DBFile = "scans.db"
 
 // SQLite is the embedded Log: one SQLite file (0600, WAL, secure_delete)
 // in the data directory, pruned to the bounds on every append.
+//
+// The count of stored entries is kept in memory (read once at open, then
+// moved by exactly what each committed append inserted and pruned), so an
+// append prunes by the bound only when it is exceeded, and then deletes
+// just the excess, oldest first, through the time index — instead of
+// walking all max_entries rows past an OFFSET on every append. The
+// database has one connection and this process is its only writer.
 type SQLite struct {
 	db  *sql.DB
 	cfg Config
 	now func() time.Time
 	mu  sync.Mutex
+	// count is the number of rows in scans (under mu).
+	count int64
+	// Prepared once (under mu; used through tx.StmtContext).
+	insert, update, pruneAge, pruneOldest *sql.Stmt
 }
 
 var _ Log = (*SQLite)(nil)
@@ -76,7 +87,38 @@ func OpenSQLite(dataDir string, cfg Config, now func() time.Time) (*SQLite, erro
 	if now == nil {
 		now = time.Now
 	}
-	return &SQLite{db: db, cfg: cfg, now: now}, nil
+	s := &SQLite{db: db, cfg: cfg, now: now}
+	if err := s.prepare(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open scan log %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// prepare reads the entry count and prepares the append's statements.
+func (s *SQLite) prepare() error {
+	if err := s.db.QueryRow(`SELECT COUNT(*) FROM scans`).Scan(&s.count); err != nil {
+		return fmt.Errorf("count entries: %w", err)
+	}
+	for _, p := range []struct {
+		dst *(*sql.Stmt)
+		q   string
+	}{
+		// INSERT OR IGNORE then UPDATE rather than INSERT OR REPLACE: the
+		// insert's rows affected then says whether the row is new, which
+		// keeps count exact when a scan id is logged again.
+		{&s.insert, `INSERT OR IGNORE INTO scans(id, time_us, owner, tool, decision, rules, doc) VALUES(?,?,?,?,?,?,?)`},
+		{&s.update, `UPDATE scans SET time_us = ?, owner = ?, tool = ?, decision = ?, rules = ?, doc = ? WHERE id = ?`},
+		{&s.pruneAge, `DELETE FROM scans WHERE time_us < ?`},
+		{&s.pruneOldest, `DELETE FROM scans WHERE id IN (SELECT id FROM scans ORDER BY time_us ASC, id ASC LIMIT ?)`},
+	} {
+		st, err := s.db.Prepare(p.q)
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", p.q, err)
+		}
+		*p.dst = st
+	}
+	return nil
 }
 
 // privateFiles creates the database 0600 before SQLite opens it and fixes
@@ -96,7 +138,14 @@ func privateFiles(path string) error {
 }
 
 // Close closes the database.
-func (s *SQLite) Close() error { return s.db.Close() }
+func (s *SQLite) Close() error {
+	for _, st := range []*sql.Stmt{s.insert, s.update, s.pruneAge, s.pruneOldest} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	return s.db.Close()
+}
 
 // Append stores e (sanitized) and prunes entries past the bounds.
 func (s *SQLite) Append(ctx context.Context, e Entry) error {
@@ -131,7 +180,7 @@ func (s *SQLite) appendBatch(ctx context.Context, es []Entry, sanitized bool) er
 		} else {
 			es[i] = Sanitize(es[i], s.cfg.MaxContentBytes)
 		}
-		doc, err := json.Marshal(es[i])
+		doc, err := es[i].encode()
 		if err != nil {
 			return fmt.Errorf("scan log append %s: encode: %w", es[i].ScanID, err)
 		}
@@ -144,26 +193,50 @@ func (s *SQLite) appendBatch(ctx context.Context, es []Entry, sanitized bool) er
 		return fmt.Errorf("scan log append %s: %w", es[0].ScanID, err)
 	}
 	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO scans(id, time_us, owner, tool, decision, rules, doc) VALUES(?,?,?,?,?,?,?)`)
-	if err != nil {
-		return fmt.Errorf("scan log append %s: %w", es[0].ScanID, err)
-	}
-	defer ins.Close()
+	ins, upd := tx.StmtContext(ctx, s.insert), tx.StmtContext(ctx, s.update)
+	count := s.count
 	for i, e := range es {
-		if _, err := ins.ExecContext(ctx, e.ScanID, e.Time.UnixMicro(), e.OwnerKeyID, e.ToolName, string(e.Decision),
-			","+strings.Join(e.RuleIDs, ",")+",", docs[i]); err != nil {
+		us, rules := e.Time.UnixMicro(), ","+strings.Join(e.RuleIDs, ",")+","
+		res, err := ins.ExecContext(ctx, e.ScanID, us, e.OwnerKeyID, e.ToolName, string(e.Decision), rules, docs[i])
+		if err != nil {
 			return fmt.Errorf("scan log append %s: %w", e.ScanID, err)
 		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("scan log append %s: %w", e.ScanID, err)
+		}
+		if n == 0 {
+			// Logged before: the newer entry replaces it.
+			if _, err := upd.ExecContext(ctx, us, e.OwnerKeyID, e.ToolName, string(e.Decision), rules, docs[i], e.ScanID); err != nil {
+				return fmt.Errorf("scan log append %s: %w", e.ScanID, err)
+			}
+		}
+		count += n
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM scans WHERE time_us < ?`, s.now().Add(-s.cfg.Retention).UnixMicro()); err != nil {
+	res, err := tx.StmtContext(ctx, s.pruneAge).ExecContext(ctx, s.now().Add(-s.cfg.Retention).UnixMicro())
+	if err != nil {
 		return fmt.Errorf("scan log prune by retention: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM scans WHERE id IN (SELECT id FROM scans ORDER BY time_us DESC, id DESC LIMIT -1 OFFSET ?)`, s.cfg.MaxEntries); err != nil {
-		return fmt.Errorf("scan log prune by max_entries: %w", err)
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("scan log prune by retention: %w", err)
+	}
+	count -= n
+	if excess := count - int64(s.cfg.MaxEntries); excess > 0 {
+		res, err := tx.StmtContext(ctx, s.pruneOldest).ExecContext(ctx, excess)
+		if err != nil {
+			return fmt.Errorf("scan log prune by max_entries: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("scan log prune by max_entries: %w", err)
+		}
+		count -= n
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("scan log append %s: commit: %w", es[0].ScanID, err)
 	}
+	s.count = count
 	return nil
 }
 

@@ -103,8 +103,9 @@ const maxSpareOut = 1 << 20
 //go:wasmexport abi_version
 func abiVersion() uint32 {
 	defer runtime.Gosched()
-	// Version 2, with v1's JSON scan export kept beside scan_v2, so the
-	// same module serves a host of either generation.
+	// Version 2, with v1's JSON scan export kept beside scan_v2 (unless
+	// built with the rule_v2only tag), so the same module serves a host of
+	// either generation.
 	return sdk.ABIVersion2
 }
 
@@ -151,28 +152,6 @@ func free(ptr uint32) {
 		pinned = pinned[:last]
 		return
 	}
-}
-
-// scan decodes the sdk.ScanInput at ptr/len, runs the registered pack and
-// returns ptr<<32|len of the sdk.ScanOutput JSON. The input must lie inside
-// a buffer from alloc; anything else is answered with an error output rather
-// than read.
-//
-//go:wasmexport scan
-func scan(ptr, length uint32) uint64 {
-	// runtime.Gosched lets the Go scheduler run the GC's background work
-	// before control returns to the host; without it the heap grows on
-	// every call until the memory cap is hit.
-	defer runtime.Gosched()
-	buf, ok := lookup(ptr)
-	if !ok || uint64(length) > uint64(len(buf)) {
-		return packed([]byte(`{"findings":[],"error":"scan: input is not inside a buffer returned by alloc"}`), true)
-	}
-	pinMu.Lock()
-	dst := spareOut
-	spareOut = nil
-	pinMu.Unlock()
-	return packed(handleInto(dst, buf[:length]), true)
 }
 
 // configure installs the policy and settings JSON at ptr/len (ABI v2). It

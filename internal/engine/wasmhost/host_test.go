@@ -43,6 +43,8 @@ func load(t testing.TB, h *Host, name string) *Plugin {
 	if err != nil {
 		t.Fatalf("Load %s: %v", name, err)
 	}
+	// The tests count instances: let the background pre-warm finish.
+	<-p.Warmed()
 	return p
 }
 
@@ -400,6 +402,35 @@ func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
 	for !cond() {
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestCloseDuringPrewarm closes a plugin right after Load, while its pool
+// is still being instantiated in the background: Close must find every
+// slot (filled or left empty) within its deadline, and the pre-warm must
+// be over when it returns.
+func TestCloseDuringPrewarm(t *testing.T) {
+	const size = 6
+	h := newHost(t, Options{PoolSize: size})
+	p, err := h.Load(context.Background(), "echo", pluginWasm["echo"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Stats(); s.Instantiated < 1 || s.Available < 1 {
+		t.Fatalf("stats right after Load = %+v, want the first instance ready", s)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := p.Close(ctx); err != nil {
+		t.Fatalf("Close during pre-warm: %v", err)
+	}
+	select {
+	case <-p.Warmed():
+	default:
+		t.Fatal("Close returned before the background pre-warm ended")
+	}
+	if _, err := p.Scan(context.Background(), input(t, "ls", nil)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Scan after Close = %v, want ErrClosed", err)
 	}
 }
 

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/toolwarden/toolwarden/sdk"
 	"github.com/toolwarden/toolwarden/sdk/layout"
 )
@@ -42,8 +44,11 @@ type Plugin struct {
 
 	// slots holds PoolSize entries: a ready instance or nil for a slot whose
 	// instance was discarded and will be re-created by the next acquirer.
-	slots     chan *instance
-	closing   chan struct{}
+	slots   chan *instance
+	closing chan struct{}
+	// warmed is closed when the background pre-warm has put every slot
+	// in the pool (see Warmed).
+	warmed    chan struct{}
 	closeOnce sync.Once
 	closeErr  error
 
@@ -137,7 +142,8 @@ var versionExports = map[uint32][]string{1: {"scan"}, 2: {"configure", "scan_v2"
 
 // Load compiles wasm once (through the compilation cache), checks that it
 // exports the ABI with the right signatures and imports nothing but WASI,
-// checks abi_version, reads and validates describe, and pre-warms the pool.
+// checks abi_version, reads and validates describe, and pre-warms the pool
+// (the first instance before it returns, the rest in the background: Warmed).
 // name identifies the plugin in errors (e.g. its file name). The plugin
 // runs with wazero's interrupt check, which stops a call at its deadline:
 // every plugin that is not first-party is loaded this way.
@@ -172,7 +178,9 @@ func (h *Host) load(ctx context.Context, name string, wasm []byte, bounded bool)
 	if bounded {
 		rt = h.brt
 	}
-	compiled, err := rt.CompileModule(ctx, wasm)
+	// Compile the module's functions on parallel workers: a cold start
+	// (nothing in the compilation cache) is mostly this compilation.
+	compiled, err := rt.CompileModule(experimental.WithCompilationWorkers(ctx, compileWorkers()), wasm)
 	if err != nil {
 		return nil, fmt.Errorf("load wasm rule %s: compile: %w", name, err)
 	}
@@ -184,6 +192,7 @@ func (h *Host) load(ctx context.Context, name string, wasm []byte, bounded bool)
 		compiled: compiled,
 		slots:    make(chan *instance, h.opts.PoolSize),
 		closing:  make(chan struct{}),
+		warmed:   make(chan struct{}),
 	}
 	fail := func(err error) (*Plugin, error) {
 		for len(p.slots) > 0 {
@@ -217,13 +226,6 @@ func (h *Host) load(ctx context.Context, name string, wasm []byte, bounded bool)
 	for _, r := range info.Rules {
 		p.rules[r.ID] = r
 	}
-	for i := 1; i < h.opts.PoolSize; i++ {
-		inst, err := p.instantiate(ctx)
-		if err != nil {
-			return fail(fmt.Errorf("pre-warm instance %d: %w", i+1, err))
-		}
-		p.slots <- inst
-	}
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -231,8 +233,39 @@ func (h *Host) load(ctx context.Context, name string, wasm []byte, bounded bool)
 	}
 	h.plugins[p] = struct{}{}
 	h.mu.Unlock()
+	// The first instance serves scans now; the rest of the pool is
+	// instantiated in the background so the caller is ready sooner.
+	go p.prewarm(context.WithoutCancel(ctx))
 	return p, nil
 }
+
+// compileWorkers is the number of goroutines that compile a module's
+// functions: every CPU the process may use.
+func compileWorkers() int { return max(1, runtime.GOMAXPROCS(0)) }
+
+// prewarm fills the pool's slots beyond the first, one instance each, and
+// closes warmed. A slot whose instance fails to start, or that is reached
+// after Close began, is put in empty (nil), so the next acquirer creates
+// its instance or Close finds every slot: each slot is sent exactly once.
+func (p *Plugin) prewarm(ctx context.Context) {
+	defer close(p.warmed)
+	for i := 1; i < cap(p.slots); i++ {
+		var inst *instance
+		select {
+		case <-p.closing:
+		default:
+			inst, _ = p.instantiate(ctx)
+		}
+		p.slots <- inst
+	}
+}
+
+// Warmed is closed once every instance of the pool has been created by
+// the background pre-warm that Load starts (or its slot left empty, to be
+// filled on first use). Scans need not wait for it: they use the instances
+// already there, or wait for the next one like any scan finding the pool
+// busy.
+func (p *Plugin) Warmed() <-chan struct{} { return p.warmed }
 
 // checkModule verifies the exports and imports of a compiled module before
 // anything of it runs.
@@ -675,6 +708,8 @@ func (p *Plugin) Close(ctx context.Context) error {
 				return
 			}
 		}
+		// Every slot is back, the pre-warm's too: it is ending.
+		<-p.warmed
 		if err := p.compiled.Close(ctx); err != nil {
 			p.closeErr = fmt.Errorf("close wasm rule %s: %w", p.name, err)
 		}
