@@ -16,20 +16,40 @@ import (
 // and never fails the caller (a scan). When the queue is full (queueSize
 // entries waiting or in the batch being stored) the entry is dropped; drops and store failures are counted in
 // toolwarden_scanlog_dropped_total{reason}. Reads pass straight to the Log.
+//
+// The appender lingers: once an entry arrives it waits up to DefaultLinger
+// for more (or until a batch is full, Flush is called or the Recorder is
+// closed) and stores them together, so under load the store commits (and
+// syncs) once per linger rather than once per scan. An entry is therefore
+// readable through the Log up to the linger after its scan; Flush makes it
+// readable at once. Close stores everything recorded before it.
 type Recorder struct {
 	Log
 	maxContent int
+	linger     time.Duration
 	queue      chan Entry
 	wg         sync.WaitGroup
 	closeOnce  sync.Once
 	closed     chan struct{}
-	logger     *slog.Logger
+	// kick cuts a linger short (Flush).
+	kick chan struct{}
+	// gate orders Record against Close: Record queues under the read
+	// lock, Close marks the Recorder closed under the write lock, so an
+	// entry is either queued before the appender's final drain or
+	// counted as dropped (reason closed), never lost unseen.
+	gate     sync.RWMutex
+	isClosed bool
+	logger   *slog.Logger
 
 	// counters, also exported as metrics, so tests read them directly
 	dropped, failed, appended atomic.Int64
 	// pending counts entries queued or being appended.
 	pending atomic.Int64
 }
+
+// DefaultLinger is how long the appender waits for more entries after one
+// arrives before it stores what it holds.
+const DefaultLinger = 20 * time.Millisecond
 
 var (
 	metricsOnce sync.Once
@@ -40,7 +60,7 @@ func dropCounter() *prometheus.CounterVec {
 	metricsOnce.Do(func() {
 		droppedVec = prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolwarden_scanlog_dropped_total",
-			Help: "Scan log entries not stored, by reason (queue_full: the store fell behind; store_error: the append failed).",
+			Help: "Scan log entries not stored, by reason (queue_full: the store fell behind; store_error: the append failed; closed: recorded after shutdown began).",
 		}, []string{"reason"})
 		_ = telemetry.Registry().Register(droppedVec)
 	})
@@ -48,8 +68,14 @@ func dropCounter() *prometheus.CounterVec {
 }
 
 // NewRecorder starts the background appender of l with a queue of
-// queueSize entries (DefaultQueueSize when <= 0). Close stops it.
+// queueSize entries (DefaultQueueSize when <= 0) and a linger of
+// DefaultLinger. Close stops it.
 func NewRecorder(l Log, cfg Config, queueSize int, logger *slog.Logger) *Recorder {
+	return newRecorder(l, cfg, queueSize, DefaultLinger, logger)
+}
+
+// newRecorder is NewRecorder with the linger given (none when <= 0).
+func newRecorder(l Log, cfg Config, queueSize int, linger time.Duration, logger *slog.Logger) *Recorder {
 	if queueSize <= 0 {
 		queueSize = DefaultQueueSize
 	}
@@ -57,8 +83,8 @@ func NewRecorder(l Log, cfg Config, queueSize int, logger *slog.Logger) *Recorde
 		logger = slog.Default()
 	}
 	cfg = cfg.WithDefaults()
-	r := &Recorder{Log: l, maxContent: cfg.MaxContentBytes, queue: make(chan Entry, queueSize),
-		closed: make(chan struct{}), logger: logger}
+	r := &Recorder{Log: l, maxContent: cfg.MaxContentBytes, linger: linger, queue: make(chan Entry, queueSize),
+		closed: make(chan struct{}), kick: make(chan struct{}, 1), logger: logger}
 	dropCounter()
 	r.wg.Add(1)
 	go r.run()
@@ -71,19 +97,19 @@ func (r *Recorder) Record(e Entry) {
 	if r == nil {
 		return
 	}
-	select {
-	case <-r.closed:
-		return
-	default:
-	}
 	e = Sanitize(e, r.maxContent)
+	r.gate.RLock()
+	defer r.gate.RUnlock()
+	if r.isClosed {
+		r.drop("closed")
+		return
+	}
 	// The bound is on entries held, queued or in the batch being stored
 	// (which the worker has already taken off the queue): at most the
 	// queue's size, however the worker batches.
 	if r.pending.Add(1) > int64(cap(r.queue)) {
 		r.pending.Add(-1)
-		r.dropped.Add(1)
-		dropCounter().WithLabelValues("queue_full").Inc()
+		r.drop("queue_full")
 		return
 	}
 	select {
@@ -91,9 +117,14 @@ func (r *Recorder) Record(e Entry) {
 	default:
 		// Not reached (every queued entry is pending); never block.
 		r.pending.Add(-1)
-		r.dropped.Add(1)
-		dropCounter().WithLabelValues("queue_full").Inc()
+		r.drop("queue_full")
 	}
+}
+
+// drop counts one entry not stored.
+func (r *Recorder) drop(reason string) {
+	r.dropped.Add(1)
+	dropCounter().WithLabelValues(reason).Inc()
 }
 
 // maxBatch bounds how many queued entries one store call takes.
@@ -105,9 +136,10 @@ func (r *Recorder) run() {
 	for {
 		select {
 		case e := <-r.queue:
-			r.append(r.fill(append(batch[:0], e)))
+			r.append(r.wait(r.fill(append(batch[:0], e))))
 		case <-r.closed:
-			// Drain what is queued, then stop.
+			// Close holds back every further Record: drain what is
+			// queued, then stop.
 			for {
 				select {
 				case e := <-r.queue:
@@ -121,9 +153,7 @@ func (r *Recorder) run() {
 }
 
 // fill adds to batch what is already queued, without waiting, up to
-// maxBatch entries: under load the store then commits many entries at
-// once (one transaction, one sync) instead of one each, and when it keeps
-// up every batch is the one entry that arrived.
+// maxBatch entries.
 func (r *Recorder) fill(batch []Entry) []Entry {
 	for len(batch) < maxBatch {
 		select {
@@ -131,6 +161,30 @@ func (r *Recorder) fill(batch []Entry) []Entry {
 			batch = append(batch, e)
 		default:
 			return batch
+		}
+	}
+	return batch
+}
+
+// wait is the linger: it adds entries to batch as they arrive until the
+// batch is full, the linger has passed since the first one, Flush kicks
+// or the Recorder closes (whose drain then takes the rest).
+func (r *Recorder) wait(batch []Entry) []Entry {
+	if r.linger <= 0 || len(batch) >= maxBatch {
+		return batch
+	}
+	t := time.NewTimer(r.linger)
+	defer t.Stop()
+	for len(batch) < maxBatch {
+		select {
+		case e := <-r.queue:
+			batch = append(batch, e)
+		case <-t.C:
+			return batch
+		case <-r.kick:
+			return r.fill(batch)
+		case <-r.closed:
+			return r.fill(batch)
 		}
 	}
 	return batch
@@ -184,11 +238,16 @@ func (r *Recorder) Stats() (appended, dropped, failed int64) {
 }
 
 // Flush waits until every entry queued before the call has been handed to
-// the store (appended or failed) or ctx ends.
+// the store (appended or failed) or ctx ends; it cuts the appender's
+// linger short.
 func (r *Recorder) Flush(ctx context.Context) error {
 	t := time.NewTicker(2 * time.Millisecond)
 	defer t.Stop()
 	for r.pending.Load() > 0 {
+		select {
+		case r.kick <- struct{}{}:
+		default:
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -199,11 +258,17 @@ func (r *Recorder) Flush(ctx context.Context) error {
 }
 
 // Close stores what is queued and stops the appender; it does not close
-// the Log.
+// the Log. An entry recorded once Close has begun is counted as dropped
+// (reason closed).
 func (r *Recorder) Close() {
 	if r == nil {
 		return
 	}
-	r.closeOnce.Do(func() { close(r.closed) })
+	r.closeOnce.Do(func() {
+		r.gate.Lock()
+		r.isClosed = true
+		r.gate.Unlock()
+		close(r.closed)
+	})
 	r.wg.Wait()
 }

@@ -613,3 +613,78 @@ func TestSQLiteCountExact(t *testing.T) {
 		t.Fatalf("one past the bound: got %v, want e,d,b,c", ids)
 	}
 }
+
+// TestRecorderLingers: entries that arrive while the appender lingers reach
+// the store in one call; Flush ends the linger at once (with a linger of an
+// hour, Flush returning at all proves it), and so does Close, which stores
+// them all.
+func TestRecorderLingers(t *testing.T) {
+	for _, end := range []string{"flush", "close"} {
+		bl := &batchLog{release: make(chan struct{})}
+		close(bl.release)
+		r := newRecorder(bl, DefaultConfig(), 64, time.Hour, nil)
+		for i := range 5 {
+			r.Record(entry(fmt.Sprintf("l%d", i), time.Now(), "k", "bash", sdk.Allow))
+			time.Sleep(2 * time.Millisecond) // the appender has taken the first one and lingers
+		}
+		if a, _, _ := r.Stats(); a != 0 {
+			t.Fatalf("%s: %d entries stored during a linger of an hour", end, a)
+		}
+		if end == "flush" {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			if err := r.Flush(ctx); err != nil {
+				t.Fatalf("Flush did not end the linger: %v", err)
+			}
+			cancel()
+		}
+		r.Close()
+		appended, dropped, failed := r.Stats()
+		bl.mu.Lock()
+		sizes, ids := bl.sizes, strings.Join(bl.ids, ",")
+		bl.mu.Unlock()
+		if appended != 5 || dropped != 0 || failed != 0 || ids != "l0,l1,l2,l3,l4" {
+			t.Errorf("%s: appended %d dropped %d failed %d, stored %s", end, appended, dropped, failed, ids)
+		}
+		if len(sizes) != 1 {
+			t.Errorf("%s: 5 entries within one linger reached the store in %d calls %v, want 1", end, len(sizes), sizes)
+		}
+	}
+}
+
+// TestRecorderCloseLosesNothing: with Records racing Close, every entry is
+// either stored or counted as dropped — none vanishes uncounted — and the
+// entries recorded before Close began are all stored.
+func TestRecorderCloseLosesNothing(t *testing.T) {
+	bl := &batchLog{release: make(chan struct{})}
+	close(bl.release)
+	r := NewRecorder(bl, DefaultConfig(), 4096, nil)
+	for i := range 100 {
+		r.Record(entry(fmt.Sprintf("pre%03d", i), time.Now(), "k", "bash", sdk.Allow))
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				r.Record(entry(fmt.Sprintf("g%d-%03d", g, i), time.Now(), "k", "bash", sdk.Allow))
+			}
+		}()
+	}
+	r.Close()
+	wg.Wait()
+	appended, dropped, failed := r.Stats()
+	if appended+dropped != 900 || failed != 0 {
+		t.Fatalf("appended %d + dropped %d != 900 recorded (failed %d)", appended, dropped, failed)
+	}
+	bl.mu.Lock()
+	defer bl.mu.Unlock()
+	if len(bl.ids) != int(appended) {
+		t.Fatalf("the store holds %d entries, the Recorder counted %d appended", len(bl.ids), appended)
+	}
+	for i, id := range bl.ids[:100] {
+		if id != fmt.Sprintf("pre%03d", i) {
+			t.Fatalf("entry %d recorded before Close is %s in the store", i, id)
+		}
+	}
+}
