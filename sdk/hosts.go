@@ -16,9 +16,7 @@ import (
 // "github.com" and "[::1]:8080" is "::1".
 func NormalizeHost(host string) string {
 	h := strings.ToLower(strings.TrimSpace(host))
-	if i := strings.LastIndexByte(h, '@'); i >= 0 {
-		h = h[i+1:]
-	}
+	h = h[UserinfoEnd(h):]
 	if strings.HasPrefix(h, "[") {
 		if j := strings.IndexByte(h, ']'); j > 0 {
 			return h[1:j]
@@ -29,6 +27,22 @@ func NormalizeHost(host string) string {
 		h = h[:strings.IndexByte(h, ':')]
 	}
 	return strings.TrimSuffix(h, ".")
+}
+
+// UserinfoEnd returns where the host starts in a URL authority
+// ("user:pass@host:port"): just after the last '@', or 0 when there is no
+// userinfo. It also returns 0 when the userinfo holds a backslash, so the
+// whole authority stays the host and matches no allowlist entry: WHATWG URL
+// parsers (browsers, Node's URL, undici's fetch) read '\' as '/' in special
+// schemes, so "https://evil.com\@github.com/x" reaches evil.com there while
+// curl and Python's urllib reach github.com. With two readings of one
+// authority, neither may be the one allowed.
+func UserinfoEnd(authority string) int {
+	i := strings.LastIndexByte(authority, '@')
+	if i < 0 || strings.IndexByte(authority[:i], '\\') >= 0 {
+		return 0
+	}
+	return i + 1
 }
 
 // IsIPLiteral reports whether h is an IP address in any notation a resolver

@@ -94,3 +94,32 @@ func TestLocalAndMetadataHosts(t *testing.T) {
 		}
 	}
 }
+
+// TestUserinfoEndBackslashFailsClosed: an authority with a backslash in its
+// userinfo has two readings (WHATWG parsers stop the host at '\', curl and
+// urllib take what follows '@'), so the host the allowlist sees must be
+// neither of them alone.
+func TestUserinfoEndBackslashFailsClosed(t *testing.T) {
+	cases := []struct {
+		in   string
+		want int
+	}{
+		{"github.com", 0},
+		{"user@github.com", 5},
+		{"user:pw@github.com:443", 8},
+		{"a@b@github.com", 4},
+		{`evil.com\@github.com`, 0},
+		{`u:p\x@github.com`, 0},
+		{`evil.com\\@github.com`, 0},
+	}
+	for _, c := range cases {
+		if got := UserinfoEnd(c.in); got != c.want {
+			t.Errorf("UserinfoEnd(%q) = %d, want %d", c.in, got, c.want)
+		}
+	}
+	for _, h := range []string{`evil.com\@github.com`, `EVIL.com\@GitHub.com.:443`} {
+		if got := NormalizeHost(h); got == "github.com" || got == "evil.com" {
+			t.Errorf("NormalizeHost(%q) = %q: a single reading of a two-reading authority", h, got)
+		}
+	}
+}

@@ -211,9 +211,7 @@ func parseDest(s string, dynamic bool) sdk.NetworkUse {
 		rest = s[i+3:]
 	}
 	host := authority(rest)
-	if at := strings.LastIndexByte(host, '@'); at >= 0 {
-		host = host[at+1:]
-	}
+	host = host[sdk.UserinfoEnd(host):]
 	if n.Scheme == "" {
 		// scp-like "host:path" (git@github.com:org/repo.git).
 		if i := strings.IndexByte(host, ':'); i >= 0 && !strings.Contains(host[i+1:], ":") {

@@ -156,9 +156,9 @@ func parseDest(f field, defScheme string) dest {
 		end = k
 	}
 	auth := rest[:end]
-	if k := strings.LastIndexByte(auth, '@'); k >= 0 {
-		hostStart += k + 1
-		auth = auth[k+1:]
+	if k := sdk.UserinfoEnd(auth); k > 0 {
+		hostStart += k
+		auth = auth[k:]
 	}
 	hostEnd := hostStart + len(auth)
 	host := auth

@@ -119,10 +119,7 @@ func (a *analyzer) gitNet(s *syntax.Stmt, _ string, args []field, _ *ctx) {
 			// URL is sent to the host.
 			a.sentVars(s, f.varNames())
 		case scp && host != "" && !f.dyn:
-			h := host
-			if k := strings.LastIndexByte(h, '@'); k >= 0 {
-				h = h[k+1:]
-			}
+			h := host[sdk.UserinfoEnd(host):]
 			a.b.Facts.Network = append(a.b.Facts.Network, sdk.NetworkUse{URL: f.s, Host: strings.ToLower(h),
 				Scheme: "ssh", Via: "git", Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
 		case f.dyn && (first || sub == "clone"):

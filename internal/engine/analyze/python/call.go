@@ -986,9 +986,7 @@ func parseURL(u string) urlParts {
 		hostport = rest[:end]
 		p.complete = true
 	}
-	if at := strings.LastIndexByte(hostport, '@'); at >= 0 {
-		hostport = hostport[at+1:]
-	}
+	hostport = hostport[sdk.UserinfoEnd(hostport):]
 	host := hostport
 	if strings.HasPrefix(hostport, "[") {
 		if j := strings.IndexByte(hostport, ']'); j > 0 {
