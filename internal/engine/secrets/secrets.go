@@ -98,7 +98,11 @@ func scan(s string) []match {
 	if strings.Contains(s, "PRIVATE KEY") {
 		ms = findPEM(s, ms)
 	}
-	if strings.Contains(s, "-----BEGIN") && strings.Contains(s, "KEY-----") {
+	// A header split across literals may split any of its words, so the
+	// (linear) squashed read requires only "---": a split of the five
+	// leading dashes in two keeps three together. Dashes spread over three
+	// or more literals are not looked for.
+	if strings.Contains(s, "---") {
 		ms = findSplitPEM(s, ms)
 	}
 	ms = findTokens(s, ms)
@@ -143,7 +147,10 @@ func lineStarts(s string) []int {
 	return starts
 }
 
-var pemHeader = regexp.MustCompile(`-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY-----`)
+// pemHeader is a private-key armor header: PEM ("RSA PRIVATE KEY",
+// "ENCRYPTED PRIVATE KEY", "OPENSSH PRIVATE KEY", ...) and OpenPGP's
+// "PGP PRIVATE KEY BLOCK".
+var pemHeader = regexp.MustCompile(`-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----`)
 
 // minPEMBody is the least amount of base64 after a header that makes a key:
 // real keys have hundreds of characters, a header quoted in docs has none.
@@ -192,7 +199,7 @@ func findPEM(s string, ms []match) []match {
 }
 
 // splitPEMHeader is a PEM private-key header with the spaces removed.
-var splitPEMHeader = regexp.MustCompile(`-----BEGIN[A-Z0-9]*PRIVATEKEY-----`)
+var splitPEMHeader = regexp.MustCompile(`-----BEGIN[A-Z0-9]*PRIVATEKEY(BLOCK)?-----`)
 
 // findSplitPEM finds a private-key header assembled from several literals
 // (`'-----BEGIN RSA PRIV' 'ATE KEY-----'`, `"-----BEGIN " + "PRIVATE

@@ -278,3 +278,31 @@ func BenchmarkRedactMessage(b *testing.B) {
 		Redact(msg)
 	}
 }
+
+// TestPrivateKeyHeaderVariants: every armor header of a private key counts
+// (OpenPGP's "PRIVATE KEY BLOCK" included), whole or split across literals,
+// including splits inside "KEY" and "BLOCK".
+func TestPrivateKeyHeaderVariants(t *testing.T) {
+	for _, content := range []string{
+		"-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF...\n-----END PGP PRIVATE KEY BLOCK-----",
+		`echo '-----BEGIN PGP PRIVATE KEY BLOCK-----' > k.asc`,
+		`printf '%s%s' '-----BEGIN PGP PRIV' 'ATE KEY BLOCK-----'`,
+		`k = "-----BEGIN PGP PRIVATE KEY BL" + "OCK-----"`,
+		`k = "-----BEGIN RSA PRIVATE KE" + "Y-----"`,
+		`k = "-----BEG" + "IN ENCRYPTED PRIVATE KEY-----"`,
+	} {
+		got := Find(content)
+		if len(got) != 1 || got[0].Kind != KindPrivateKey {
+			t.Errorf("Find(%q) = %+v, want one private key", content, got)
+		}
+	}
+	for _, content := range []string{
+		`echo '-----BEGIN PGP PUBLIC KEY BLOCK-----'`,
+		`echo '-----BEGIN PGP SIGNATURE-----'`,
+		`grep -l "PGP PRIVATE KEY BLOCK" notes.md`,
+	} {
+		if got := Find(content); len(got) != 0 {
+			t.Errorf("Find(%q) = %+v, want nothing", content, got)
+		}
+	}
+}
