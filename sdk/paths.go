@@ -7,7 +7,8 @@ import (
 
 // ResolveProcAliases rewrites a path through a process's root or working
 // directory in /proc to the path it reaches: "/proc/self/root/etc/shadow"
-// (also thread-self, any numeric pid, /proc/self/task/<tid>) →
+// (also thread-self, any numeric pid, a pid that is an expansion or a glob,
+// /proc/self/task/<tid>) →
 // "/etc/shadow", "/proc/self/cwd/.env" → ".env" (relative to the working
 // directory: the workload's processes share the workspace). Other paths
 // are returned unchanged. It is shared by the host's analyzers and the
@@ -37,12 +38,12 @@ func resolveProcAlias(p string) (string, bool) {
 		return p, false
 	}
 	proc, rest, _ := strings.Cut(rest, "/")
-	if !(proc == "self" || proc == "thread-self" || allDigits(proc)) {
+	if !(proc == "self" || proc == "thread-self" || allDigits(proc) || anyProcess(proc)) {
 		return p, false
 	}
 	if t, ok := strings.CutPrefix(rest, "task/"); ok {
 		tid, more, _ := strings.Cut(t, "/")
-		if !allDigits(tid) {
+		if !allDigits(tid) && !anyProcess(tid) {
 			return p, false
 		}
 		rest = more
@@ -58,6 +59,15 @@ func resolveProcAlias(p string) (string, bool) {
 		return tail, true
 	}
 	return p, false
+}
+
+// anyProcess reports whether a /proc component is not static — an
+// expansion ("$$", "$BASHPID", "$PPID", "${pid}", "$(pgrep sshd)", a Python
+// "{os.getpid()}") or a glob ("*", "[0-9]*"). Whatever process it names,
+// its root and cwd links lead into this mount namespace's tree as self's
+// do, so such a path is judged as the path it reaches.
+func anyProcess(s string) bool {
+	return strings.ContainsAny(s, "$`{*?[")
 }
 
 func allDigits(s string) bool {

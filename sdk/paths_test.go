@@ -36,6 +36,27 @@ func TestResolveProcAliasesAnyProcess(t *testing.T) {
 	}
 }
 
+// TestResolveProcAliasesDynamicProcess: a pid that is an expansion or a
+// glob names some process, and its root is this tree's root all the same.
+func TestResolveProcAliasesDynamicProcess(t *testing.T) {
+	for in, want := range map[string]string{
+		"/proc/$$/root/etc/shadow":             "/etc/shadow",
+		"/proc/$BASHPID/root/etc/shadow":       "/etc/shadow",
+		"/proc/${PPID}/cwd/.env":               ".env",
+		"/proc/$(pgrep sshd)/root/etc/shadow":  "/etc/shadow",
+		"/proc/*/root/root/.ssh/id_rsa":        "/root/.ssh/id_rsa",
+		"/proc/[0-9]*/root/etc/shadow":         "/etc/shadow",
+		"/proc/{os.getpid()}/root/etc/shadow":  "/etc/shadow",
+		"/proc/self/task/$TID/root/etc/passwd": "/etc/passwd",
+		"/proc/$$/status":                      "/proc/$$/status",
+		"/proc/$$/environ":                     "/proc/$$/environ",
+	} {
+		if got := ResolveProcAliases(in); got != want {
+			t.Errorf("ResolveProcAliases(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestNormalizePath(t *testing.T) {
 	for in, want := range map[string]string{
 		"/etc//shadow":                "/etc/shadow",

@@ -302,8 +302,15 @@ func osPath(n string, args []*sym) *sym {
 			ps := pathStrSym(p)
 			r.taint(ps)
 			if s, ok := ps.strVal(); ok && ps.kind == "str" {
-				if r.cnst {
+				switch {
+				case r.cnst:
 					out = joinPath(out, s)
+				case strings.HasPrefix(s, "/"):
+					// an absolute part discards what came before it
+					r.cnst, r.prefix, r.suffix, out = true, "", "", s
+				default:
+					// the text after the last dynamic part
+					r.suffix = strings.TrimSuffix(r.suffix, "/") + "/" + s
 				}
 				continue
 			}
@@ -313,6 +320,7 @@ func osPath(n string, args []*sym) *sym {
 					r.prefix = strings.TrimSuffix(out, "/") + "/"
 				}
 			}
+			r.suffix = ps.suffix
 		}
 		if r.cnst {
 			r.s = out

@@ -859,11 +859,21 @@ func pathJoin(p, other *sym) *sym {
 	if l.isStr() && r.isStr() {
 		return pathSym(strSym(joinPath(l.s, r.s)).taint(l, r))
 	}
+	if r.isStr() && strings.HasPrefix(r.s, "/") {
+		// Path(x) / "/etc/shadow" is "/etc/shadow"
+		return pathSym(strSym(r.s).taint(l, r))
+	}
 	n := &sym{kind: "expr"}
 	if l.isStr() {
 		n.prefix = strings.TrimSuffix(l.s, "/") + "/"
 	} else {
 		n.prefix = l.prefix
+	}
+	// suffix: the text after the last dynamic part
+	if r.isStr() {
+		n.suffix = strings.TrimSuffix(l.suffix, "/") + "/" + r.s
+	} else {
+		n.suffix = r.suffix
 	}
 	return pathSym(n.taint(l, r))
 }
@@ -895,6 +905,8 @@ func (a *analyzer) fileAccess(c *callCtx, v *sym, op string, by string) *sdk.Fil
 		fa.Glob = ps.glob && hasGlobMeta(s)
 	} else if ps.kind == "int" {
 		return nil // a file descriptor
+	} else if r, ok := procAliasPath(ps); ok {
+		fa.Path = normPath(r)
 	} else {
 		fa.Dynamic = true
 		if ps.prefix != "" {
@@ -905,6 +917,23 @@ func (a *analyzer) fileAccess(c *callCtx, v *sym, op string, by string) *sdk.Fil
 	}
 	a.f.Files = append(a.f.Files, fa)
 	return &a.f.Files[len(a.f.Files)-1]
+}
+
+// procAliasPath returns the path a dynamic path through a process's root or
+// working directory reaches (f"/proc/{os.getpid()}/root/etc/shadow",
+// "/proc/%d/cwd/.env" % pid): whichever process the dynamic part names, its
+// root is this tree's root (sdk.ResolveProcAliases), so the known suffix is
+// the path. ok is false for any other dynamic path.
+func procAliasPath(ps *sym) (string, bool) {
+	if !strings.HasSuffix(ps.prefix, "/proc/") && !strings.HasSuffix(ps.prefix, "/task/") {
+		return "", false
+	}
+	if !strings.HasPrefix(ps.suffix, "/") {
+		return "", false
+	}
+	cand := ps.prefix + "$PYDYN" + ps.suffix
+	r := sdk.ResolveProcAliases(cand)
+	return r, r != cand
 }
 
 // ---- outputs and env ----
