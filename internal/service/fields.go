@@ -293,3 +293,20 @@ func saturateInt64(f float64) int64 {
 	}
 	return int64(f)
 }
+
+// LanguageKeys are the request keys read as the language, canonical first.
+func LanguageKeys() []string { return aliasKeys(roleLanguage) }
+
+// CommandArgsKeys are the request keys read as command_args, canonical
+// first.
+func CommandArgsKeys() []string { return aliasKeys(roleCommandArgs) }
+
+func aliasKeys(role fieldRole) []string {
+	var out []string
+	for _, f := range aliasFields {
+		if f.role == role {
+			out = append(out, f.key)
+		}
+	}
+	return out
+}
