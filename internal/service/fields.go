@@ -3,8 +3,10 @@ package service
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,6 +70,11 @@ func (r *ToolRequest) UnmarshalJSON(data []byte) error {
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// Say what the body must be: an object (a tool request).
+			return &json.UnmarshalTypeError{Value: te.Value, Type: reflect.TypeFor[ToolRequest](), Offset: te.Offset}
+		}
 		return err
 	}
 	rest := make(map[string]json.RawMessage, len(raw))
