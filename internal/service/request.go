@@ -15,7 +15,8 @@ import (
 // the findings are aggregated (deny wins): whatever could run is judged.
 type ToolRequest struct {
 	ToolName string `json:"tool_name"`
-	// Language is bash, python or auto; it applies to command, cmd,
+	// Language (key language or lang) is bash, python, auto or unknown
+	// (detected), or mixed (scanned as both); it applies to command, cmd,
 	// script and code. python_code and bash_code carry their own.
 	Language string `json:"language"`
 
@@ -27,6 +28,7 @@ type ToolRequest struct {
 	PythonCode string          `json:"python_code"`
 	BashCode   string          `json:"bash_code"`
 
+	// CommandArgs (key command_args, args or argv) are the arguments.
 	CommandArgs    []string          `json:"command_args"`
 	Cwd            string            `json:"cwd"`
 	Env            map[string]string `json:"env"`
