@@ -67,6 +67,10 @@ type Piece struct {
 	// same content scanned as each language, under one key. Such pieces
 	// are judged together and never run as one execution.
 	Alternatives string
+	// Context is set on the piece that judges command_args as the command
+	// line they spell when some content takes them as data (Python's
+	// sys.argv, a code block): judged with the request, never run.
+	Context bool
 }
 
 // contentField is a request key holding content, and the languages it is
@@ -114,6 +118,9 @@ func (r *ToolRequest) Pieces() ([]Piece, error) {
 		return nil, err
 	}
 	var got []Piece
+	// argsAsData says some content does not take command_args on a shell
+	// command line (see the command_args piece below).
+	argsAsData := false
 	// A content field holding only whitespace would run nothing: say so
 	// rather than queue an empty run.
 	for _, f := range contentFields {
@@ -139,6 +146,7 @@ func (r *ToolRequest) Pieces() ([]Piece, error) {
 				content = withPositional(v, l, r.CommandArgs)
 			}
 			got = append(got, Piece{Field: f.name, Language: l, Content: content, Alternatives: alternatives(f.name, fl)})
+			argsAsData = argsAsData || !f.shell && l != "bash"
 		}
 	}
 	if len(r.CodeBlocks) > 0 && string(r.CodeBlocks) != "null" {
@@ -147,15 +155,32 @@ func (r *ToolRequest) Pieces() ([]Piece, error) {
 			return nil, err
 		}
 		got = append(got, blocks...)
+		argsAsData = true
 	}
-	if len(got) == 0 && len(r.CommandArgs) > 0 {
-		// No content but arguments: they are the command line.
-		got = append(got, Piece{Field: "command_args", Language: "bash", Content: withArgs(shellWord(r.CommandArgs[0]), r.CommandArgs[1:])})
+	if len(r.CommandArgs) > 0 && (len(got) == 0 || argsAsData) {
+		// No content but arguments: they are the command line. Content
+		// that takes them as data may still run them (subprocess of
+		// sys.argv): they are judged as the command line they spell too,
+		// as the Safety Guard's scanner judges every call's arguments.
+		got = append(got, Piece{Field: "command_args", Language: "bash", Content: withArgs(shellWord(r.CommandArgs[0]), r.CommandArgs[1:]),
+			Context: len(got) > 0})
 	}
 	if len(got) == 0 {
 		return nil, &FieldError{"command", "no content: set one of command, cmd, script, code, code_blocks, python_code, bash_code (or command_args)"}
 	}
 	return got, nil
+}
+
+// Runnable returns the pieces an execution would run: all but the
+// Context ones.
+func Runnable(pieces []Piece) []Piece {
+	var out []Piece
+	for _, p := range pieces {
+		if !p.Context {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // alternatives is the Alternatives key of content under key scanned as

@@ -234,3 +234,31 @@ func TestToolMetadataLimitAliases(t *testing.T) {
 		}
 	}
 }
+
+// TestArgsJudgedWhenContentTakesThemAsData: command_args given to content
+// that does not put them on a shell command line (Python's sys.argv, code
+// blocks, undeclared scripts) are judged as the command line they spell
+// too; an execution still runs the content alone.
+func TestArgsJudgedWhenContentTakesThemAsData(t *testing.T) {
+	s := newService(t)
+	for _, body := range []string{
+		`{"python_code": "import subprocess, sys\nsubprocess.run(sys.argv[1:])", "args": ["rm", "-rf", "/"]}`,
+		`{"script": "\"$@\"", "command_args": ["rm", "-rf", "/"]}`,
+		`{"code_blocks": ["echo hi"], "argv": ["rm", "-rf", "/"]}`,
+	} {
+		if rep := scanBody(t, s, body); rep.Decision != sdk.Deny {
+			t.Errorf("%s: %s %v, want deny", body, rep.Decision, rep.RuleIDs())
+		}
+	}
+	req, err := decodeRequest(`{"python_code": "import sys\nprint(sys.argv)", "args": ["data.csv", "3"]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _, err := s.Submit(context.Background(), req, "agent", 0)
+	if err != nil {
+		t.Fatalf("submit python with args: %v", err)
+	}
+	if rec.Status != "queued" || rec.Language != "python" || rec.Content != req.PythonCode {
+		t.Errorf("submit python with args: status %s language %s content %q, want the python code queued", rec.Status, rec.Language, rec.Content)
+	}
+}

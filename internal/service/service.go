@@ -177,9 +177,15 @@ func (s *Service) scan(ctx context.Context, req *ToolRequest, pieces []Piece, sr
 		line           int
 	}
 	seen := map[key]bool{}
-	language := reps[0].Language
+	// The report's language is that of the content (a Context piece is
+	// bash, whatever the content is): "mixed" when it is several.
+	language := ""
 	for i, r := range reps {
-		if r.Language != language {
+		switch {
+		case pieces[i].Context:
+		case language == "":
+			language = r.Language
+		case r.Language != language:
 			language = analyze.Mixed
 		}
 		for _, f := range r.Findings {
@@ -239,7 +245,7 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 	if err != nil {
 		return nil, false, err
 	}
-	if len(pieces) != 1 {
+	if run := Runnable(pieces); len(run) != 1 {
 		// Every field is judged first: a deny in any of them is
 		// reported as such. What is not denied still cannot run as one
 		// execution (which field would run is ambiguous).
@@ -247,8 +253,8 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 		if err == nil {
 			s.record(req, pieces, rep, owner)
 		}
-		field, msg := pieces[1].Field, "an execution runs one content field; send one field (or one block) per execution"
-		if p := pieces[0]; p.Alternatives != "" && pieces[1].Alternatives == p.Alternatives {
+		field, msg := run[1].Field, "an execution runs one content field; send one field (or one block) per execution"
+		if p := run[0]; p.Alternatives != "" && run[1].Alternatives == p.Alternatives {
 			field, msg = "language", "mixed content cannot run as one execution: set language to bash or python"
 		}
 		if err == nil && rep.Decision == sdk.Deny {
@@ -279,7 +285,7 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 		ToolName:       req.ToolName,
 		ConversationID: req.ConversationID,
 		Language:       rep.Language,
-		Content:        pieces[0].Content,
+		Content:        Runnable(pieces)[0].Content,
 		Cwd:            req.Cwd,
 		EnvNames:       sortedKeys(req.Env),
 		Env:            req.Env,

@@ -70,8 +70,9 @@ func TestDecodeArgumentsReadsAliases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.req.Language != "python" || len(in.pieces) != 1 || in.pieces[0].Language != "python" {
-		t.Errorf("lang: %+v %+v, want python", in.req, in.pieces)
+	// The code, then its arguments judged as the command line they spell.
+	if in.req.Language != "python" || len(in.pieces) != 2 || in.pieces[0].Language != "python" || !in.pieces[1].Context {
+		t.Errorf("lang: %+v %+v, want python code and its arguments", in.req, in.pieces)
 	}
 	if got := in.req.CommandArgs; len(got) != 2 || got[0] != "a" || got[1] != "2" {
 		t.Errorf("argv: %v, want [a 2]", got)
