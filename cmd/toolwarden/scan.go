@@ -121,7 +121,7 @@ Exit codes: 0 allow, 1 needs_human_review, 2 deny, 3 usage or load error.`,
 			return decisionExit(rep.Decision)
 		},
 	}
-	cmd.Flags().StringVar(&language, "language", "auto", "language of the content: bash, python or auto")
+	cmd.Flags().StringVar(&language, "language", "auto", "language of the content: bash, python, auto (or unknown: detected) or mixed (scanned as both)")
 	cmd.Flags().StringVar(&policyPath, "policy", "", "policy file (default: the built-in default policy)")
 	cmd.Flags().StringVar(&toolName, "tool-name", "", "tool name to record in the report (default: the file name)")
 	cmd.Flags().StringVar(&cwd, "cwd", "", "working directory the call would run in (judged like the API's cwd)")

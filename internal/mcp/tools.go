@@ -57,7 +57,8 @@ func (s *Server) registerTools() {
 		mcpgo.WithArray("code_blocks", mcpgo.Description("list of {language, code} blocks, judged together")),
 		mcpgo.WithString("python_code", mcpgo.Description("Python code")),
 		mcpgo.WithString("bash_code", mcpgo.Description("bash code")),
-		mcpgo.WithString("language", mcpgo.Description("bash, python or auto")),
+		mcpgo.WithString("language", mcpgo.Description("bash, python, auto or unknown (detected), or mixed (scanned as bash and as Python)")),
+		mcpgo.WithString("lang", mcpgo.Description("another name for language")),
 		mcpgo.WithString("cwd", mcpgo.Description("working directory the content would run in")),
 		mcpgo.WithNumber("timeout_seconds", mcpgo.Min(0), mcpgo.Description("requested timeout, judged against the policy")),
 		mcpgo.WithString("tool_name", mcpgo.Description("name of the tool the content belongs to, for the report")),
@@ -145,6 +146,10 @@ func toolRequest(req mcpgo.CallToolRequest) (*service.ToolRequest, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&tr); err != nil {
+		var fe *service.FieldError
+		if errors.As(err, &fe) {
+			return nil, fe
+		}
 		return nil, service.BadField("arguments", err.Error())
 	}
 	return &tr, nil

@@ -40,7 +40,10 @@ func bindStrict(c echo.Context, v any) error {
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		var se *json.SyntaxError
+		var fe *service.FieldError
 		switch {
+		case errors.As(err, &fe):
+			return fe
 		case errors.As(err, &te):
 			if te.Field == "" {
 				return apiError(http.StatusBadRequest, "invalid_json", fmt.Sprintf("the request body must be %s, got %s", jsonKind(te.Type), jsonValueWord(te.Value)))

@@ -189,6 +189,10 @@ func TestRequestValidationNamesTheField(t *testing.T) {
 		{map[string]any{"command": 5}, 400, "command"},
 		{map[string]any{"command": "ls", "comand": "x"}, 400, "comand"},
 		{map[string]any{"command": "ls", "timeout_seconds": "ten"}, 400, "timeout_seconds"},
+		// Aliases name themselves.
+		{map[string]any{"command": "ls", "args": 5}, 400, "args"},
+		{map[string]any{"command": "ls", "lang": "cobol"}, 400, "lang"},
+		{map[string]any{"command": "ls", "tool_metadata": map[string]any{"output_size": "lots"}}, 400, "tool_metadata.output_size"},
 	}
 	for _, c := range cases {
 		code, body := f.do("POST", "/v1/scan", f.agent, c.body)

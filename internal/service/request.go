@@ -3,7 +3,6 @@ package service
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/toolwarden/toolwarden/engine"
@@ -16,7 +15,8 @@ import (
 // the findings are aggregated (deny wins): whatever could run is judged.
 type ToolRequest struct {
 	ToolName string `json:"tool_name"`
-	// Language is bash, python or auto; it applies to command, cmd,
+	// Language (key language or lang) is bash, python, auto or unknown
+	// (detected), or mixed (scanned as both); it applies to command, cmd,
 	// script and code. python_code and bash_code carry their own.
 	Language string `json:"language"`
 
@@ -28,6 +28,7 @@ type ToolRequest struct {
 	PythonCode string          `json:"python_code"`
 	BashCode   string          `json:"bash_code"`
 
+	// CommandArgs (key command_args, args or argv) are the arguments.
 	CommandArgs    []string          `json:"command_args"`
 	Cwd            string            `json:"cwd"`
 	Env            map[string]string `json:"env"`
@@ -62,14 +63,49 @@ type Piece struct {
 	Field    string
 	Language string
 	Content  string
+	// Alternatives is set on the pieces of content declared "mixed": the
+	// same content scanned as each language, under one key. Such pieces
+	// are judged together and never run as one execution.
+	Alternatives string
+	// Context is set on the piece that judges command_args as the command
+	// line they spell when some content takes them as data (Python's
+	// sys.argv, a code block): judged with the request, never run.
+	Context bool
+}
+
+// contentField is a request key holding content, and the languages it is
+// scanned as given the request's language (nil: the request's own).
+type contentField struct {
+	name  string
+	value func(*ToolRequest) string
+	// fixed is the field's own language ("" when it takes the request's).
+	fixed string
+	// shell says a detected ("auto") language means bash: the field is a
+	// command line.
+	shell bool
+	// positional says command_args are given to bash content as "$@"
+	// (withPositional) rather than appended to a command line (withArgs).
+	positional bool
+}
+
+// contentFields are the request keys holding content, in scan order.
+var contentFields = []contentField{
+	{name: "command", value: func(r *ToolRequest) string { return r.Command }, shell: true},
+	{name: "cmd", value: func(r *ToolRequest) string { return r.Cmd }, shell: true},
+	{name: "script", value: func(r *ToolRequest) string { return r.Script }, positional: true},
+	{name: "code", value: func(r *ToolRequest) string { return r.Code }, positional: true},
+	{name: "python_code", value: func(r *ToolRequest) string { return r.PythonCode }, fixed: "python", positional: true},
+	{name: "bash_code", value: func(r *ToolRequest) string { return r.BashCode }, fixed: "bash", positional: true},
 }
 
 // Pieces extracts the content of a request with the Safety Guard's field
 // mapping: command and cmd are shell command lines unless language says
 // otherwise; python_code and bash_code fix their language; code and script
 // take language or are detected (code is not assumed to be Python).
+// Language "unknown" is detected like "auto"; "mixed" content is scanned
+// as bash and as Python, and the findings aggregated.
 func (r *ToolRequest) Pieces() ([]Piece, error) {
-	lang, err := analyze.NormalizeLanguage(r.Language)
+	langs, err := analyze.ScanLanguages(r.Language)
 	if err != nil {
 		return nil, &FieldError{"language", err.Error()}
 	}
@@ -78,45 +114,82 @@ func (r *ToolRequest) Pieces() ([]Piece, error) {
 			return nil, &FieldError{"env", msg}
 		}
 	}
-	var got []Piece
-	add := func(field, language, content string) {
-		if content != "" {
-			got = append(got, Piece{field, language, content})
-		}
+	if _, err := metaLimitValues(r.ToolMetadata); err != nil {
+		return nil, err
 	}
+	var got []Piece
+	// argsAsData says some content does not take command_args on a shell
+	// command line (see the command_args piece below).
+	argsAsData := false
 	// A content field holding only whitespace would run nothing: say so
 	// rather than queue an empty run.
-	for _, f := range []struct{ name, v string }{{"command", r.Command}, {"cmd", r.Cmd}, {"script", r.Script},
-		{"code", r.Code}, {"python_code", r.PythonCode}, {"bash_code", r.BashCode}} {
-		if f.v != "" && strings.TrimSpace(f.v) == "" {
+	for _, f := range contentFields {
+		if v := f.value(r); v != "" && strings.TrimSpace(v) == "" {
 			return nil, &FieldError{f.name, "holds only whitespace: nothing to scan or run"}
 		}
 	}
-	cmdLang := lang
-	if cmdLang == "auto" {
-		cmdLang = "bash"
+	for _, f := range contentFields {
+		v := f.value(r)
+		if v == "" {
+			continue
+		}
+		fl := langs
+		if f.fixed != "" {
+			fl = []string{f.fixed}
+		}
+		for _, l := range fl {
+			if f.shell && l == "auto" {
+				l = "bash"
+			}
+			content := withArgs(v, r.CommandArgs)
+			if f.positional {
+				content = withPositional(v, l, r.CommandArgs)
+			}
+			got = append(got, Piece{Field: f.name, Language: l, Content: content, Alternatives: alternatives(f.name, fl)})
+			argsAsData = argsAsData || !f.shell && l != "bash"
+		}
 	}
-	add("command", cmdLang, withArgs(r.Command, r.CommandArgs))
-	add("cmd", cmdLang, withArgs(r.Cmd, r.CommandArgs))
-	add("script", lang, withPositional(r.Script, lang, r.CommandArgs))
-	add("code", lang, withPositional(r.Code, lang, r.CommandArgs))
-	add("python_code", "python", r.PythonCode)
-	add("bash_code", "bash", withPositional(r.BashCode, "bash", r.CommandArgs))
 	if len(r.CodeBlocks) > 0 && string(r.CodeBlocks) != "null" {
-		blocks, err := parseCodeBlocks(r.CodeBlocks, lang)
+		blocks, err := parseCodeBlocks(r.CodeBlocks, langs)
 		if err != nil {
 			return nil, err
 		}
 		got = append(got, blocks...)
+		argsAsData = true
 	}
-	if len(got) == 0 && len(r.CommandArgs) > 0 {
-		// No content but arguments: they are the command line.
-		add("command_args", "bash", withArgs(shellWord(r.CommandArgs[0]), r.CommandArgs[1:]))
+	if len(r.CommandArgs) > 0 && (len(got) == 0 || argsAsData) {
+		// No content but arguments: they are the command line. Content
+		// that takes them as data may still run them (subprocess of
+		// sys.argv): they are judged as the command line they spell too,
+		// as the Safety Guard's scanner judges every call's arguments.
+		got = append(got, Piece{Field: "command_args", Language: "bash", Content: withArgs(shellWord(r.CommandArgs[0]), r.CommandArgs[1:]),
+			Context: len(got) > 0})
 	}
 	if len(got) == 0 {
 		return nil, &FieldError{"command", "no content: set one of command, cmd, script, code, code_blocks, python_code, bash_code (or command_args)"}
 	}
 	return got, nil
+}
+
+// Runnable returns the pieces an execution would run: all but the
+// Context ones.
+func Runnable(pieces []Piece) []Piece {
+	var out []Piece
+	for _, p := range pieces {
+		if !p.Context {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// alternatives is the Alternatives key of content under key scanned as
+// langs: key when there is more than one language, else "".
+func alternatives(key string, langs []string) string {
+	if len(langs) > 1 {
+		return key
+	}
+	return ""
 }
 
 // shellWord quotes s as one shell word.
@@ -151,7 +224,7 @@ func withArgs(cmd string, args []string) string {
 	return b.String()
 }
 
-func parseCodeBlocks(raw json.RawMessage, lang string) ([]Piece, error) {
+func parseCodeBlocks(raw json.RawMessage, langs []string) ([]Piece, error) {
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
 		return nil, &FieldError{"code_blocks", "must be a list of {language, code} objects or strings"}
@@ -165,16 +238,20 @@ func parseCodeBlocks(raw json.RawMessage, lang string) ([]Piece, error) {
 		} else if err := json.Unmarshal(it, &b); err != nil {
 			return nil, &FieldError{fmt.Sprintf("code_blocks[%d]", i), "must be a {language, code} object or a string"}
 		}
-		l := lang
-		if b.Language != "" {
-			nl, err := analyze.NormalizeLanguage(b.Language)
+		bl := langs
+		if strings.TrimSpace(b.Language) != "" {
+			nl, err := analyze.ScanLanguages(b.Language)
 			if err != nil {
 				return nil, &FieldError{fmt.Sprintf("code_blocks[%d].language", i), err.Error()}
 			}
-			l = nl
+			bl = nl
 		}
-		if b.Code != "" {
-			out = append(out, Piece{Field: "code_blocks", Language: l, Content: b.Code})
+		if b.Code == "" {
+			continue
+		}
+		for _, l := range bl {
+			out = append(out, Piece{Field: "code_blocks", Language: l, Content: b.Code,
+				Alternatives: alternatives(fmt.Sprintf("code_blocks[%d]", i), bl)})
 		}
 	}
 	if len(out) == 0 {
@@ -184,17 +261,18 @@ func parseCodeBlocks(raw json.RawMessage, lang string) ([]Piece, error) {
 }
 
 // EngineRequest builds the engine request for one piece. The requested
-// budget is the larger of the top-level fields and tool_metadata's
-// `timeout` / `timeout_seconds` / `max_output_bytes` (where the Safety
-// Guard's filter reads them): a limit is judged by what is asked anywhere.
+// budget is the largest of the top-level fields and the tool_metadata keys
+// in metaLimits (where the Safety Guard's scanner reads them): a limit is
+// judged by what is asked anywhere. Pieces has refused a malformed one.
 func (r *ToolRequest) EngineRequest(p Piece) engine.Request {
+	meta, _ := metaLimitValues(r.ToolMetadata)
 	return engine.Request{
 		ToolName:       r.ToolName,
 		Language:       p.Language,
 		Content:        p.Content,
 		Cwd:            r.Cwd,
-		TimeoutSeconds: max(r.TimeoutSeconds, metaNumber(r.ToolMetadata, "timeout"), metaNumber(r.ToolMetadata, "timeout_seconds")),
-		MaxOutputBytes: max(r.MaxOutputBytes, int64(metaNumber(r.ToolMetadata, "max_output_bytes"))),
+		TimeoutSeconds: max(r.TimeoutSeconds, meta["timeout"]),
+		MaxOutputBytes: max(r.MaxOutputBytes, saturateInt64(meta["output"])),
 		CommandArgs:    r.CommandArgs,
 		Env:            r.Env,
 		Metadata:       r.ToolMetadata,
@@ -205,28 +283,6 @@ func (r *ToolRequest) EngineRequest(p Piece) engine.Request {
 // BadField returns a FieldError: the request's field is wrong, and msg says
 // how.
 func BadField(field, msg string) error { return &FieldError{Field: field, Msg: msg} }
-
-// metaNumber reads a numeric tool_metadata entry (a JSON number or a numeric
-// string); 0 when absent or not a number.
-func metaNumber(m map[string]any, key string) float64 {
-	switch v := m[key].(type) {
-	case float64:
-		return v
-	case int:
-		return float64(v)
-	case int64:
-		return float64(v)
-	case json.Number:
-		f, _ := v.Float64()
-		return f
-	case string:
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err == nil {
-			return f
-		}
-	}
-	return 0
-}
 
 // badEnvName says why name cannot be an environment variable name ("" when
 // it can): empty, or holding "=" or NUL. A name with "=" would smuggle a

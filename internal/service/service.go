@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -167,6 +169,7 @@ func (s *Service) scan(ctx context.Context, req *ToolRequest, pieces []Piece, sr
 	if len(reps) == 1 {
 		return reps[0], network, files, nil
 	}
+	dropped := unparsedAlternatives(pieces, reps)
 	var all []sdk.Finding
 	var elapsed time.Duration
 	type key struct {
@@ -174,8 +177,21 @@ func (s *Service) scan(ctx context.Context, req *ToolRequest, pieces []Piece, sr
 		line           int
 	}
 	seen := map[key]bool{}
-	for _, r := range reps {
+	// The report's language is that of the content (a Context piece is
+	// bash, whatever the content is): "mixed" when it is several.
+	language := ""
+	for i, r := range reps {
+		switch {
+		case pieces[i].Context:
+		case language == "":
+			language = r.Language
+		case r.Language != language:
+			language = analyze.Mixed
+		}
 		for _, f := range r.Findings {
+			if dropped[i] && isParseError(f) {
+				continue
+			}
 			// A finding repeated by several fields (the same command
 			// in command and script) is reported once.
 			k := key{f.RuleID, f.Evidence, f.Line}
@@ -189,8 +205,35 @@ func (s *Service) scan(ctx context.Context, req *ToolRequest, pieces []Piece, sr
 	}
 	first := reps[0]
 	start, _ := time.Parse(time.RFC3339Nano, first.Timestamp)
-	return report.Build(report.Meta{ScanID: first.ScanID, ToolName: first.ToolName, Language: first.Language,
+	return report.Build(report.Meta{ScanID: first.ScanID, ToolName: first.ToolName, Language: language,
 		Start: start, Elapsed: elapsed}, all, s.Engine.Policy()), network, files, nil
+}
+
+// unparsedAlternatives marks the reports whose parse-error findings are
+// left out: those of a piece scanned as one language of "mixed" content
+// that did not parse as that language while another alternative did (the
+// content is not that language). When no alternative parses, every parse
+// error stays: unparseable content is reviewed.
+func unparsedAlternatives(pieces []Piece, reps []*sdk.SafetyReport) map[int]bool {
+	parsed := map[string]bool{}
+	for i, p := range pieces {
+		if p.Alternatives != "" && !slices.ContainsFunc(reps[i].Findings, isParseError) {
+			parsed[p.Alternatives] = true
+		}
+	}
+	dropped := map[int]bool{}
+	for i, p := range pieces {
+		if p.Alternatives != "" && parsed[p.Alternatives] {
+			dropped[i] = true
+		}
+	}
+	return dropped
+}
+
+// isParseError says f reports content that does not parse
+// (PY_PARSE_ERROR_REVIEW, BASH_PARSE_ERROR_REVIEW).
+func isParseError(f sdk.Finding) bool {
+	return strings.HasSuffix(f.RuleID, "_PARSE_ERROR_REVIEW")
 }
 
 // Submit scans req and stores the decision: denied → a blocked record,
@@ -202,7 +245,7 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 	if err != nil {
 		return nil, false, err
 	}
-	if len(pieces) != 1 {
+	if run := Runnable(pieces); len(run) != 1 {
 		// Every field is judged first: a deny in any of them is
 		// reported as such. What is not denied still cannot run as one
 		// execution (which field would run is ambiguous).
@@ -210,10 +253,14 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 		if err == nil {
 			s.record(req, pieces, rep, owner)
 		}
-		if err == nil && rep.Decision == sdk.Deny {
-			return nil, false, &FieldError{pieces[1].Field, "denied: " + rep.Summary}
+		field, msg := run[1].Field, "an execution runs one content field; send one field (or one block) per execution"
+		if p := run[0]; p.Alternatives != "" && run[1].Alternatives == p.Alternatives {
+			field, msg = "language", "mixed content cannot run as one execution: set language to bash or python"
 		}
-		return nil, false, &FieldError{pieces[1].Field, "an execution runs one content field; send one field (or one block) per execution"}
+		if err == nil && rep.Decision == sdk.Deny {
+			return nil, false, &FieldError{field, "denied: " + rep.Summary}
+		}
+		return nil, false, &FieldError{field, msg}
 	}
 	if req.TimeoutSeconds < 0 {
 		return nil, false, &FieldError{"timeout_seconds", "must be >= 0"}
@@ -238,7 +285,7 @@ func (s *Service) Submit(ctx context.Context, req *ToolRequest, owner string, wa
 		ToolName:       req.ToolName,
 		ConversationID: req.ConversationID,
 		Language:       rep.Language,
-		Content:        pieces[0].Content,
+		Content:        Runnable(pieces)[0].Content,
 		Cwd:            req.Cwd,
 		EnvNames:       sortedKeys(req.Env),
 		Env:            req.Env,

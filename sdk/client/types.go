@@ -11,7 +11,8 @@ import (
 // and POST /v1/executions. Every content field that is set is scanned.
 type ToolRequest struct {
 	ToolName string `json:"tool_name,omitempty"`
-	// Language is bash, python or auto; it applies to Command, Cmd, Script
+	// Language is bash, python, auto (or unknown: detected) or mixed
+	// (scanned as both); it applies to Command, Cmd, Script
 	// and Code.
 	Language   string          `json:"language,omitempty"`
 	Command    string          `json:"command,omitempty"`

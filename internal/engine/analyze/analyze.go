@@ -45,7 +45,7 @@ type UnknownLanguageError struct{ Language string }
 
 // Error names the language and the ones accepted.
 func (e *UnknownLanguageError) Error() string {
-	return fmt.Sprintf("unknown language %q: want bash, python or auto", e.Language)
+	return fmt.Sprintf("unknown language %q: want bash, python, auto (or unknown) or mixed", e.Language)
 }
 
 var analyzers = map[string]facts.AnalyzeFunc{
@@ -53,18 +53,47 @@ var analyzers = map[string]facts.AnalyzeFunc{
 	"python": python.Analyze,
 }
 
-// NormalizeLanguage maps the language names callers use to "bash",
-// "python" or "auto" (for "" and "auto"), or returns an error.
-func NormalizeLanguage(language string) (string, error) {
-	switch strings.ToLower(strings.TrimSpace(language)) {
-	case "", "auto":
-		return "auto", nil
-	case "bash", "sh", "shell", "zsh", "dash", "ksh":
-		return "bash", nil
-	case "python", "python3", "py", "python2":
-		return "python", nil
+// Mixed is the language of content that may be bash or Python (or both):
+// it is scanned as each of them and the findings are aggregated.
+const Mixed = "mixed"
+
+// languageNames maps the language names callers use (lower case) to what
+// they mean: "bash", "python", "auto" (detect), or Mixed (scan as every
+// analyzer's language). "unknown" is the Safety Guard's name for content
+// of no declared language: detected, like "auto".
+var languageNames = map[string]string{
+	"": "auto", "auto": "auto", "unknown": "auto",
+	"bash": "bash", "sh": "bash", "shell": "bash", "zsh": "bash", "dash": "bash", "ksh": "bash",
+	"python": "python", "python3": "python", "py": "python", "python2": "python",
+	Mixed: Mixed,
+}
+
+// mixedLanguages are the languages Mixed content is scanned as.
+var mixedLanguages = []string{"bash", "python"}
+
+// ScanLanguages returns the languages content declared as language is
+// scanned as: one of "bash", "python" or "auto", or every analyzer's
+// language for Mixed. An unknown name is an *UnknownLanguageError.
+func ScanLanguages(language string) ([]string, error) {
+	l, ok := languageNames[strings.ToLower(strings.TrimSpace(language))]
+	if !ok {
+		return nil, &UnknownLanguageError{Language: language}
 	}
-	return "", &UnknownLanguageError{Language: language}
+	if l == Mixed {
+		return append([]string(nil), mixedLanguages...), nil
+	}
+	return []string{l}, nil
+}
+
+// NormalizeLanguage maps the language names callers use to "bash",
+// "python" or "auto" (for "", "auto" and "unknown"), or Mixed, or returns
+// an error. Analyze cannot take Mixed: split it with ScanLanguages.
+func NormalizeLanguage(language string) (string, error) {
+	l, ok := languageNames[strings.ToLower(strings.TrimSpace(language))]
+	if !ok {
+		return "", &UnknownLanguageError{Language: language}
+	}
+	return l, nil
 }
 
 // Analyze returns the facts of content in language ("bash", "python",
@@ -81,6 +110,9 @@ func Analyze(language, content string, opts Options) (*sdk.Facts, error) {
 	lang, err := NormalizeLanguage(language)
 	if err != nil {
 		return nil, err
+	}
+	if lang == Mixed {
+		return nil, fmt.Errorf("analyze: language %q is several languages: scan the content as each of %v", language, mixedLanguages)
 	}
 	if lang == "auto" {
 		lang = Detect(content)

@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/toolwarden/toolwarden/internal/service"
@@ -28,8 +29,22 @@ type scanInput struct {
 // API's language rules for each.
 func decodeArguments(toolName string, args map[string]any) (*scanInput, error) {
 	req := &service.ToolRequest{ToolName: toolName}
-	if v, ok := args["language"].(string); ok {
-		req.Language = v
+	// The language and the arguments are read under every name the scan
+	// API reads them (language or lang; command_args, args or argv). A
+	// value of another type is the upstream tool's own argument and is
+	// left alone, but two names that disagree leave the call unscannable.
+	if err := firstOf(args, service.LanguageKeys(), func(k string, v any) error {
+		s, ok := v.(string)
+		if !ok || strings.TrimSpace(s) == "" {
+			return nil
+		}
+		if req.Language != "" && !strings.EqualFold(strings.TrimSpace(req.Language), strings.TrimSpace(s)) {
+			return fmt.Errorf("argument %q: language %q conflicts with %q; the call cannot be scanned", k, s, req.Language)
+		}
+		req.Language = s
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	if v, ok := args["cwd"].(string); ok {
 		req.Cwd = v
@@ -40,12 +55,30 @@ func decodeArguments(toolName string, args map[string]any) (*scanInput, error) {
 	if v, ok := args["timeout_seconds"].(float64); ok && v >= 0 {
 		req.TimeoutSeconds = v
 	}
-	if v, ok := args["command_args"].([]any); ok {
-		for _, a := range v {
-			if s, ok := a.(string); ok {
-				req.CommandArgs = append(req.CommandArgs, s)
+	var argsKey string
+	if err := firstOf(args, service.CommandArgsKeys(), func(k string, v any) error {
+		list, ok := v.([]any)
+		if !ok {
+			return nil
+		}
+		var got []string
+		for _, a := range list {
+			switch a := a.(type) {
+			case string:
+				got = append(got, a)
+			case float64, json.Number:
+				got = append(got, fmt.Sprint(a))
+			default:
+				return fmt.Errorf("argument %q: element %v is not a string; the call cannot be scanned", k, a)
 			}
 		}
+		if argsKey != "" && !slices.Equal(got, req.CommandArgs) {
+			return fmt.Errorf("argument %q conflicts with %q; the call cannot be scanned", k, argsKey)
+		}
+		argsKey, req.CommandArgs = k, got
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	if env, ok := args["env"].(map[string]any); ok {
 		req.Env = map[string]string{}
@@ -97,6 +130,21 @@ func decodeArguments(toolName string, args map[string]any) (*scanInput, error) {
 		in.pieces = append(in.pieces, pieces...)
 	}
 	return in, nil
+}
+
+// firstOf calls take for each of keys present in args, in order, until it
+// returns an error; a key holding JSON null is absent.
+func firstOf(args map[string]any, keys []string, take func(key string, v any) error) error {
+	for _, k := range keys {
+		v, ok := args[k]
+		if !ok || v == nil {
+			continue
+		}
+		if err := take(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // contentString reads a content argument: a string, or for command and cmd

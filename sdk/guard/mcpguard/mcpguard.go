@@ -4,8 +4,8 @@
 //
 // The script is taken from the call's arguments as the design's filter
 // does: script, code, command, cmd, python_code, bash_code or code_blocks
-// (with language, cwd, env, timeout_seconds, max_output_bytes and
-// command_args when given). A call without any of them is not a script and
+// (with language or lang, cwd, env, tool_metadata, timeout_seconds,
+// max_output_bytes and command_args, args or argv when given). A call without any of them is not a script and
 // passes unscanned. A blocked call is answered with an error result —
 // {"success": false, "error": "TOOL_SAFETY_BLOCKED: …", "safety_report": …}
 // — and never reaches the server or the handler; a call that runs gets the
@@ -18,6 +18,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
@@ -31,6 +33,10 @@ import (
 
 // ReportKey is the field the safety report is attached under.
 const ReportKey = "safety_report"
+
+// commandArgsKeys are the argument names read as command_args, in the
+// server's order.
+var commandArgsKeys = []string{"command_args", "args", "argv"}
 
 // contentFields are the argument names that carry a script.
 var contentFields = []string{"script", "code", "command", "cmd", "python_code", "bash_code", "code_blocks"}
@@ -75,16 +81,43 @@ func Request(tool string, args map[string]any) (req client.ToolRequest, ok bool,
 			req.Env[k] = fmt.Sprint(val)
 		}
 	}
-	if v, present := args["command_args"].([]any); present {
-		for _, a := range v {
-			req.CommandArgs = append(req.CommandArgs, fmt.Sprint(a))
+	// The language and the arguments are read under each name the
+	// server reads them; two names that disagree fail the call (one of
+	// them would go unjudged).
+	if s, isStr := args["lang"].(string); isStr && strings.TrimSpace(s) != "" {
+		if l := strings.TrimSpace(req.Language); l != "" && !strings.EqualFold(l, strings.TrimSpace(s)) {
+			return req, true, fmt.Errorf("argument %q: language %q conflicts with %q", "lang", s, req.Language)
 		}
+		req.Language = s
+	}
+	var argsKey string
+	for _, k := range commandArgsKeys {
+		v, present := args[k].([]any)
+		if !present {
+			continue
+		}
+		var got []string
+		for _, a := range v {
+			got = append(got, fmt.Sprint(a))
+		}
+		if argsKey != "" && !slices.Equal(got, req.CommandArgs) {
+			return req, true, fmt.Errorf("argument %q conflicts with %q: send the arguments once", k, argsKey)
+		}
+		argsKey, req.CommandArgs = k, got
+	}
+	if v, present := args["tool_metadata"].(map[string]any); present {
+		req.ToolMetadata = v
 	}
 	if v, present := args["timeout_seconds"].(float64); present {
 		req.TimeoutSeconds = v
 	}
 	if v, present := args["max_output_bytes"].(float64); present {
-		req.MaxOutputBytes = int64(v)
+		// Saturate: a budget past the int64 range must stay over the
+		// limit, never wrap to a small number.
+		req.MaxOutputBytes = math.MaxInt64
+		if v < math.MaxInt64 {
+			req.MaxOutputBytes = int64(v)
+		}
 	}
 	for _, f := range contentFields {
 		if v, present := args[f]; present && v != nil && v != "" {
