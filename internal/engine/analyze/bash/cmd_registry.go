@@ -235,6 +235,7 @@ func topics() []func(*registry) {
 		registerListenerCommands,
 		registerFileCommands,
 		registerVCSCommands,
+		registerClientCommands,
 	}
 }
 
