@@ -1,0 +1,26 @@
+package bash
+
+import "testing"
+
+// TestWriteDestinations checks that the destination options of archive and
+// patch tools are recorded as writes, and that listing is not.
+func TestWriteDestinations(t *testing.T) {
+	for _, tc := range []struct{ src, op, path string }{
+		{"tar -xf a.tar -C /usr/local/bin", "write", "/usr/local/bin"},
+		{"tar xzf x.tgz --directory=/etc", "write", "/etc"},
+		{"tar -x -f a.tar --directory /usr/lib", "write", "/usr/lib"},
+		{"tar -C/etc -xf a.tar", "write", "/etc"},
+		{"cpio -idm -D /etc", "write", "/etc"},
+		{"7z x a.7z -o/etc", "write", "/etc"},
+		{"patch /etc/hosts p.diff", "write", "/etc/hosts"},
+		{"patch -d /etc -p1", "write", "/etc"},
+		{"sponge /etc/hosts", "write", "/etc/hosts"},
+	} {
+		if findFile(run(t, tc.src), tc.op, tc.path) == nil {
+			t.Errorf("%q: no %s of %s", tc.src, tc.op, tc.path)
+		}
+	}
+	if findFile(run(t, "tar -tf a.tar -C /etc"), "write", "/etc") != nil {
+		t.Errorf("tar -t lists: no write expected")
+	}
+}
