@@ -11,11 +11,13 @@ import "testing"
 // with look-alikes that must stay allowed or reviewed. The floor is the
 // figure measured after the work, so a regression shows.
 //
-// Measured (code after 0646e33): deny recall 0.989 (87/88), on evasions
-// 0.985, false denies 0/9, agreement 0.992 (126/127); the one miss is
-// `rm -rf ~/.[!.]*` (a negated bracket glob over the home is reviewed,
-// not denied).
-var dev10Floor = corpusFigures{recall: 0.989, evasionRecall: 0.985, falseDeny: 0, agreement: 0.992}
+// Measured after the work (code of the commit that adds the negated bracket
+// glob): deny recall 1.000 (90/90), on evasions 1.000, false denies 0/9,
+// agreement 1.000 (129/129). Before it, on the base code, most system-dir
+// extractions (tar -C, 7z -o, cpio -D, patch), /dev/disk/by-* writes,
+// mkfs on an image (denied, not reviewed), init-script stops and
+// `rm -rf ~/.[!.]*` were missed.
+var dev10Floor = corpusFigures{recall: 1, evasionRecall: 1, falseDeny: 0, agreement: 1}
 
 // TestDev10CorpusBars holds the scanner to the figures measured on the bash
 // same-effect development list (see dev10Floor). With
