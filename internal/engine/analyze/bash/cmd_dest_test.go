@@ -15,6 +15,9 @@ func TestWriteDestinations(t *testing.T) {
 		{"patch /etc/hosts p.diff", "write", "/etc/hosts"},
 		{"patch -d /etc -p1", "write", "/etc"},
 		{"sponge /etc/hosts", "write", "/etc/hosts"},
+		{"install -d /usr/local/foo", "write", "/usr/local/foo"},
+		{"curl --output-dir /etc -O https://github.com/a", "write", "/etc"},
+		{"git clone --depth 1 https://github.com/a /usr/local/a", "write", "/usr/local/a"},
 	} {
 		if findFile(run(t, tc.src), tc.op, tc.path) == nil {
 			t.Errorf("%q: no %s of %s", tc.src, tc.op, tc.path)

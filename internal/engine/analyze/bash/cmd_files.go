@@ -219,6 +219,11 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 		skip = 0
 	}
 	last := spec.last
+	if name == "install" && installDirs(args) {
+		// install -d DIR...: every operand is a directory it creates.
+		spec = &argSpec{op: "write"}
+		last = ""
+	}
 	for _, f := range args {
 		if f.s == "-t" || strings.HasPrefix(f.s, "--target-directory") || strings.HasPrefix(f.s, "-t") && len(f.s) > 2 && spec.optFiles["-t"] != "" {
 			last = "" // every operand is a source
@@ -255,6 +260,21 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 		a.addFile(s, f, op, name, c, fileFlags{recursive: recursive || alwaysRecursive[name], force: force,
 			mode: mode, owner: owner})
 	}
+}
+
+// installDirs reports install's -d/--directory mode, in which every
+// operand is a directory to create.
+func installDirs(args []field) bool {
+	for _, f := range args {
+		if f.s == "--directory" || strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "--") &&
+			strings.IndexByte(f.s, 'd') > 0 && strings.IndexAny(f.s, "mogtSC") < 0 {
+			return true
+		}
+		if f.s == "--" {
+			break
+		}
+	}
+	return false
 }
 
 func isModeArg(s string) bool {
