@@ -12,11 +12,12 @@ import "testing"
 // figure measured after the work, so a regression shows.
 //
 // Measured after the work (code of the commit that adds the negated bracket
-// glob): deny recall 1.000 (99/99), on evasions 1.000, false denies 0/10,
-// agreement 1.000 (134/134). Before it, on the base code, most system-dir
+// glob): deny recall 1.000 (101/101), on evasions 1.000, false denies 0/11,
+// agreement 1.000 (138/138). Before it, on the base code, most system-dir
 // extractions (tar -C, 7z -o, cpio -D, patch), /dev/disk/by-* writes,
 // mkfs on an image (denied, not reviewed), init-script stops, install -d,
-// curl --output-dir, the git clone directory and
+// curl --output-dir, the git clone directory, extraction into a cwd set by
+// cd, and
 // `rm -rf ~/.[!.]*` were missed.
 var dev10Floor = corpusFigures{recall: 1, evasionRecall: 1, falseDeny: 0, agreement: 1}
 

@@ -17,6 +17,8 @@ func TestWriteDestinations(t *testing.T) {
 		{"sponge /etc/hosts", "write", "/etc/hosts"},
 		{"install -d /usr/local/foo", "write", "/usr/local/foo"},
 		{"curl --output-dir /etc -O https://github.com/a", "write", "/etc"},
+		{"cd /etc && tar -xf /tmp/a.tar", "write", "/etc"},
+		{"cd /usr/local/bin; unzip /tmp/a.zip", "write", "/usr/local/bin"},
 		{"git clone --depth 1 https://github.com/a /usr/local/a", "write", "/usr/local/a"},
 	} {
 		if findFile(run(t, tc.src), tc.op, tc.path) == nil {

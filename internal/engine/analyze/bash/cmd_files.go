@@ -218,6 +218,10 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 	if skipMoved {
 		skip = 0
 	}
+	if name == "unzip" && len(operands) > 0 && unzipsHere(args) {
+		// Without -d, unzip writes the members under the working directory.
+		a.addFile(s, field{s: "."}, "write", name, c, fileFlags{})
+	}
 	last := spec.last
 	if name == "install" && installDirs(args) {
 		// install -d DIR...: every operand is a directory it creates.
@@ -260,6 +264,18 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 		a.addFile(s, f, op, name, c, fileFlags{recursive: recursive || alwaysRecursive[name], force: force,
 			mode: mode, owner: owner})
 	}
+}
+
+// unzipsHere reports an unzip that extracts into the working directory:
+// no -d DIR, and no listing, testing or printing mode (-l, -t, -v, -z,
+// -Z, -p).
+func unzipsHere(args []field) bool {
+	for _, f := range args {
+		if strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "--") && strings.ContainsAny(f.s, "dltvzZp") {
+			return false
+		}
+	}
+	return true
 }
 
 // installDirs reports install's -d/--directory mode, in which every
@@ -411,7 +427,11 @@ func (a *analyzer) tar(s *syntax.Stmt, _ string, args []field, c *ctx) {
 		a.addFile(s, f, op, "tar", c, fileFlags{recursive: create})
 	}
 	if !create && !list {
-		// An extraction writes the archive's members under each -C DIR.
+		// An extraction writes the archive's members under each -C DIR,
+		// or under the working directory (`cd /etc && tar -xf a.tar`).
+		if len(dirs) == 0 && archive != nil {
+			dirs = append(dirs, field{s: "."})
+		}
 		for _, d := range dirs {
 			a.addFile(s, d, "write", "tar", c, fileFlags{})
 		}
