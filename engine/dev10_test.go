@@ -11,14 +11,13 @@ import "testing"
 // with look-alikes that must stay allowed or reviewed. The floor is the
 // figure measured after the work, so a regression shows.
 //
-// Measured after the work (code of the commit that adds the negated bracket
-// glob): deny recall 1.000 (101/101), on evasions 1.000, false denies 0/11,
-// agreement 1.000 (138/138). Before it, on the base code, most system-dir
-// extractions (tar -C, 7z -o, cpio -D, patch), /dev/disk/by-* writes,
-// mkfs on an image (denied, not reviewed), init-script stops, install -d,
+// Measured after the work: deny recall 1.000 (102/102), on evasions
+// 1.000, false denies 0/11, agreement 1.000 (140/140). On the base code
+// most system-dir extractions (tar -C, 7z -o, cpio -D, patch, install -d,
 // curl --output-dir, the git clone directory, extraction into a cwd set by
-// cd, and
-// `rm -rf ~/.[!.]*` were missed.
+// cd), /dev/disk/by-* writes, mkfs on an image (denied, not reviewed),
+// init-script and rc-service stops, nft table flushes, `history -w
+// /dev/null` and `rm -rf ~/.[!.]*` were missed.
 var dev10Floor = corpusFigures{recall: 1, evasionRecall: 1, falseDeny: 0, agreement: 1}
 
 // TestDev10CorpusBars holds the scanner to the figures measured on the bash

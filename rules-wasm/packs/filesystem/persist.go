@@ -259,7 +259,8 @@ func checkDefenseEvasion(e *catalog.Env) {
 			(catalog.HasShortFlag(args, 'F', "--flush") || catalog.HasShortFlag(args, 'X', "--delete-chain") ||
 				hasSeq(args, "-P", "INPUT", "ACCEPT")):
 			add(c.Evidence, c.Pos, name, "Content flushes the firewall rules.", map[string]any{"command": name})
-		case is&evNft != 0 && (hasSeq(args, "flush", "ruleset") || hasSeq(args, "delete", "table")):
+		case is&evNft != 0 && (hasSeq(args, "flush", "ruleset") || hasSeq(args, "flush", "table") ||
+			hasSeq(args, "flush", "chain") || hasSeq(args, "delete", "table") || hasSeq(args, "delete", "chain")):
 			add(c.Evidence, c.Pos, name, "Content flushes the nftables rule set.", map[string]any{"command": "nft"})
 		case is&evAuditctl != 0 && (hasSeq(args, "-e", "0") || catalog.HasShortFlag(args, 'D')):
 			add(c.Evidence, c.Pos, name, "Content disables kernel auditing.", map[string]any{"command": "auditctl"})
