@@ -19,6 +19,8 @@ func TestWriteDestinations(t *testing.T) {
 		{"curl --output-dir /etc -O https://github.com/a", "write", "/etc"},
 		{"cd /etc && tar -xf /tmp/a.tar", "write", "/etc"},
 		{"cd /usr/local/bin; unzip /tmp/a.zip", "write", "/usr/local/bin"},
+		{"cd /etc && 7z x /tmp/a.7z", "write", "/etc"},
+		{"cd /etc && cpio -idm < /tmp/a.cpio", "write", "/etc"},
 		{"git clone --depth 1 https://github.com/a /usr/local/a", "write", "/usr/local/a"},
 	} {
 		if findFile(run(t, tc.src), tc.op, tc.path) == nil {

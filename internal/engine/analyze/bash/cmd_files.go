@@ -218,8 +218,9 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 	if skipMoved {
 		skip = 0
 	}
-	if name == "unzip" && len(operands) > 0 && unzipsHere(args) {
-		// Without -d, unzip writes the members under the working directory.
+	if extractsHere(name, args, operands) {
+		// Without a destination option the members are written under the
+		// working directory.
 		a.addFile(s, field{s: "."}, "write", name, c, fileFlags{})
 	}
 	last := spec.last
@@ -264,6 +265,39 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 		a.addFile(s, f, op, name, c, fileFlags{recursive: recursive || alwaysRecursive[name], force: force,
 			mode: mode, owner: owner})
 	}
+}
+
+// extractsHere reports an extraction by unzip, 7z (x/e) or cpio (-i)
+// with no destination option, which writes under the working directory.
+func extractsHere(name string, args, operands []field) bool {
+	switch name {
+	case "unzip":
+		return len(operands) > 0 && unzipsHere(args)
+	case "7z", "7za", "7zr":
+		if len(operands) == 0 || (operands[0].s != "x" && operands[0].s != "e") {
+			return false
+		}
+		for _, f := range args {
+			if strings.HasPrefix(f.s, "-o") {
+				return false
+			}
+		}
+		return true
+	case "cpio":
+		in := false
+		for _, f := range args {
+			switch {
+			case f.s == "--extract":
+				in = true
+			case f.s == "--directory" || strings.HasPrefix(f.s, "--directory=") || strings.HasPrefix(f.s, "-D"):
+				return false
+			case strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "--") && strings.IndexByte(f.s, 'i') > 0:
+				in = true
+			}
+		}
+		return in
+	}
+	return false
 }
 
 // unzipsHere reports an unzip that extracts into the working directory:
