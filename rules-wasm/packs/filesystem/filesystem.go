@@ -560,7 +560,39 @@ func checkCwd(e *catalog.Env) {
 	}
 }
 
-var blockDevice = regexp.MustCompile(`^/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme[0-9]|mmcblk[0-9]|md[0-9]|dm-[0-9]|disk[0-9]|rdisk[0-9]|mapper/|loop[0-9]|sr[0-9]|root$|mem$|kmem$|port$)`)
+// blockDevice matches the device-name families of disks, partitions,
+// volumes and memory: SCSI/SATA, IDE, virtio, Xen, NVMe, MMC/SD, software
+// RAID, device-mapper and LVM, loop, network and ZFS block devices, RAM
+// disks, macOS disks, and the persistent names under /dev/disk/by-*.
+var blockDevice = regexp.MustCompile(`^/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme[0-9]|mmcblk[0-9]|md[0-9_]|md/|dm-[0-9]|disk[0-9]|rdisk[0-9]|disk/|block/|mapper/|loop[0-9]|sr[0-9]|nbd[0-9]|rbd[0-9]|zd[0-9]|zvol/|ram[0-9]|zram[0-9]|bcache[0-9]|mtdblock[0-9]|ubd[a-z]|fd[0-9]|sg[0-9]|root$|mem$|kmem$|port$)`)
+
+// nonDiskDevices are the /dev entries that are not storage: writing them or
+// naming them is no block-device write.
+var nonDiskDevices = regexp.MustCompile(`^/dev/(null|zero|full|random|urandom|stdin|stdout|stderr|tty.*|pts/.*|fd/[0-9]+|shm/.*|tcp/.*|udp/.*|console|ptmx|kmsg|log)$`)
+
+// blockTarget classifies the operands of a file-system tool: "device" when
+// one names a device (or cannot be told apart from one), "file" when every
+// operand is a plain file such as an image in the workspace.
+func blockTarget(args []string) string {
+	files := 0
+	for _, a := range args {
+		if a == "" || strings.HasPrefix(a, "-") || strings.Contains(a, "=") {
+			continue
+		}
+		switch {
+		case isBlockDevice(a), strings.HasPrefix(a, "/dev/") && !nonDiskDevices.MatchString(a):
+			return "device"
+		case strings.ContainsAny(a, "$`*?["):
+			return "device" // not known statically: fail closed
+		case strings.Contains(a, "/") || strings.Contains(a, "."):
+			files++
+		}
+	}
+	if files > 0 {
+		return "file"
+	}
+	return "device"
+}
 
 // mkfsLike create or destroy file systems and partition tables.
 var mkfsLike = map[string]bool{"mke2fs": true, "mkswap": true, "wipefs": true, "fdisk": true,
@@ -579,6 +611,14 @@ func checkBlockCommands(e *catalog.Env) {
 				name = c.Candidates[0]
 			}
 			if name == "diskutil" && !diskutilErases(c.Args) {
+				continue
+			}
+			if name != "diskutil" && len(c.DynamicArgs) == 0 && blockTarget(c.Args) == "file" {
+				// A file system made in a regular file (a disk image): review.
+				e.Add(catalog.Finding{Rule: "BLOCK_DEVICE_WRITE", Evidence: c.Evidence, Pos: c.Pos, Key: name,
+					Decision: sdk.NeedsHumanReview, Risk: sdk.RiskMedium,
+					Message:  fmt.Sprintf("%s writes a file system or partition table into an image file.", name),
+					Metadata: map[string]any{"command": name, "target": "file"}})
 				continue
 			}
 			e.Add(catalog.Finding{Rule: "BLOCK_DEVICE_WRITE", Evidence: c.Evidence, Pos: c.Pos, Key: name,

@@ -13,7 +13,10 @@ import (
 // matched): EDR sensors, audit daemons, host intrusion detection.
 var securityAgents = []string{"falcon", "crowdstrike", "osquery", "auditd", "wazuh", "ossec", "sysdig", "falco",
 	"sentinel", "cbagent", "carbonblack", "elastic-agent", "aide", "tripwire", "clamd", "apparmor", "auditbeat",
-	"cylance", "sophos", "mdatp", "qualys", "tanium", "rapid7", "sshguard", "fail2ban"}
+	"cylance", "sophos", "mdatp", "qualys", "tanium", "rapid7", "sshguard", "fail2ban", "sysmon", "ds_agent",
+	"kesl", "esets", "velociraptor", "splunk", "nxlog", "syslog", "journald", "selinux", "firewalld", "nftables",
+	"cbdaemon", "cb-psc", "xagt", "taniumclient", "amazon-guardduty", "guardduty", "defender", "trendmicro",
+	"nessus", "lacework", "aqua-enforcer", "twistlock", "deepinstinct", "traps_pmd", "cybereason"}
 
 // isSecurityAgent reports a process name or pattern that names a security
 // agent.

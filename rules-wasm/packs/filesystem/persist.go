@@ -3,6 +3,7 @@ package filesystem
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/catalog"
@@ -233,8 +234,11 @@ func checkDefenseEvasion(e *catalog.Env) {
 			add(ev, as.Pos, n, "Content disables shell history (HISTFILE).", map[string]any{"variable": n})
 		case (n == "HISTSIZE" || n == "HISTFILESIZE" || n == "SAVEHIST") && (as.Value == "0" || as.Op == "unset"):
 			add(ev, as.Pos, n, fmt.Sprintf("Content disables shell history (%s).", n), map[string]any{"variable": n})
+		case n == "HISTIGNORE" && !as.Dynamic && slices.Contains(strings.Split(as.Value, ":"), "*"):
+			add(ev, as.Pos, n, "Content keeps every command out of the shell history (HISTIGNORE=*).", map[string]any{"variable": n})
 		}
 	}
+	checkServiceStop(e)
 	for _, i := range e.Commands(kindEvasion) {
 		c := &e.Facts.Commands[i]
 		name := c.Name
@@ -242,7 +246,8 @@ func checkDefenseEvasion(e *catalog.Env) {
 		op, _ := catalog.FirstOperand(args)
 		is := evasionCasesOf(c)
 		switch {
-		case is&evHistory != 0 && (catalog.HasShortFlag(args, 'c') || catalog.HasShortFlag(args, 'd')):
+		case is&evHistory != 0 && (catalog.HasShortFlag(args, 'c') || catalog.HasShortFlag(args, 'd') ||
+			(catalog.HasShortFlag(args, 'w') || catalog.HasShortFlag(args, 'a')) && hasAny(args, "/dev/null")):
 			add(c.Evidence, c.Pos, "history", "Content clears the shell history.", map[string]any{"command": "history"})
 		case is&evSet != 0 && hasSeq(args, "+o", "history"):
 			add(c.Evidence, c.Pos, "history", "Content turns shell history off.", map[string]any{"command": "set +o history"})
@@ -254,7 +259,8 @@ func checkDefenseEvasion(e *catalog.Env) {
 			(catalog.HasShortFlag(args, 'F', "--flush") || catalog.HasShortFlag(args, 'X', "--delete-chain") ||
 				hasSeq(args, "-P", "INPUT", "ACCEPT")):
 			add(c.Evidence, c.Pos, name, "Content flushes the firewall rules.", map[string]any{"command": name})
-		case is&evNft != 0 && (hasSeq(args, "flush", "ruleset") || hasSeq(args, "delete", "table")):
+		case is&evNft != 0 && (hasSeq(args, "flush", "ruleset") || hasSeq(args, "flush", "table") ||
+			hasSeq(args, "flush", "chain") || hasSeq(args, "delete", "table") || hasSeq(args, "delete", "chain")):
 			add(c.Evidence, c.Pos, name, "Content flushes the nftables rule set.", map[string]any{"command": "nft"})
 		case is&evAuditctl != 0 && (hasSeq(args, "-e", "0") || catalog.HasShortFlag(args, 'D')):
 			add(c.Evidence, c.Pos, name, "Content disables kernel auditing.", map[string]any{"command": "auditctl"})
@@ -263,14 +269,14 @@ func checkDefenseEvasion(e *catalog.Env) {
 		case is&evSpctl != 0 && hasAny(args, "--master-disable", "--global-disable"),
 			is&evCsrutil != 0 && op == "disable":
 			add(c.Evidence, c.Pos, name, "Content disables macOS system protection.", map[string]any{"command": name})
-		case is&evSystemctl != 0 && (op == "stop" || op == "disable" || op == "mask" || op == "kill"):
+		case is&evSystemctl != 0 && stopVerbs[op]:
 			for _, a := range args {
-				if securityServices[strings.TrimSuffix(a, ".service")] {
+				if !strings.HasPrefix(a, "-") && a != op && isSecurityAgent(a) {
 					add(c.Evidence, c.Pos, name+a, fmt.Sprintf("Content stops security service %s.", a),
 						map[string]any{"command": "systemctl " + op, "service": a})
 				}
 			}
-		case is&evService != 0 && len(args) >= 2 && securityServices[args[0]] && (args[1] == "stop"):
+		case is&evService != 0 && len(args) >= 2 && isSecurityAgent(args[0]) && stopVerbs[args[1]]:
 			add(c.Evidence, c.Pos, name+args[0], fmt.Sprintf("Content stops security service %s.", args[0]),
 				map[string]any{"command": "service", "service": args[0]})
 		case is&evJournalctl != 0 && hasPrefixArg(args, "--vacuum", "--rotate"):
@@ -312,7 +318,7 @@ func historyVar(name string) string {
 		return ""
 	}
 	switch n := strings.ToUpper(name); n {
-	case "HISTFILE", "HISTSIZE", "HISTFILESIZE", "SAVEHIST":
+	case "HISTFILE", "HISTSIZE", "HISTFILESIZE", "SAVEHIST", "HISTIGNORE":
 		return n
 	}
 	return ""
@@ -403,4 +409,69 @@ func hasPrefixArg(args []string, prefixes ...string) bool {
 		}
 	}
 	return false
+}
+
+// stopVerbs are the operands of service managers that stop, disable or
+// remove a service (systemctl, service, init scripts, rc-service,
+// update-rc.d, chkconfig, launchctl, runit's sv, supervisorctl).
+var stopVerbs = map[string]bool{"stop": true, "disable": true, "mask": true, "kill": true, "force-stop": true,
+	"off": true, "remove": true, "del": true, "delete": true, "unload": true, "bootout": true, "down": true,
+	"exit": true, "freeze": true, "force-shutdown": true}
+
+// kindServiceCtl: the service managers other than systemctl and service,
+// and SysV init scripts run by path.
+var kindServiceCtl = catalog.NewKind(catalog.KindSpec{
+	Names: []string{"rc-service", "rc-update", "invoke-rc.d", "update-rc.d", "chkconfig", "launchctl", "sv",
+		"initctl", "stop", "supervisorctl", "s6-svc", "svc"},
+})
+
+// isInitScript reports a command run by the path of a SysV or BSD init
+// script.
+func isInitScript(c *sdk.Command) bool {
+	return strings.HasPrefix(c.Path, "/etc/init.d/") || strings.HasPrefix(c.Path, "/etc/rc.d/")
+}
+
+// checkServiceStop reports a security or audit agent stopped, disabled or
+// unloaded through a service manager or its init script
+// (`/etc/init.d/auditd stop`, `rc-service falco stop`, `launchctl unload
+// …crowdstrike…`, `stop auditd`).
+func checkServiceStop(e *catalog.Env) {
+	idx := slices.Clone(e.Commands(kindServiceCtl))
+	for i := range e.Facts.Commands {
+		if isInitScript(&e.Facts.Commands[i]) && !slices.Contains(idx, int32(i)) {
+			idx = append(idx, int32(i))
+		}
+	}
+	for _, i := range idx {
+		c := &e.Facts.Commands[i]
+		name := c.Name
+		if isInitScript(c) {
+			name = c.Path
+		}
+		base := name[strings.LastIndexByte(name, '/')+1:]
+		stops := base == "stop"
+		for _, a := range c.Args {
+			if stopVerbs[strings.ToLower(a)] {
+				stops = true
+			}
+		}
+		if !stops {
+			continue
+		}
+		agent := ""
+		if strings.Contains(name, "/") && isSecurityAgent(base) {
+			agent = base
+		}
+		for _, a := range c.Args {
+			if agent == "" && !stopVerbs[strings.ToLower(a)] && isSecurityAgent(a) {
+				agent = a
+			}
+		}
+		if agent == "" {
+			continue
+		}
+		e.Add(catalog.Finding{Rule: "DEFENSE_EVASION", Evidence: c.Evidence, Pos: c.Pos, Key: base + agent,
+			Message:  fmt.Sprintf("Content stops security service %s.", agent),
+			Metadata: map[string]any{"command": base, "service": agent}})
+	}
 }

@@ -78,6 +78,17 @@ var (
 	installSpec = &argSpec{op: "copy_from", last: "copy_to", optFiles: targetDirOpt, shortVal: "mogtSC", longVal: []string{"--mode", "--owner", "--group", "--target-directory", "--suffix"}}
 	truncSpec   = &argSpec{op: "write", shortVal: "sr", longVal: []string{"--size", "--reference"}}
 	ddSpec      = &argSpec{}
+	// cpioSpec: copy-in (-i) and pass-through (-p) write under -D DIR and
+	// into the last operand of -p; -O is the archive copy-out writes.
+	cpioSpec = &argSpec{op: "ref", shortVal: "DEFHIOMRs", longVal: []string{"--directory", "--file", "--format", "--io-size", "--pattern-file", "--owner", "--message", "--rsh-command", "--block-size"},
+		optFiles: map[string]string{"-D": "write", "--directory": "write", "-O": "write", "-F": "read", "--file": "read", "-I": "read", "-E": "read", "--pattern-file": "read"}}
+	// sevenZipSpec: the command letter, then the archive; -oDIR is where
+	// x/e extract.
+	sevenZipSpec = &argSpec{op: "read", skip: 1, shortVal: "opwtmirx", optFiles: map[string]string{"-o": "write", "-w": "write"}}
+	// patchSpec: the first operand is the file patched, the second the
+	// patch; -o FILE, -r FILE and -d DIR are where it writes.
+	patchSpec = &argSpec{op: "read", first: "write", shortVal: "oirdpBFVYzgD", longVal: []string{"--output", "--input", "--reject-file", "--directory", "--strip", "--prefix", "--fuzz", "--suffix", "--basename-prefix", "--get", "--ifdef", "--version-control"},
+		optFiles: map[string]string{"-o": "write", "--output": "write", "-i": "read", "--input": "read", "-r": "write", "--reject-file": "write", "-d": "write", "--directory": "write"}}
 	// targetDirOpt is the -t DIR of cp/mv/ln/install.
 	targetDirOpt = map[string]string{"-t": "copy_to", "--target-directory": "copy_to"}
 	blockSpec    = &argSpec{op: "write", shortVal: "tLbcCgGIjJlmNoOrTUEF", longVal: []string{"--type", "--label"}}
@@ -103,6 +114,7 @@ var specs = map[string]*argSpec{
 	"chmod": chmodSpec, "chown": chownSpec, "chgrp": chownSpec, "chattr": chmodSpec, "setfacl": chmodSpec,
 	"cp": cpSpec, "mv": mvSpec, "ln": lnSpec, "install": installSpec, "rsync": noFiles,
 	"cd": cdSpec, "pushd": cdSpec,
+	"sponge": &argSpec{op: "write"}, "cpio": cpioSpec, "7z": sevenZipSpec, "7za": sevenZipSpec, "7zr": sevenZipSpec, "patch": patchSpec,
 	"zip": zipSpec, "unzip": unzipSpec, "gzip": readSpec, "gunzip": readSpec, "zcat": readSpec, "bzip2": readSpec, "xz": readSpec,
 	"openssl": sslSpec, "dd": ddSpec, "crontab": &argSpec{op: "read", shortVal: "u"},
 	"vi": &argSpec{op: "write"}, "vim": &argSpec{op: "write"}, "nano": &argSpec{op: "write"}, "emacs": &argSpec{op: "write"},
@@ -206,7 +218,17 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 	if skipMoved {
 		skip = 0
 	}
+	if extractsHere(name, args, operands) {
+		// Without a destination option the members are written under the
+		// working directory.
+		a.addFile(s, field{s: "."}, "write", name, c, fileFlags{})
+	}
 	last := spec.last
+	if name == "install" && installDirs(args) {
+		// install -d DIR...: every operand is a directory it creates.
+		spec = &argSpec{op: "write"}
+		last = ""
+	}
 	for _, f := range args {
 		if f.s == "-t" || strings.HasPrefix(f.s, "--target-directory") || strings.HasPrefix(f.s, "-t") && len(f.s) > 2 && spec.optFiles["-t"] != "" {
 			last = "" // every operand is a source
@@ -243,6 +265,66 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 		a.addFile(s, f, op, name, c, fileFlags{recursive: recursive || alwaysRecursive[name], force: force,
 			mode: mode, owner: owner})
 	}
+}
+
+// extractsHere reports an extraction by unzip, 7z (x/e) or cpio (-i)
+// with no destination option, which writes under the working directory.
+func extractsHere(name string, args, operands []field) bool {
+	switch name {
+	case "unzip":
+		return len(operands) > 0 && unzipsHere(args)
+	case "7z", "7za", "7zr":
+		if len(operands) == 0 || (operands[0].s != "x" && operands[0].s != "e") {
+			return false
+		}
+		for _, f := range args {
+			if strings.HasPrefix(f.s, "-o") {
+				return false
+			}
+		}
+		return true
+	case "cpio":
+		in := false
+		for _, f := range args {
+			switch {
+			case f.s == "--extract":
+				in = true
+			case f.s == "--directory" || strings.HasPrefix(f.s, "--directory=") || strings.HasPrefix(f.s, "-D"):
+				return false
+			case strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "--") && strings.IndexByte(f.s, 'i') > 0:
+				in = true
+			}
+		}
+		return in
+	}
+	return false
+}
+
+// unzipsHere reports an unzip that extracts into the working directory:
+// no -d DIR, and no listing, testing or printing mode (-l, -t, -v, -z,
+// -Z, -p).
+func unzipsHere(args []field) bool {
+	for _, f := range args {
+		if strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "--") && strings.ContainsAny(f.s, "dltvzZp") {
+			return false
+		}
+	}
+	return true
+}
+
+// installDirs reports install's -d/--directory mode, in which every
+// operand is a directory to create.
+func installDirs(args []field) bool {
+	for _, f := range args {
+		if f.s == "--directory" || strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "--") &&
+			strings.IndexByte(f.s, 'd') > 0 && strings.IndexAny(f.s, "mogtSC") < 0 {
+			return true
+		}
+		if f.s == "--" {
+			break
+		}
+	}
+	return false
 }
 
 func isModeArg(s string) bool {
@@ -301,7 +383,9 @@ func (a *analyzer) tar(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	create := false
 	var archive *field
 	var operands []field
-	var dir field // the -C DIR in effect: later operands are under it
+	var dir field    // the -C DIR in effect: later operands are under it
+	var dirs []field // every -C DIR: where an extraction writes
+	list := false    // -t/-d: members are listed or compared, not written
 	under := func(f field) field {
 		if dir.s == "" || f.s == "" || f.s[0] == '/' || f.s[0] == '~' || f.s[0] == '$' {
 			return f
@@ -314,11 +398,17 @@ func (a *analyzer) tar(s *syntax.Stmt, _ string, args []field, c *ctx) {
 		case f.s == "-C" || f.s == "--directory":
 			if i+1 < len(args) {
 				dir = under(args[i+1])
+				dirs = append(dirs, dir)
 			}
 			i++
 			continue
+		case strings.HasPrefix(f.s, "-C") && len(f.s) > 2:
+			dir = under(field{s: f.s[2:], dyn: f.dyn})
+			dirs = append(dirs, dir)
+			continue
 		case strings.HasPrefix(f.s, "--directory="):
 			dir = under(field{s: strings.TrimPrefix(f.s, "--directory="), dyn: f.dyn})
+			dirs = append(dirs, dir)
 			continue
 		case strings.HasPrefix(f.s, "--file="):
 			v := field{s: strings.TrimPrefix(f.s, "--file="), dyn: f.dyn}
@@ -332,10 +422,16 @@ func (a *analyzer) tar(s *syntax.Stmt, _ string, args []field, c *ctx) {
 			if f.s == "--create" || f.s == "--append" {
 				create = true
 			}
+			if f.s == "--list" || f.s == "--diff" || f.s == "--compare" {
+				list = true
+			}
 		case (strings.HasPrefix(f.s, "-") || (i == 0 && !f.dyn && !strings.Contains(f.s, "/") && !strings.Contains(f.s, "."))) && f.s != "-":
 			cluster := strings.TrimPrefix(f.s, "-")
 			if strings.ContainsAny(cluster, "cr") {
 				create = true
+			}
+			if k := strings.IndexAny(cluster, "fC"); strings.ContainsAny(cluster, "td") && (k < 0 || strings.IndexAny(cluster, "td") < k) {
+				list = true
 			}
 			if k := strings.IndexByte(cluster, 'f'); k >= 0 {
 				if k+1 < len(cluster) {
@@ -363,6 +459,16 @@ func (a *analyzer) tar(s *syntax.Stmt, _ string, args []field, c *ctx) {
 			op = "read"
 		}
 		a.addFile(s, f, op, "tar", c, fileFlags{recursive: create})
+	}
+	if !create && !list {
+		// An extraction writes the archive's members under each -C DIR,
+		// or under the working directory (`cd /etc && tar -xf a.tar`).
+		if len(dirs) == 0 && archive != nil {
+			dirs = append(dirs, field{s: "."})
+		}
+		for _, d := range dirs {
+			a.addFile(s, d, "write", "tar", c, fileFlags{})
+		}
 	}
 }
 

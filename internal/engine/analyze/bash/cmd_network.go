@@ -415,6 +415,8 @@ func (a *analyzer) curl(s *syntax.Stmt, _ string, args []field, c *ctx) {
 					from = v.s
 				}
 				a.fileAccess(s, *v, "read", "curl", c)
+			case "--output-dir":
+				a.fileAccess(s, *v, "write", "curl", c)
 			case "-o", "--output":
 				a.fileAccess(s, *v, "write", "curl", c)
 				if !v.dyn {

@@ -62,7 +62,7 @@ func (a *analyzer) gitShellAliases(s *syntax.Stmt, _ string, args []field, _ *ct
 	}
 }
 
-func (a *analyzer) gitNet(s *syntax.Stmt, _ string, args []field, _ *ctx) {
+func (a *analyzer) gitNet(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	sub := ""
 	i := 0
 	for ; i < len(args); i++ {
@@ -130,6 +130,15 @@ func (a *analyzer) gitNet(s *syntax.Stmt, _ string, args []field, _ *ctx) {
 		if sub == "clone" || sub == "fetch" || sub == "pull" || sub == "push" || sub == "ls-remote" {
 			// Only the first operand names a repository: what follows is a
 			// directory or refspecs (`HEAD:refs/heads/ci` is not host:path).
+			// The directory a clone writes is a write destination.
+			if sub == "clone" {
+				for k := j + 1; k < len(args); k++ {
+					if !strings.HasPrefix(args[k].s, "-") || args[k].dyn {
+						a.fileAccess(s, args[k], "write", "git", c)
+						break
+					}
+				}
+			}
 			return
 		}
 		first = false

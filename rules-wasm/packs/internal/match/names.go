@@ -109,7 +109,7 @@ func IsSystemTree(p string) bool {
 			return true
 		}
 		if HasGlob(rel) && strings.Count(rel, "/") == 1 {
-			g := rel[1:]
+			g := GoGlob(rel[1:])
 			a, _ := path.Match(g, "x")
 			b, _ := path.Match(g, ".x")
 			if a || b {
@@ -130,7 +130,7 @@ func IsSystemTree(p string) bool {
 			for root := range systemRoots {
 				rc := splitComps(root)
 				if len(rc) == 1 {
-					if ok, _ := path.Match(first[0], rc[0]); ok && len(first) == 1 {
+					if ok, _ := path.Match(GoGlob(first[0]), rc[0]); ok && len(first) == 1 {
 						return true
 					}
 				}

@@ -766,7 +766,7 @@ func compMatch(pc *compPat, comp string, g globView) bool {
 	if pc.star {
 		return pc.starMatches(g.wit)
 	}
-	ok, _ := path.Match(pc.raw, string(g.wit))
+	ok, _ := path.Match(GoGlob(pc.raw), string(g.wit))
 	return ok
 }
 
@@ -791,6 +791,7 @@ func (pc *compPat) matches(name string) bool {
 // A literal first or last byte of g must equal name's, which rules out
 // most names without running path.Match.
 func globMatch(g, name string) bool {
+	g = GoGlob(g)
 	if name == "" || g == "" {
 		ok, _ := path.Match(g, name)
 		return ok
@@ -803,6 +804,16 @@ func globMatch(g, name string) bool {
 	}
 	ok, _ := path.Match(g, name)
 	return ok
+}
+
+// GoGlob rewrites the shell's negated bracket expression "[!…]" as the
+// "[^…]" path.Match understands (for path.Match "[!.]" is the class of "!"
+// and "."), so that `~/.[!.]*` is judged as the shell expands it.
+func GoGlob(g string) string {
+	if strings.IndexByte(g, '[') < 0 || !strings.Contains(g, "[!") {
+		return g
+	}
+	return strings.ReplaceAll(g, "[!", "[^")
 }
 
 // isMeta reports whether c has a meaning in a glob.
