@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/toolwarden/toolwarden/sdk"
 )
 
 // The interpreter registry: what each scripting language's own APIs do,
@@ -288,8 +290,15 @@ func (a *analyzer) interpArgs(s *syntax.Stmt, name string, l *interpLang, args [
 			a.interpCode(s, name, l, f, c)
 			return
 		}
-		if i+1 >= len(args) {
+		if f.s == "-" {
+			a.interpStdin(s, name, l, c)
 			return
+		}
+		if isScriptFile(f.s) {
+			return // a script file, judged by the command's own handler
+		}
+		if i+1 >= len(args) {
+			break
 		}
 		for _, fl := range l.inline {
 			if f.s == fl || len(f.s) <= 5 && strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "--") &&
@@ -299,6 +308,55 @@ func (a *analyzer) interpArgs(s *syntax.Stmt, name string, l *interpLang, args [
 			}
 		}
 	}
+	if !l.programArg {
+		// Neither inline code nor a script: the program is read from
+		// standard input.
+		a.interpStdin(s, name, l, c)
+	}
+}
+
+// interpStdin analyzes the program a registered interpreter reads from a
+// heredoc or here-string (`node <<EOF`, `ruby <<< 'code'`): inline code
+// executed (reviewed as such), whose API calls are scanned like -e code.
+// Piped programs are judged by pipeInterpreter.
+func (a *analyzer) interpStdin(s *syntax.Stmt, name string, l *interpLang, c *ctx) {
+	for _, r := range s.Redirs {
+		var body field
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			body = a.heredocBody(r, false)
+		case syntax.WordHdoc:
+			body = a.expandOne(r.Word, false)
+			body.s += "\n"
+		default:
+			continue
+		}
+		a.b.Facts.DynamicExec = append(a.b.Facts.DynamicExec, sdk.DynamicExec{Kind: "heredoc_interpreter",
+			Interpreter: name, Static: !body.dyn, Content: capContent(body.s),
+			Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
+		if !body.dyn {
+			a.codeSockets(s, name, body.s)
+		}
+		a.interpCode(s, name, l, body, c)
+		return
+	}
+}
+
+// isScriptFile reports whether an interpreter operand names a program file
+// by its extension (its heredoc, if any, is then the program's input).
+func isScriptFile(p string) bool {
+	if strings.HasPrefix(p, "-") {
+		return false
+	}
+	k := strings.LastIndexByte(p, '.')
+	if k < 0 {
+		return false
+	}
+	switch p[k+1:] {
+	case "js", "mjs", "cjs", "ts", "rb", "pl", "pm", "php", "lua", "awk":
+		return true
+	}
+	return false
 }
 
 func isLetters(s string) bool {

@@ -216,6 +216,7 @@ func scanInterp(l *interpLang, code string) []interpCall {
 	sc := &interpScanner{l: l, code: code, toks: tokenizeInterp(l, code), vars: map[string]ival{}, taint: map[string]taint{}}
 	var calls []interpCall
 	assignTo, assignEnd := "", -1
+	alias := map[string]string{} // variables holding a required module
 	for i := 0; i < len(sc.toks); i++ {
 		t := sc.toks[i]
 		if t.kind == itShell {
@@ -246,8 +247,21 @@ func scanInterp(l *interpLang, code string) []interpCall {
 				delete(sc.taint, name)
 			}
 			assignTo, assignEnd = name, end
+			// h = require('https'): h.get is https.get.
+			if r := sc.toks[i+2]; r.kind == itIdent && r.s == "require" && i+5 < len(sc.toks) && sc.toks[i+3].s == "(" &&
+				sc.toks[i+4].kind == itStr && sc.toks[i+5].s == ")" {
+				alias[name] = strings.TrimPrefix(sc.toks[i+4].s, "node:")
+			} else {
+				delete(alias, name)
+			}
 		}
-		api, ok := l.lookupAPI(t.s)
+		callee := t.s
+		if k := strings.IndexByte(callee, '.'); k > 0 {
+			if m, ok := alias[callee[:k]]; ok {
+				callee = m + callee[k:]
+			}
+		}
+		api, ok := l.lookupAPI(callee)
 		if !ok || api.eff == effPass || api.eff == effFormat {
 			continue
 		}
@@ -353,7 +367,8 @@ func (sc *interpScanner) spanTaint(i, end int) taint {
 	return tn
 }
 
-// awkIO recognizes awk's own I/O at token i: `"cmd" | getline`, `print …
+// awkIO recognizes awk's own I/O at token i: `"cmd" | getline`, `getline
+// < "file"` (a file read), `print …
 // | "cmd"` (a command run) and `print … > "file"` / `>> "file"` (a file
 // written).
 func (sc *interpScanner) awkIO(i int) (interpCall, bool) {
@@ -380,6 +395,12 @@ func (sc *interpScanner) awkIO(i int) (interpCall, bool) {
 		}
 		if sc.printBefore(i) {
 			return interpCall{api: interpAPI{"print|", effShell}, args: []ival{value(i + 1)}}, true
+		}
+	case "<":
+		// getline < "file", getline var < "file": a file read.
+		if i > 0 && sc.toks[i-1].kind == itIdent && (sc.toks[i-1].s == "getline" ||
+			i > 1 && sc.toks[i-2].kind == itIdent && sc.toks[i-2].s == "getline") {
+			return interpCall{api: interpAPI{"getline<", effRead}, args: []ival{value(i + 1)}}, true
 		}
 	case ">", ">>":
 		if sc.printBefore(i) {
