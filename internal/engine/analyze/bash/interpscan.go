@@ -49,6 +49,8 @@ type interpCall struct {
 	// strs are every string literal inside the call's parentheses, nested
 	// ones included (an options object's `host: 'x'`).
 	strs []string
+	// hosts are the literals given as a host option's value.
+	hosts []string
 	// env are the environment variable names the arguments read, directly
 	// or through a variable assigned from them ("*" for the whole
 	// environment); files are the paths whose content they carry.
@@ -272,7 +274,7 @@ func scanInterp(l *interpLang, code string) []interpCall {
 		call := interpCall{api: api, args: args}
 		if api.eff == effNet || api.eff == effConnect || api.eff == effSend || api.eff == effRead {
 			end := sc.callEnd(i + 1)
-			call.strs = sc.spanStrings(i+1, end)
+			call.strs, call.hosts = sc.spanStrings(i+1, end)
 			tn := sc.spanTaint(i+1, end)
 			call.env, call.files = tn.env, tn.files
 		}
@@ -329,16 +331,25 @@ func (sc *interpScanner) callEnd(i int) int {
 	return len(sc.toks) - 1
 }
 
-// spanStrings returns the string literals of tokens i..end.
-func (sc *interpScanner) spanStrings(i, end int) []string {
-	var out []string
+// spanStrings returns the string literals of tokens i..end, and those
+// given as a host option's value (`host: 'x'`, `PeerAddr => 'x'`).
+func (sc *interpScanner) spanStrings(i, end int) (all, hosts []string) {
 	for k := i; k <= end && k < len(sc.toks); k++ {
-		if sc.toks[k].kind == itStr {
-			out = append(out, sc.toks[k].s)
+		if sc.toks[k].kind != itStr {
+			continue
+		}
+		all = append(all, sc.toks[k].s)
+		if k >= 2 && (sc.toks[k-1].s == ":" || sc.toks[k-1].s == "=>" || sc.toks[k-1].s == "=") &&
+			sc.toks[k-1].kind == itPunct && hostKeys[strings.ToLower(sc.toks[k-2].s)] {
+			hosts = append(hosts, sc.toks[k].s)
 		}
 	}
-	return out
+	return all, hosts
 }
+
+// hostKeys are the option names whose value is a destination host.
+var hostKeys = map[string]bool{"host": true, "hostname": true, "peeraddr": true, "peerhost": true, "servername": true,
+	"address": true, "url": true, "uri": true}
 
 // spanTaint returns the environment variables and file contents tokens
 // i..end carry: the language's environment expressions in the raw text
@@ -756,7 +767,16 @@ func (a *analyzer) interpNet(s *syntax.Stmt, by string, call interpCall, static 
 	if call.api.eff == effConnect {
 		scheme = "tcp"
 	}
-	for _, v := range cands {
+	// A bare host is a destination where the API takes one (raw
+	// connects, Net::HTTP.get(host, path)) or as a host option's value,
+	// not any dotted literal (`$conf->get('db.host')` is no request).
+	hosts := call.hosts
+	if call.api.eff == effConnect {
+		hosts = cands
+	} else if strings.HasPrefix(call.api.name, "Net::HTTP.") && len(static) > 0 {
+		hosts = append([]string{static[0]}, hosts...)
+	}
+	for _, v := range hosts {
 		if h, _ := hostLike(v); h != "" {
 			a.addNet(s, field{s: v}, scheme, by, adjust)
 			return
