@@ -202,7 +202,7 @@ var interpreters = []*interpLang{
 			{"writeFileSync", effWrite}, {"writeFile", effWrite}, {"createWriteStream", effWrite},
 			{"appendFileSync", effAppend}, {"appendFile", effAppend}, {"unlinkSync", effDelete}, {"unlink", effDelete},
 			{"rmSync", effDeleteTree}, {"rmdirSync", effDeleteTree}, {"rm", effDeleteTree}, {"rmdir", effDeleteTree},
-			{"openSync", effOpen}, {"path.join", effPass}, {"path.resolve", effPass},
+			{"openSync", effOpen}, {"URL", effPass}, {"path.join", effPass}, {"path.resolve", effPass},
 			{"readdirSync", effList}, {"readdir", effList}, {"opendirSync", effList},
 			{"fetch", effNet}, {"http.get", effNet}, {"https.get", effNet}, {"http.request", effNet},
 			{"https.request", effNet}, {"axios.get", effNet}, {"axios.post", effNet}, {"axios.put", effNet},

@@ -705,6 +705,11 @@ func (a *analyzer) interpEffect(s *syntax.Stmt, name string, call interpCall, co
 		}
 		a.dynExec(s, l.execKind(), name, field{s: cmd}, code, true)
 	case effRead, effWrite, effAppend, effDelete:
+		if first == "" && call.api.eff == effRead && len(call.strs) > 0 && strings.Contains(call.strs[0], "://") {
+			// a URL built from a literal prefix and a computed part
+			a.interpNet(s, by, call, nil, true)
+			return
+		}
 		if first == "" {
 			return
 		}
