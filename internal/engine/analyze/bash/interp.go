@@ -36,7 +36,10 @@ const (
 	// effOpen opens a path with a mode argument ("r", "w", "<", ">>"…)
 	// or a perl-style mode prefix ("<path", ">path", "|cmd").
 	effOpen
-	// effNet fetches a URL given as a static string argument.
+	// effNet fetches a URL given as a static string argument, or found
+	// among the call's string literals (an options object's url/host
+	// field); the environment values and file contents its arguments
+	// carry are sent (interpNet).
 	effNet
 	// effEval runs a string as code of the same language.
 	effEval
