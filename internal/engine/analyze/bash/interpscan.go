@@ -30,6 +30,8 @@ const (
 type itok struct {
 	kind itokKind
 	s    string
+	// off and end are the token's byte range in the (home-replaced) code.
+	off, end int
 }
 
 // ival is a folded argument value.
@@ -44,25 +46,41 @@ type ival struct {
 type interpCall struct {
 	api  interpAPI
 	args []ival
+	// strs are every string literal inside the call's parentheses, nested
+	// ones included (an options object's `host: 'x'`).
+	strs []string
+	// hosts are the literals given as a host option's value.
+	hosts []string
+	// env are the environment variable names the arguments read, directly
+	// or through a variable assigned from them ("*" for the whole
+	// environment); files are the paths whose content they carry.
+	env, files []string
 }
 
-// tokenizeInterp splits program text into identifiers (dotted, `::` and
+// taint is what a variable of the program holds: environment values and
+// file contents.
+type taint struct {
+	env, files []string
+}
+
+// tokenizeInterp splits program text (home expressions already replaced
+// by homeReplaced) into identifiers (dotted, `::` and
 // `->` chains), string literals (escapes decoded, home expressions
 // replaced), backtick commands and single punctuation characters.
 func tokenizeInterp(l *interpLang, code string) []itok {
-	for _, h := range l.home {
-		code = strings.ReplaceAll(code, "#{"+h+"}", homeSentinel)
-		code = strings.ReplaceAll(code, "${"+h+"}", homeSentinel)
-		code = strings.ReplaceAll(code, h, homeSentinel)
-	}
 	var out []itok
+	mark, prev := 0, 0
 	for i := 0; i < len(code); {
+		for k := mark; k < len(out); k++ {
+			out[k].off, out[k].end = prev, i
+		}
+		mark, prev = len(out), i
 		c := code[i]
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			i++
 		case strings.HasPrefix(code[i:], homeSentinel):
-			out = append(out, itok{itStr, "~"})
+			out = append(out, itok{kind: itStr, s: "~"})
 			i += len(homeSentinel)
 		case c == '"' || c == '\'' || c == '`':
 			var sb strings.Builder
@@ -92,7 +110,7 @@ func tokenizeInterp(l *interpLang, code string) []itok {
 			if c == '`' && l.backticks {
 				kind = itShell
 			}
-			out = append(out, itok{kind, sb.String()})
+			out = append(out, itok{kind: kind, s: sb.String()})
 			i = j + 1
 		case isIdentStart(c) || c == '.' && i+1 < len(code) && isIdentStart(code[i+1]):
 			j := i + 1
@@ -109,37 +127,60 @@ func tokenizeInterp(l *interpLang, code string) []itok {
 			if (word == "qx" || word == "%x") && j < len(code) && l.backticks {
 				if closer, ok := qxCloser(code[j]); ok {
 					if e := strings.IndexByte(code[j+1:], closer); e >= 0 {
-						out = append(out, itok{itShell, code[j+1 : j+1+e]})
+						out = append(out, itok{kind: itShell, s: code[j+1 : j+1+e]})
 						i = j + 2 + e
 						continue
 					}
 				}
 			}
-			out = append(out, itok{itIdent, word})
+			out = append(out, itok{kind: itIdent, s: word})
 			i = j
 		case c == '%' && i+2 < len(code) && code[i+1] == 'x' && l.backticks:
 			if closer, ok := qxCloser(code[i+2]); ok {
 				if e := strings.IndexByte(code[i+3:], closer); e >= 0 {
-					out = append(out, itok{itShell, code[i+3 : i+3+e]})
+					out = append(out, itok{kind: itShell, s: code[i+3 : i+3+e]})
 					i += 4 + e
 					continue
 				}
 			}
-			out = append(out, itok{itPunct, "%"})
+			out = append(out, itok{kind: itPunct, s: "%"})
 			i++
 		default:
 			// Multi-character operators the folding needs.
 			for _, op := range []string{"..", "<<", ">>", "=>", "==", "!="} {
 				if strings.HasPrefix(code[i:], op) {
-					out = append(out, itok{itPunct, op})
+					out = append(out, itok{kind: itPunct, s: op})
 					i += len(op)
 					goto next
 				}
 			}
-			out = append(out, itok{itPunct, string(c)})
+			out = append(out, itok{kind: itPunct, s: string(c)})
 			i++
 		next:
 		}
+	}
+	for k := mark; k < len(out); k++ {
+		out[k].off, out[k].end = prev, len(code)
+	}
+	return joinRequires(out)
+}
+
+// joinRequires folds a module loaded and used in one expression,
+// `require('https').get` or lua's `require("socket.http").request`, into
+// the dotted name `https.get` the registry lists.
+func joinRequires(toks []itok) []itok {
+	out := toks[:0:0]
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.kind == itIdent && (t.s == "require" || strings.HasSuffix(t.s, ".require")) && i+4 < len(toks) &&
+			toks[i+1].s == "(" && toks[i+2].kind == itStr && toks[i+3].s == ")" && toks[i+4].kind == itIdent &&
+			strings.HasPrefix(toks[i+4].s, ".") {
+			mod := strings.TrimPrefix(toks[i+2].s, "node:")
+			out = append(out, itok{kind: itIdent, s: mod + toks[i+4].s, off: t.off, end: toks[i+4].end})
+			i += 4
+			continue
+		}
+		out = append(out, t)
 	}
 	return out
 }
@@ -164,15 +205,20 @@ func isIdentStart(c byte) bool {
 
 // interpScanner folds values over a token stream.
 type interpScanner struct {
-	l    *interpLang
-	toks []itok
-	vars map[string]ival
+	l     *interpLang
+	code  string
+	toks  []itok
+	vars  map[string]ival
+	taint map[string]taint
 }
 
 // scanInterp returns the registered calls in code.
 func scanInterp(l *interpLang, code string) []interpCall {
-	sc := &interpScanner{l: l, toks: tokenizeInterp(l, code), vars: map[string]ival{}}
+	code = homeReplaced(l, code)
+	sc := &interpScanner{l: l, code: code, toks: tokenizeInterp(l, code), vars: map[string]ival{}, taint: map[string]taint{}}
 	var calls []interpCall
+	assignTo, assignEnd := "", -1
+	alias := map[string]string{} // variables holding a required module
 	for i := 0; i < len(sc.toks); i++ {
 		t := sc.toks[i]
 		if t.kind == itShell {
@@ -189,15 +235,35 @@ func scanInterp(l *interpLang, code string) []interpCall {
 		}
 		// name = expr: remember a folded value for later calls.
 		if i+2 < len(sc.toks) && sc.toks[i+1].kind == itPunct && sc.toks[i+1].s == "=" {
-			v, _ := sc.fold(i+2, ";")
+			v, end := sc.fold(i+2, ";")
 			name := t.s
 			if v.static || v.list != nil {
 				sc.vars[name] = v
 			} else {
 				delete(sc.vars, name)
 			}
+			tn := sc.spanTaint(i+2, end)
+			if len(tn.env) > 0 || len(tn.files) > 0 {
+				sc.taint[name] = tn
+			} else {
+				delete(sc.taint, name)
+			}
+			assignTo, assignEnd = name, end
+			// h = require('https'): h.get is https.get.
+			if r := sc.toks[i+2]; r.kind == itIdent && r.s == "require" && i+5 < len(sc.toks) && sc.toks[i+3].s == "(" &&
+				sc.toks[i+4].kind == itStr && sc.toks[i+5].s == ")" {
+				alias[name] = strings.TrimPrefix(sc.toks[i+4].s, "node:")
+			} else {
+				delete(alias, name)
+			}
 		}
-		api, ok := l.lookupAPI(t.s)
+		callee := t.s
+		if k := strings.IndexByte(callee, '.'); k > 0 {
+			if m, ok := alias[callee[:k]]; ok {
+				callee = m + callee[k:]
+			}
+		}
+		api, ok := l.lookupAPI(callee)
 		if !ok || api.eff == effPass || api.eff == effFormat {
 			continue
 		}
@@ -205,12 +271,115 @@ func scanInterp(l *interpLang, code string) []interpCall {
 		if !ok {
 			continue
 		}
-		calls = append(calls, interpCall{api: api, args: args})
+		call := interpCall{api: api, args: args}
+		if api.eff == effNet || api.eff == effConnect || api.eff == effSend || api.eff == effRead {
+			end := sc.callEnd(i + 1)
+			call.strs, call.hosts = sc.spanStrings(i+1, end)
+			tn := sc.spanTaint(i+1, end)
+			call.env, call.files = tn.env, tn.files
+		}
+		if api.eff == effRead && i < assignEnd && len(args) > 0 && args[0].static && args[0].s != "" {
+			// `data = readFileSync(p)`: the variable carries p's content.
+			tn := sc.taint[assignTo]
+			tn.files = append(tn.files, args[0].s)
+			sc.taint[assignTo] = tn
+		}
+		calls = append(calls, call)
 	}
 	return calls
 }
 
-// awkIO recognizes awk's own I/O at token i: `"cmd" | getline`, `print …
+// homeReplaced is code with the language's home-directory expressions
+// replaced by homeSentinel.
+func homeReplaced(l *interpLang, code string) string {
+	for _, h := range l.home {
+		code = strings.ReplaceAll(code, "#{"+h+"}", homeSentinel)
+		code = strings.ReplaceAll(code, "${"+h+"}", homeSentinel)
+		code = strings.ReplaceAll(code, h, homeSentinel)
+	}
+	return code
+}
+
+// callEnd returns the index of the token that ends the call whose
+// arguments start at token i: the matching ")" of a parenthesized call,
+// else the statement end.
+func (sc *interpScanner) callEnd(i int) int {
+	if i < len(sc.toks) && sc.toks[i].kind == itPunct && sc.toks[i].s == "(" {
+		depth := 0
+		for k := i; k < len(sc.toks); k++ {
+			switch sc.toks[k].s {
+			case "(", "[", "{":
+				if sc.toks[k].kind == itPunct {
+					depth++
+				}
+			case ")", "]", "}":
+				if sc.toks[k].kind == itPunct {
+					depth--
+					if depth == 0 {
+						return k
+					}
+				}
+			}
+		}
+		return len(sc.toks) - 1
+	}
+	for k := i; k < len(sc.toks); k++ {
+		if t := sc.toks[k]; t.kind == itPunct && t.s == ";" {
+			return k
+		}
+	}
+	return len(sc.toks) - 1
+}
+
+// spanStrings returns the string literals of tokens i..end, and those
+// given as a host option's value (`host: 'x'`, `PeerAddr => 'x'`).
+func (sc *interpScanner) spanStrings(i, end int) (all, hosts []string) {
+	for k := i; k <= end && k < len(sc.toks); k++ {
+		if sc.toks[k].kind != itStr {
+			continue
+		}
+		all = append(all, sc.toks[k].s)
+		if k >= 2 && (sc.toks[k-1].s == ":" || sc.toks[k-1].s == "=>" || sc.toks[k-1].s == "=") &&
+			sc.toks[k-1].kind == itPunct && hostKeys[strings.ToLower(sc.toks[k-2].s)] {
+			hosts = append(hosts, sc.toks[k].s)
+		}
+	}
+	return all, hosts
+}
+
+// hostKeys are the option names whose value is a destination host.
+var hostKeys = map[string]bool{"host": true, "hostname": true, "peeraddr": true, "peerhost": true, "servername": true,
+	"address": true, "url": true, "uri": true}
+
+// spanTaint returns the environment variables and file contents tokens
+// i..end carry: the language's environment expressions in the raw text
+// (string interpolation included) and the variables tainted before.
+func (sc *interpScanner) spanTaint(i, end int) taint {
+	var tn taint
+	if i >= len(sc.toks) {
+		return tn
+	}
+	if end >= len(sc.toks) {
+		end = len(sc.toks) - 1
+	}
+	if end < i {
+		return tn
+	}
+	tn.env = sc.l.envRefs(sc.code[sc.toks[i].off:sc.toks[end].end])
+	for k := i; k <= end; k++ {
+		if t := sc.toks[k]; t.kind == itIdent {
+			name := t.s
+			if w, ok := sc.taint[name]; ok {
+				tn.env = append(tn.env, w.env...)
+				tn.files = append(tn.files, w.files...)
+			}
+		}
+	}
+	return tn
+}
+
+// awkIO recognizes awk's own I/O at token i: `"cmd" | getline`, `getline
+// < "file"` (a file read), `print …
 // | "cmd"` (a command run) and `print … > "file"` / `>> "file"` (a file
 // written).
 func (sc *interpScanner) awkIO(i int) (interpCall, bool) {
@@ -237,6 +406,12 @@ func (sc *interpScanner) awkIO(i int) (interpCall, bool) {
 		}
 		if sc.printBefore(i) {
 			return interpCall{api: interpAPI{"print|", effShell}, args: []ival{value(i + 1)}}, true
+		}
+	case "<":
+		// getline < "file", getline var < "file": a file read.
+		if i > 0 && sc.toks[i-1].kind == itIdent && (sc.toks[i-1].s == "getline" ||
+			i > 1 && sc.toks[i-2].kind == itIdent && sc.toks[i-2].s == "getline") {
+			return interpCall{api: interpAPI{"getline<", effRead}, args: []ival{value(i + 1)}}, true
 		}
 	case ">", ">>":
 		if sc.printBefore(i) {
@@ -530,11 +705,16 @@ func (a *analyzer) interpEffect(s *syntax.Stmt, name string, call interpCall, co
 		}
 		a.dynExec(s, l.execKind(), name, field{s: cmd}, code, true)
 	case effRead, effWrite, effAppend, effDelete:
+		if first == "" && call.api.eff == effRead && len(call.strs) > 0 && strings.Contains(call.strs[0], "://") {
+			// a URL built from a literal prefix and a computed part
+			a.interpNet(s, by, call, nil, true)
+			return
+		}
 		if first == "" {
 			return
 		}
 		if strings.Contains(first, "://") {
-			a.addNet(s, field{s: first}, "", by, nil)
+			a.interpNet(s, by, call, static, false)
 			return
 		}
 		op := map[apiEffect]string{effRead: "read", effWrite: "write", effAppend: "append", effDelete: "delete"}[call.api.eff]
@@ -552,20 +732,80 @@ func (a *analyzer) interpEffect(s *syntax.Stmt, name string, call interpCall, co
 		}
 	case effOpen:
 		a.interpOpen(s, name, by, static, c, code)
-	case effNet:
-		for _, v := range static {
-			if strings.Contains(v, "://") {
-				a.addNet(s, field{s: v}, "", by, nil)
-				return
-			}
-		}
-		if dynamic {
-			a.addNet(s, field{s: "$url", dyn: true}, "https", by, nil)
-		}
+	case effNet, effConnect, effSend:
+		a.interpNet(s, by, call, static, dynamic)
 	case effEval:
 		a.dynExec(s, "eval", name, field{dyn: true}, code, false)
 	}
 	_ = dynamic
+}
+
+// interpNet records the network use of one registered API call: the URL
+// among its static arguments or the string literals inside the call (an
+// options object's fields), else the first host-like literal ("host",
+// "host:port"), else a dynamic destination. The environment values and
+// file contents the arguments carry are sent: an Output to the network
+// and an upload, judged by DATA_EXFILTRATION like curl's.
+func (a *analyzer) interpNet(s *syntax.Stmt, by string, call interpCall, static []string, dynamic bool) {
+	if len(call.env) > 0 {
+		a.b.Facts.Outputs = append(a.b.Facts.Outputs, sdk.Output{Sink: "network", Vars: dedup(call.env),
+			Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
+	}
+	if call.api.eff == effSend {
+		return
+	}
+	upload := len(call.env) > 0 || len(call.files) > 0 || sendsBody(call)
+	adjust := func(n *sdk.NetworkUse) {
+		n.Upload = n.Upload || upload
+		if len(call.files) > 0 {
+			n.UploadFrom = call.files[0]
+		}
+	}
+	cands := append(append([]string(nil), static...), call.strs...)
+	for _, v := range cands {
+		if strings.Contains(v, "://") {
+			a.addNet(s, field{s: v}, "", by, adjust)
+			return
+		}
+	}
+	scheme := "https"
+	if call.api.eff == effConnect {
+		scheme = "tcp"
+	}
+	// A bare host is a destination where the API takes one (raw
+	// connects, Net::HTTP.get(host, path)) or as a host option's value,
+	// not any dotted literal (`$conf->get('db.host')` is no request).
+	hosts := call.hosts
+	if call.api.eff == effConnect {
+		hosts = cands
+	} else if strings.HasPrefix(call.api.name, "Net::HTTP.") && len(static) > 0 {
+		hosts = append([]string{static[0]}, hosts...)
+	}
+	for _, v := range hosts {
+		if h, _ := hostLike(v); h != "" {
+			a.addNet(s, field{s: v}, scheme, by, adjust)
+			return
+		}
+	}
+	if dynamic || call.api.eff == effConnect {
+		a.addNet(s, field{s: "$url", dyn: true}, scheme, by, adjust)
+	}
+}
+
+// sendsBody reports whether a network call sends a request body: a post,
+// put or send API, or a "POST"/"PUT" method literal among its strings.
+func sendsBody(call interpCall) bool {
+	n := strings.ToLower(call.api.name)
+	if strings.Contains(n, "post") || strings.Contains(n, "put") || strings.Contains(n, "send") {
+		return true
+	}
+	for _, v := range call.strs {
+		switch strings.ToUpper(v) {
+		case "POST", "PUT", "PATCH":
+			return true
+		}
+	}
+	return false
 }
 
 // interpOpen records an open() call: a mode argument or a perl-style
@@ -586,6 +826,11 @@ func (a *analyzer) interpOpen(s *syntax.Stmt, name, by string, static []string, 
 		}
 	}
 	if p == "" {
+		return
+	}
+	if strings.Contains(p, "://") {
+		// open-uri's Kernel#open, PHP's fopen of a URL
+		a.addNet(s, field{s: p}, "", by, nil)
 		return
 	}
 	if mode == "" {

@@ -67,6 +67,20 @@ func (a *analyzer) dynExec(s *syntax.Stmt, kind, interp string, content, src fie
 			lang = "python"
 		}
 	}
+	if l := interpByName[interp]; l != nil && !l.awkIO && (kind == "pipe_interpreter" || kind == "heredoc_interpreter") {
+		// Code of a registered interpreter fed on standard input is
+		// that language, not bash: its API calls are scanned (interp.go).
+		if analyze && !content.dyn && !d.Downloaded {
+			d.Static = true
+			d.Content = capContent(content.s)
+		}
+		a.b.Facts.DynamicExec = append(a.b.Facts.DynamicExec, d)
+		if d.Static {
+			a.codeSockets(s, interp, content.s)
+			a.interpCode(s, interp, l, content, &ctx{})
+		}
+		return
+	}
 	idx := len(a.b.Facts.DynamicExec)
 	if analyze && !content.dyn && !d.Downloaded {
 		d.Static = true
