@@ -372,6 +372,11 @@ func runLiteShim() error {
 	if len(argv) == 0 {
 		argv = []string{lc.Path}
 	}
+	// Nothing the daemon holds without close-on-exec (a launcher's socket,
+	// an open host file) nor this shim's own pipes reaches the workload.
+	if err := closeOnExecFrom3(); err != nil {
+		return err
+	}
 	return unix.Exec(path, argv, lc.Env)
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -164,5 +165,51 @@ func TestLiteRefusesEgressAndOutsideCwd(t *testing.T) {
 	}
 	if _, err := b.Start(context.Background(), Spec{Path: "/bin/true", EgressProxy: func(net.Listener) error { return nil }}); err == nil {
 		t.Error("egress proxy accepted without a network namespace")
+	}
+}
+
+// TestLiteRunInheritsNoDescriptors: the lite backend's workload starts with
+// stdin, stdout and stderr only, as the strong backends' do — a host file
+// the daemon holds without close-on-exec (a launcher's descriptor) never
+// reaches it, nor the shim's gate and config pipes.
+func TestLiteRunInheritsNoDescriptors(t *testing.T) {
+	needRoot(t)
+	b := openLiteTest(t)
+	secret := filepath.Join(t.TempDir(), "daemon-held")
+	if err := os.WriteFile(secret, []byte("host secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := syscall.Open(secret, syscall.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	if _, _, e := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_SETFD, 0); e != 0 {
+		t.Fatal(e)
+	}
+	var out bytes.Buffer
+	p, err := b.Start(context.Background(), Spec{Path: "/bin/sh", Args: []string{"sh", "-c", `ls -l /proc/$$/fd/`},
+		Env: []string{"PATH=/usr/bin:/bin"}, Stdout: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex, err := p.Wait(); err != nil || ex.Code != 0 {
+		t.Fatalf("exit %+v %v\n%s", ex, err, out.String())
+	}
+	seen := 0
+	for _, line := range strings.Split(out.String(), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 || f[len(f)-2] != "->" {
+			continue
+		}
+		seen++
+		switch f[len(f)-3] {
+		case "0", "1", "2":
+		default:
+			t.Errorf("run inherited descriptor %s", strings.Join(f[len(f)-3:], " "))
+		}
+	}
+	if seen < 3 {
+		t.Errorf("listed %d descriptors, want at least stdin, stdout and stderr:\n%s", seen, out.String())
 	}
 }
