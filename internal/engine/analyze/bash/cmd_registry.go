@@ -292,6 +292,7 @@ func commands() *commandTable {
 // name nothing is registered for gets the generic treatment: operands that
 // look like paths are references.
 func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c *ctx) {
+	a.optExecCommands(s, name, args, c)
 	e := commandsTab.lookup(name)
 	if e == nil {
 		a.genericRefs(s, name, args, c)
