@@ -191,6 +191,9 @@ type analyzer struct {
 	written  map[string]*strings.Builder
 	overflow map[string]bool
 	fetched  map[string]bool
+	// fetchedDirs are the extraction directories of downloaded archives
+	// ("." for the working directory): files in them are downloaded.
+	fetchedDirs []string
 	// funcBodies holds the bodies of functions that read their arguments;
 	// calling marks those being walked for a call.
 	funcBodies map[string]*syntax.Stmt

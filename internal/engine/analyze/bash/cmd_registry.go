@@ -293,6 +293,9 @@ func commands() *commandTable {
 // look like paths are references.
 func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c *ctx) {
 	a.optExecCommands(s, name, args, c)
+	if extractors[name] != nil {
+		defer a.noteDownloadedTree(name, args, c, len(a.b.Facts.Files))
+	}
 	e := commandsTab.lookup(name)
 	if e == nil {
 		a.genericRefs(s, name, args, c)

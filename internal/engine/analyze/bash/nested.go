@@ -109,11 +109,11 @@ func capContent(s string) string {
 // whose content this script produced: downloaded earlier (remote code
 // execution) or written with known text (analyzed nested).
 func (a *analyzer) runFile(s *syntax.Stmt, interp string, f field) {
-	if f.dyn || (a.fetched == nil && a.written == nil) {
+	if f.dyn || (a.fetched == nil && a.written == nil && a.fetchedDirs == nil) {
 		return
 	}
 	p := normPath(f.s)
-	if a.fetched[p] {
+	if a.fetched[p] || a.inDownloadedTree(p) {
 		a.dynExec(s, "source", interp, field{dyn: true}, field{downloaded: true}, false)
 		return
 	}
