@@ -3,6 +3,7 @@ package service
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/toolwarden/toolwarden/engine"
@@ -67,9 +68,10 @@ type Piece struct {
 	// same content scanned as each language, under one key. Such pieces
 	// are judged together and never run as one execution.
 	Alternatives string
-	// Context is set on the piece that judges command_args as the command
-	// line they spell when some content takes them as data (Python's
-	// sys.argv, a code block): judged with the request, never run.
+	// Context is set on the pieces judged with the request but never run:
+	// command_args as the command line they spell when some content takes
+	// them as data (Python's sys.argv, a code block), and the shell reading
+	// of a command or cmd declared as another language.
 	Context bool
 }
 
@@ -99,8 +101,9 @@ var contentFields = []contentField{
 }
 
 // Pieces extracts the content of a request with the Safety Guard's field
-// mapping: command and cmd are shell command lines unless language says
-// otherwise; python_code and bash_code fix their language; code and script
+// mapping: command and cmd are shell command lines (declared as another
+// language, they run as that language and are judged as both);
+// python_code and bash_code fix their language; code and script
 // take language or are detected (code is not assumed to be Python).
 // Language "unknown" is detected like "auto"; "mixed" content is scanned
 // as bash and as Python, and the findings aggregated.
@@ -147,6 +150,19 @@ func (r *ToolRequest) Pieces() ([]Piece, error) {
 			}
 			got = append(got, Piece{Field: f.name, Language: l, Content: content, Alternatives: alternatives(f.name, fl)})
 			argsAsData = argsAsData || !f.shell && l != "bash"
+		}
+		if f.shell && !slices.Contains(fl, "bash") && !slices.Contains(fl, "auto") {
+			// A command line declared as another language (command with
+			// language python) runs as that language here, but a shell
+			// tool behind the scan runs it as a command line: it is judged
+			// both ways, like mixed content (the parse error of the reading
+			// that fails is left out when the other parses), and the
+			// shell reading is never run.
+			for i := len(got) - len(fl); i < len(got); i++ {
+				got[i].Alternatives = f.name
+			}
+			got = append(got, Piece{Field: f.name, Language: "bash", Content: withArgs(v, r.CommandArgs),
+				Alternatives: f.name, Context: true})
 		}
 	}
 	if len(r.CodeBlocks) > 0 && string(r.CodeBlocks) != "null" {
