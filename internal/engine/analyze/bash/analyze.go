@@ -855,6 +855,30 @@ func declListing(variant string, d *syntax.DeclClause) []field {
 	return out
 }
 
+// maxArrayIndex bounds the literal array indexes followed ([5000]=x would
+// otherwise make 5000 elements).
+const maxArrayIndex = 64
+
+// literalIndex returns an array index written as a decimal literal.
+func literalIndex(x syntax.ArithmExpr) (int, bool) {
+	w, ok := x.(*syntax.Word)
+	if !ok {
+		return 0, false
+	}
+	lit := w.Lit()
+	if lit == "" || len(lit) > 4 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(lit); i++ {
+		if lit[i] < '0' || lit[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(lit[i]-'0')
+	}
+	return n, true
+}
+
 // assign records one NAME=value and tracks its value.
 func (a *analyzer) assign(as *syntax.Assign, op string) {
 	if as.Name == nil {
@@ -867,7 +891,18 @@ func (a *analyzer) assign(as *syntax.Assign, op string) {
 		static := true
 		for _, e := range as.Array.Elems {
 			if e.Index != nil {
-				static = false
+				// ([3]=x): a literal index places the element there
+				// (the ones between are empty); any other index is
+				// not followed.
+				k, ok := literalIndex(e.Index)
+				if !ok || k > maxArrayIndex {
+					static = false
+				} else {
+					for len(elems) < k {
+						elems = append(elems, "")
+					}
+					elems = elems[:k]
+				}
 			}
 			if e.Value != nil {
 				for _, f := range a.expandWord(e.Value, true) {
@@ -888,10 +923,25 @@ func (a *analyzer) assign(as *syntax.Assign, op string) {
 			a.vars[as.Name.Value] = v
 		}
 	case as.Index != nil:
+		var f field
 		if as.Value != nil {
-			a.expandOne(as.Value, true)
+			f = a.expandOne(as.Value, true)
 		}
 		fact.Dynamic = true
+		// q[2]=x on an array whose elements are known: the element is set
+		k, ok := literalIndex(as.Index)
+		if v, had := a.vars[as.Name.Value]; had && v.static && ok && k <= maxArrayIndex && !f.dyn && (v.arr != nil || v.val == "") {
+			arr := append([]string(nil), v.arr...)
+			for len(arr) <= k {
+				arr = append(arr, "")
+			}
+			arr[k] = f.s
+			a.setVar(as.Name.Value, strings.Join(arr, " "), true)
+			nv := a.vars[as.Name.Value]
+			nv.arr = arr
+			a.vars[as.Name.Value] = nv
+			break
+		}
 		a.setVar(as.Name.Value, "", false)
 	default:
 		f := field{}

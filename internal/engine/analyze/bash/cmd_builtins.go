@@ -230,7 +230,11 @@ func (a *analyzer) output(s *syntax.Stmt, args []field, c *ctx) {
 
 // read assigns the variables of `read` — statically when its input is a
 // static here-string or heredoc (`read -r cmd <<< "rm -rf /"`).
-func (a *analyzer) read(s *syntax.Stmt, name string, args []field, _ *ctx) {
+func (a *analyzer) read(s *syntax.Stmt, name string, args []field, c *ctx) {
+	if name != "read" {
+		a.mapfile(s, name, args, c)
+		return
+	}
 	var names []string
 	array := ""
 	for i := 0; i < len(args); i++ {
@@ -319,6 +323,84 @@ func (a *analyzer) read(s *syntax.Stmt, name string, args []field, _ *ctx) {
 		}
 		a.setVar(n, v, true)
 	}
+}
+
+// mapfile handles mapfile/readarray: the lines of a heredoc or here-string
+// become the array's elements (`mapfile -t L <<< $'cat\n/etc/shadow'`,
+// then "${L[@]}"); -d sets the delimiter, -s skips lines, -n bounds them,
+// and the -C callback is code the shell runs for the lines. Other input
+// leaves the array unknown.
+func (a *analyzer) mapfile(s *syntax.Stmt, name string, args []field, c *ctx) {
+	array, delim, skip, count := "MAPFILE", "\n", 0, -1
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if !strings.HasPrefix(f.s, "-") || len(f.s) < 2 {
+			if isIdent(f.s) {
+				array = f.s
+			}
+			continue
+		}
+		opt := f.s[1:2]
+		val, attached := f.s[2:], len(f.s) > 2
+		if strings.Contains("dnOsuCc", opt) && !attached {
+			if i+1 >= len(args) {
+				break
+			}
+			i++
+			val = args[i].s
+			if opt == "C" && args[i].dyn {
+				a.dynExec(s, "shell_c", name, args[i], args[i], false)
+			}
+		}
+		switch opt {
+		case "d":
+			delim = val
+			if delim == "" {
+				delim = "\x00"
+			}
+		case "s":
+			skip, _ = strconv.Atoi(val)
+		case "n":
+			count, _ = strconv.Atoi(val)
+		case "C":
+			if val != "" {
+				a.dynExec(s, "shell_c", name, field{s: val}, field{}, true)
+			}
+		}
+	}
+	var in field
+	known := false
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.WordHdoc:
+			in, known = a.expandOne(r.Word, false), true
+			in.s += "\n"
+		case syntax.Hdoc, syntax.DashHdoc:
+			in, known = a.heredocBody(r, false), true
+		}
+	}
+	if !known || in.dyn {
+		a.setVar(array, "", false)
+		return
+	}
+	lines := strings.Split(in.s, delim)
+	if n := len(lines); n > 0 && lines[n-1] == "" {
+		lines = lines[:n-1]
+	}
+	if skip > 0 {
+		lines = lines[min(skip, len(lines)):]
+	}
+	if count > 0 && count < len(lines) {
+		lines = lines[:count]
+	}
+	if len(lines) > maxArrayIndex {
+		a.setVar(array, "", false)
+		return
+	}
+	a.setVar(array, strings.Join(lines, " "), true)
+	v := a.vars[array]
+	v.arr = lines
+	a.vars[array] = v
 }
 
 // readIFS returns the IFS read splits with when it is not the default: a

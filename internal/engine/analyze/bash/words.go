@@ -669,6 +669,14 @@ func (a *analyzer) expandParam(p *syntax.ParamExp, emit, quoted bool) []field {
 		}
 	}
 	if hasProv && prov.arr != nil && p.Index != nil && !p.Length && p.Exp == nil && p.Slice == nil && p.Repl == nil {
+		if u, ok := p.Index.(*syntax.UnaryArithm); ok && u.Op == syntax.Minus && !u.Post {
+			// ${a[-1]}: from the end
+			if w, ok := u.X.(*syntax.Word); ok {
+				if n, ok := a.arrayIndex(w, w.Lit()); ok && n > 0 && n <= len(prov.arr) {
+					return a.staticFields(prov.arr[len(prov.arr)-n], quoted)
+				}
+			}
+		}
 		if idx, ok := p.Index.(*syntax.Word); ok {
 			// elem is element i: static text, or the variable it
 			// expands (arrRefs).
@@ -694,8 +702,13 @@ func (a *analyzer) expandParam(p *syntax.ParamExp, emit, quoted bool) []field {
 				}
 				return fs
 			default:
-				if n, err := strconv.Atoi(lit); err == nil && n >= 0 && n < len(prov.arr) {
-					return elem(n)
+				if n, ok := a.arrayIndex(idx, lit); ok {
+					if n < 0 {
+						n += len(prov.arr) // ${a[-1]}: from the end
+					}
+					if n >= 0 && n < len(prov.arr) {
+						return elem(n)
+					}
 				}
 			}
 		}
@@ -1237,4 +1250,35 @@ func (a *analyzer) heredocBody(r *syntax.Redirect, emit bool) field {
 		}
 	}
 	return f
+}
+
+// arrayIndex resolves the index of ${a[i]} when it is static: a decimal
+// literal (negative counts from the end), a variable named bare (the index
+// is arithmetic, where names are variables: ${a[n]}) or expanded (${a[$n]})
+// that holds one.
+func (a *analyzer) arrayIndex(idx *syntax.Word, lit string) (int, bool) {
+	if lit != "" {
+		if n, err := strconv.Atoi(lit); err == nil {
+			return n, true
+		}
+		if isIdent(lit) {
+			if v, ok := a.vars[lit]; ok && v.static {
+				n, err := strconv.Atoi(strings.TrimSpace(v.val))
+				return n, err == nil
+			}
+		}
+		return 0, false
+	}
+	if len(idx.Parts) != 1 {
+		return 0, false
+	}
+	pe, ok := idx.Parts[0].(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Index != nil || pe.Exp != nil || pe.Slice != nil || pe.Repl != nil || pe.Length || pe.Excl {
+		return 0, false
+	}
+	if v, ok := a.vars[pe.Param.Value]; ok && v.static {
+		n, err := strconv.Atoi(strings.TrimSpace(v.val))
+		return n, err == nil
+	}
+	return 0, false
 }
