@@ -7,6 +7,7 @@ package filesystem
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/catalog"
@@ -316,16 +317,20 @@ func cwdAt(e *catalog.Env, pos sdk.Pos) string {
 
 func rootsOf(c *sdk.Command) []string {
 	var roots []string
+	n := 0
 	for _, a := range c.Args {
 		if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
 			break
 		}
 		roots = append(roots, a)
+		n++
 	}
 	if len(roots) == 0 {
 		roots = []string{"."}
 	}
-	return roots
+	// one -name filter narrows what -delete and -exec reach (sdk.FindTargets)
+	expr := c.Args[n:]
+	return sdk.FindTargets(roots, expr, func(i int) bool { return slices.Contains(c.DynamicArgs, n+i) })
 }
 
 // Python APIs that touch files, by the argument index of the path. Used

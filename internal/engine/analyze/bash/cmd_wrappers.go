@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/toolwarden/toolwarden/sdk"
 )
 
 // The wrappers topic: commands that run another command given in their
@@ -315,7 +317,7 @@ func (a *analyzer) upstreamPaths(st *syntax.Stmt) []string {
 	}
 	switch path.Base(fs[0].s) {
 	case "find":
-		return findStarts(fs[1:])
+		return findTargetsOf(fs[1:])
 	case "ls":
 		var out []string
 		for _, f := range fs[1:] {
@@ -356,6 +358,23 @@ func (a *analyzer) stdinWords(s *syntax.Stmt) []string {
 	return nil
 }
 
+// findTargetsOf returns what a find with these arguments reaches with
+// -delete, -exec or an xargs it feeds: its starts, narrowed by one -name
+// filter (sdk.FindTargets).
+func findTargetsOf(args []field) []string {
+	starts := findStarts(args)
+	n := 0
+	for n < len(args) && !(strings.HasPrefix(args[n].s, "-") && args[n].s != "-" || args[n].s == "(" || args[n].s == "!" || args[n].s == "\\(") {
+		n++
+	}
+	rest := args[n:]
+	expr := make([]string, len(rest))
+	for k, f := range rest {
+		expr[k] = f.s
+	}
+	return sdk.FindTargets(starts, expr, func(k int) bool { return rest[k].dyn })
+}
+
 func findStarts(args []field) []string {
 	var out []string
 	for _, f := range args {
@@ -393,6 +412,23 @@ func (a *analyzer) find(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	}
 	for _, f := range startFields {
 		a.fileAccess(s, f, "list", "find", c)
+	}
+	// With one -name filter and nothing that widens the match, what -delete
+	// and -exec reach are the start's entries of that name, not the start
+	// (`find /tmp -name 'build-*' -delete` deletes /tmp/build-*).
+	if len(starts) == len(startFields) {
+		rest := args[i:]
+		expr := make([]string, len(rest))
+		for k, f := range rest {
+			expr[k] = f.s
+		}
+		if t := sdk.FindTargets(starts, expr, func(k int) bool { return rest[k].dyn }); len(t) > 0 && t[0] != starts[0] {
+			starts = t
+			startFields = make([]field, len(t))
+			for k, p := range t {
+				startFields[k] = field{s: p, glob: hasGlobMeta(p)}
+			}
+		}
 	}
 	var ic ctx // outside the loop, so that it stays on the stack
 	for ; i < len(args); i++ {

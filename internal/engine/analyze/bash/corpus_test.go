@@ -263,7 +263,8 @@ var corpusChecks = map[string]func(c *checker){
 		c.expect(unset && export, "assignments %+v", c.f.Assignments)
 	},
 	"sh-review-find-exec-01": func(c *checker) {
-		if fa := c.file("delete", "."); fa != nil {
+		// -name narrows the delete to the start's entries of that name
+		if fa := c.file("delete", "*.pyc"); fa != nil {
 			c.expect(fa.Recursive, "find -exec rm walks the tree")
 		}
 	},

@@ -37,3 +37,31 @@ func TestDownloadedArchiveTree(t *testing.T) {
 		}
 	}
 }
+
+// TestFindNameFilterNarrowsDeletes checks that one -name filter makes
+// find's deletes reach the start's entries of that name, for -delete,
+// -exec and an xargs the find feeds, and that wide starts stay whole.
+func TestFindNameFilterNarrowsDeletes(t *testing.T) {
+	deletes := func(src string) []string {
+		var out []string
+		for _, fa := range run(t, src).Files {
+			if fa.Op == "delete" {
+				out = append(out, fa.Path)
+			}
+		}
+		return out
+	}
+	for src, want := range map[string]string{
+		"find /tmp -maxdepth 1 -name 'cache-*' -delete":    "/tmp/cache-*",
+		"find /var/tmp -name 'build-*' -exec rm -rf {} +":  "/var/tmp/build-*",
+		"find /tmp -name '*.log' -print0 | xargs -0 rm -f": "/tmp/*.log",
+		"find ~ -name '*.pyc' -delete":                     "~",
+		"find /tmp -name a -o -delete":                     "/tmp",
+		"find /tmp -delete":                                "/tmp",
+	} {
+		got := deletes(src)
+		if len(got) == 0 || got[0] != want {
+			t.Errorf("%s: deletes %q, want %q", src, got, want)
+		}
+	}
+}
