@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -14,9 +15,15 @@ import (
 // path-joining calls) and records each registered API call's effect as
 // the analyzer's ordinary facts.
 
+// A value known before scanning (the home directory, an operand the
+// program's argv expressions read) stands in the program text as
+// "\x00value\x00", which the tokenizer turns into that string (inside a
+// literal, part of it). Shell words hold no NUL byte.
+func sentinel(v string) string { return "\x00" + v + "\x00" }
+
 // homeSentinel stands for the home directory inside folded text; it
 // becomes "~" in string values.
-const homeSentinel = "\x00HOME\x00"
+var homeSentinel = sentinel("~")
 
 type itokKind uint8
 
@@ -79,9 +86,14 @@ func tokenizeInterp(l *interpLang, code string) []itok {
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			i++
-		case strings.HasPrefix(code[i:], homeSentinel):
-			out = append(out, itok{kind: itStr, s: "~"})
-			i += len(homeSentinel)
+		case c == 0:
+			e := strings.IndexByte(code[i+1:], 0)
+			if e < 0 {
+				i = len(code)
+				break
+			}
+			out = append(out, itok{kind: itStr, s: code[i+1 : i+1+e]})
+			i += e + 2
 		case c == '"' || c == '\'' || c == '`':
 			var sb strings.Builder
 			j := i + 1
@@ -98,10 +110,12 @@ func tokenizeInterp(l *interpLang, code string) []itok {
 					j += 2
 					continue
 				}
-				if strings.HasPrefix(code[j:], homeSentinel) {
-					sb.WriteByte('~')
-					j += len(homeSentinel)
-					continue
+				if code[j] == 0 {
+					if e := strings.IndexByte(code[j+1:], 0); e >= 0 {
+						sb.WriteString(code[j+1 : j+1+e])
+						j += e + 2
+						continue
+					}
 				}
 				sb.WriteByte(code[j])
 				j++
@@ -212,9 +226,10 @@ type interpScanner struct {
 	taint map[string]taint
 }
 
-// scanInterp returns the registered calls in code.
-func scanInterp(l *interpLang, code string) []interpCall {
-	code = homeReplaced(l, code)
+// scanInterp returns the registered calls in code; operands are the
+// program's arguments, the values of its argv expressions.
+func scanInterp(l *interpLang, code string, operands ...field) []interpCall {
+	code = argvReplaced(l, homeReplaced(l, code), operands)
 	sc := &interpScanner{l: l, code: code, toks: tokenizeInterp(l, code), vars: map[string]ival{}, taint: map[string]taint{}}
 	var calls []interpCall
 	assignTo, assignEnd := "", -1
@@ -296,6 +311,29 @@ func homeReplaced(l *interpLang, code string) string {
 		code = strings.ReplaceAll(code, "#{"+h+"}", homeSentinel)
 		code = strings.ReplaceAll(code, "${"+h+"}", homeSentinel)
 		code = strings.ReplaceAll(code, h, homeSentinel)
+	}
+	return code
+}
+
+// argvReplaced is code with the language's expressions for its n-th
+// operand replaced by that operand's value (static operands only).
+func argvReplaced(l *interpLang, code string, operands []field) string {
+	for n, f := range operands {
+		if f.dyn || strings.IndexByte(f.s, 0) >= 0 {
+			continue
+		}
+		for _, e := range l.argv {
+			if !strings.Contains(e, "%d") {
+				if n > 0 {
+					continue
+				}
+			} else {
+				e = strings.Replace(e, "%d", strconv.Itoa(n+l.argvBase), 1)
+			}
+			code = strings.ReplaceAll(code, "#{"+e+"}", sentinel(f.s))
+			code = strings.ReplaceAll(code, "${"+e+"}", sentinel(f.s))
+			code = strings.ReplaceAll(code, e, sentinel(f.s))
+		}
 	}
 	return code
 }
@@ -654,12 +692,12 @@ func applyPass(eff apiEffect, args []ival) string {
 
 // interpCode analyzes inline program text of a registered interpreter:
 // each API call becomes the facts its effect implies.
-func (a *analyzer) interpCode(s *syntax.Stmt, name string, l *interpLang, code field, c *ctx) {
+func (a *analyzer) interpCode(s *syntax.Stmt, name string, l *interpLang, code field, c *ctx, operands ...field) {
 	if code.dyn {
 		return
 	}
 	a.codeEnvDump(s, name, l, code.s)
-	for _, call := range scanInterp(l, code.s) {
+	for _, call := range scanInterp(l, code.s, operands...) {
 		a.interpEffect(s, name, call, code, c)
 	}
 }

@@ -1,0 +1,61 @@
+package bash
+
+import "testing"
+
+// noFile reports that src records no access of path.
+func noFile(t *testing.T, src, path string) {
+	t.Helper()
+	f := run(t, src)
+	for _, fa := range f.Files {
+		if fa.Path == path {
+			t.Errorf("%s: unexpected %s of %s\n%s", src, fa.Op, path, dump(f))
+		}
+	}
+}
+
+// TestInterpreterOperands checks that the operands of inline perl, ruby,
+// node and php code are the files the program reads: those its -n/-p loop
+// or its argument-file handle reads, and the values of its argv
+// expressions (RULES.md FILE_SECRET_PATH_ACCESS).
+func TestInterpreterOperands(t *testing.T) {
+	for _, src := range []string{
+		`perl -ne print /etc/shadow`,
+		`perl -lane 'print $F[0]' /etc/shadow`,
+		`perl -F: -lane 'print $F[0]' /etc/shadow`,
+		`perl -0777 -ne print /etc/shadow`,
+		`perl -n -e print /etc/shadow`,
+		`perl -I lib -n -e print /etc/shadow`,
+		`perl -e print -n /etc/shadow`,
+		`perl -e 'print while <>' /etc/shadow`,
+		`perl -e 'print <<>>' /etc/shadow`,
+		`perl -e 'open F, $ARGV[0]; print <F>' /etc/shadow`,
+		`perl -e 'open(my $f, "<", shift @ARGV); print <$f>' /etc/shadow`,
+		`perl -e 'print 1' -- /etc/motd /etc/shadow; perl -e 'print $ARGV[1]; open F, $ARGV[1]' a /etc/shadow`,
+		`ruby -ne 'puts $_' /etc/shadow`,
+		`ruby -pe 1 /etc/shadow`,
+		`ruby -r json -ne 'puts $_' /etc/shadow`,
+		`ruby -e 'puts ARGF.read' /etc/shadow`,
+		`ruby -e 'while l = gets; puts l; end' /etc/shadow`,
+		`ruby -e 'puts File.read(ARGV[0])' /etc/shadow`,
+		`ruby -e 'puts File.read(ARGV.first)' /etc/shadow`,
+		`node -e 'console.log(require("fs").readFileSync(process.argv[1], "utf8"))' /etc/shadow`,
+		`php -r 'echo file_get_contents($argv[1]);' /etc/shadow`,
+	} {
+		hasFile(t, src, "/etc/shadow", "read")
+	}
+	hasFile(t, `perl -pi -e 's/a/b/' /etc/hosts`, "/etc/hosts", "write")
+	hasFile(t, `perl -p -i.bak -e 's/a/b/' /etc/hosts`, "/etc/hosts", "write")
+	hasFile(t, `ruby -i -pe 'sub(/a/, "b")' /etc/hosts`, "/etc/hosts", "write")
+	// Operands the program does not read are only its arguments.
+	noFile(t, `perl -e 'print 1' /etc/shadow`, "/etc/shadow")
+	noFile(t, `ruby -e 'puts ARGV.size' /etc/shadow`, "/etc/shadow")
+	noFile(t, `node -e 'console.log(process.argv.length)' /etc/shadow`, "/etc/shadow")
+	noFile(t, `perl -ne print notes.txt`, "/etc/shadow")
+	// A script operand is the script, not inline code.
+	if d := findDyn(run(t, `perl -ne print notes.txt`), "perl_e"); d == nil || d.Content != "print" {
+		t.Errorf("perl -ne: inline code not recorded: %+v", d)
+	}
+	if c := findCmd(run(t, `perl -ne print notes.txt`), "print"); c != nil {
+		t.Errorf("perl -ne: the code was taken for a script: %+v", c)
+	}
+}
