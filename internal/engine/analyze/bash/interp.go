@@ -111,7 +111,7 @@ type interpLang struct {
 	// of restFlags takes the rest of the word as its value (or, for
 	// sepFlags, the next word when nothing follows), one of digitFlags
 	// only the digits after it (perl -l0, -0777).
-	clusters                       bool
+	clusters                        bool
 	restFlags, sepFlags, digitFlags string
 	// loopFlags are the options that wrap the code in a loop over the
 	// lines of the file operands (perl/ruby -n, -p): the operands are

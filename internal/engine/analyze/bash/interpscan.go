@@ -287,6 +287,11 @@ func scanInterp(l *interpLang, code string, operands ...field) []interpCall {
 			continue
 		}
 		call := interpCall{api: api, args: args}
+		if api.eff == effShell {
+			// An options object's argv (Deno.Command('sh', {args:
+			// [...]}), Deno.run({cmd: [...]})) follows the static words.
+			call.args = append(call.args, sc.optionArgv(i+1, sc.callEnd(i+1))...)
+		}
 		if api.eff == effNet || api.eff == effConnect || api.eff == effSend || api.eff == effRead {
 			end := sc.callEnd(i + 1)
 			call.strs, call.hosts = sc.spanStrings(i+1, end)
@@ -302,6 +307,21 @@ func scanInterp(l *interpLang, code string, operands ...field) []interpCall {
 		calls = append(calls, call)
 	}
 	return calls
+}
+
+// optionArgv returns the string lists given as an args or cmd option
+// inside tokens i..end.
+func (sc *interpScanner) optionArgv(i, end int) []ival {
+	var out []ival
+	for k := i; k+2 <= end && k+2 < len(sc.toks); k++ {
+		t := sc.toks[k]
+		if t.kind == itIdent && (t.s == "args" || t.s == "cmd") && sc.toks[k+1].s == ":" && sc.toks[k+2].s == "[" {
+			if items, _ := sc.list(k + 3); items != nil {
+				out = append(out, ival{s: strings.Join(items, " "), static: true, list: items})
+			}
+		}
+	}
+	return out
 }
 
 // homeReplaced is code with the language's home-directory expressions
