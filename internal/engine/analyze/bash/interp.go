@@ -326,7 +326,10 @@ func (a *analyzer) interpArgs(s *syntax.Stmt, name string, l *interpLang, args [
 	inv := parseInterpArgs(l, args)
 	switch {
 	case inv.script:
-		return // a script file, judged by the command's own handler
+		// A script file, judged by the command's own handler; under
+		// -n/-p its operands are still the files the loop reads.
+		a.interpOperands(s, name, l, inv, field{dyn: true}, c)
+		return
 	case inv.stdin || len(inv.codes) == 0:
 		// Neither inline code nor a script: the program is read from
 		// standard input.
@@ -386,7 +389,7 @@ func parseInterpArgs(l *interpLang, args []field) interpInvocation {
 			}
 			return inv
 		case isScriptFile(f.s):
-			inv.script, inv.at = true, i
+			inv.script, inv.at, inv.operands = true, i, args[i+1:]
 			return inv
 		case contains(l.subInline, f.s) && i+1 < len(args):
 			inv.codes = append(inv.codes, args[i+1])
@@ -404,7 +407,7 @@ func parseInterpArgs(l *interpLang, args []field) interpInvocation {
 			inv.flags += l.clusterFlags(args, &i)
 		case l.clusters:
 			// perl and ruby run their first operand as the script.
-			inv.script, inv.at = true, i
+			inv.script, inv.at, inv.operands = true, i, args[i+1:]
 			return inv
 		}
 	}

@@ -116,3 +116,11 @@ func TestNodeBindings(t *testing.T) {
 	// A member of another module with a network name is not a request.
 	noHost(t, `node -e "const {get} = require('lodash'); get(obj, 'https://evil.example/x')"`, "evil.example")
 }
+
+// TestLoopOverScriptOperands checks that -n/-p with a script file still
+// reads the operands after it.
+func TestLoopOverScriptOperands(t *testing.T) {
+	hasFile(t, `perl -n filter.pl /etc/shadow`, "/etc/shadow", "read")
+	hasFile(t, `ruby -p filter.rb /etc/shadow`, "/etc/shadow", "read")
+	noFile(t, `perl filter.pl /etc/shadow`, "/etc/shadow")
+}
