@@ -213,7 +213,7 @@ var interpreters = []*interpLang{
 		apis: append([]interpAPI{{"IO.popen", effShell}, {"Open3.capture2", effShell}, {"Open3.capture2e", effShell},
 			{"Open3.capture3", effShell}, {"Open3.popen3", effShell}, {"PTY.spawn", effShell},
 			{"File.read", effRead}, {"IO.read", effRead}, {"File.readlines", effRead}, {"IO.readlines", effRead},
-			{"File.binread", effRead}, {"File.foreach", effRead}, {"File.open", effOpen}, {"File.new", effOpen},
+			{"File.binread", effRead}, {"File.foreach", effRead}, {"IO.foreach", effRead}, {"IO.binread", effRead}, {"File.open", effOpen}, {"File.new", effOpen},
 			{"File.write", effWrite}, {"IO.write", effWrite}, {"File.binwrite", effWrite},
 			{"File.delete", effDelete}, {"File.unlink", effDelete}, {"FileUtils.rm", effDelete}, {"FileUtils.rm_f", effDelete},
 			{"FileUtils.rm_rf", effDeleteTree}, {"FileUtils.rm_r", effDeleteTree}, {"FileUtils.remove_dir", effDeleteTree},

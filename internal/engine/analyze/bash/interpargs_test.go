@@ -38,6 +38,7 @@ func TestInterpreterOperands(t *testing.T) {
 		`ruby -e 'while l = gets; puts l; end' /etc/shadow`,
 		`ruby -e 'puts File.read(ARGV[0])' /etc/shadow`,
 		`ruby -e 'puts File.read(ARGV.first)' /etc/shadow`,
+		`ruby -e 'IO.foreach(ARGV[0]) { |l| puts l }' /etc/shadow`,
 		`node -e 'console.log(require("fs").readFileSync(process.argv[1], "utf8"))' /etc/shadow`,
 		`php -r 'echo file_get_contents($argv[1]);' /etc/shadow`,
 	} {
