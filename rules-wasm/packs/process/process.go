@@ -680,8 +680,9 @@ func checkDynamicCode(e *catalog.Env) {
 var inlineKinds = map[string]bool{"shell_c": true, "python_c": true, "perl_e": true, "awk_system": true,
 	"pipe_interpreter": true, "heredoc_interpreter": true, "eval": true}
 
-// inlineFlags are the options that make an interpreter run a code string.
-var inlineFlags = map[string][]string{"-c": nil, "-e": nil, "--eval": nil, "-r": {"php"},
+// inlineFlags are the options (and subcommands: deno eval, bun eval) that
+// make an interpreter run a code string.
+var inlineFlags = map[string][]string{"-c": nil, "-e": nil, "--eval": nil, "-r": {"php"}, "eval": {"deno", "bun"},
 	"-p": {"node"}, "--print": {"node"}, "--command": {"pwsh", "powershell"}, "-Command": {"pwsh", "powershell"}}
 
 func checkInline(e *catalog.Env) {

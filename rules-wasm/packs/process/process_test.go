@@ -136,6 +136,8 @@ func TestInlineAllowlistFeatures(t *testing.T) {
 		{Name: "bash -c", Facts: sdk.Facts{DynamicExec: []sdk.DynamicExec{{Kind: "shell_c", Interpreter: "bash", Static: true}}}, Rule: "BASH_INLINE_INTERPRETER_REVIEW", Want: review},
 		{Name: "python3 -c command only", Facts: cmds(packtest.Cmd(1, "python3", "-c", "print(1)")), Rule: "BASH_INLINE_INTERPRETER_REVIEW", Want: review},
 		{Name: "perl -ne", Facts: cmds(packtest.Cmd(1, "perl", "-ne", "print")), Rule: "BASH_INLINE_INTERPRETER_REVIEW", Want: review},
+		{Name: "deno eval", Facts: cmds(packtest.Cmd(1, "deno", "eval", "console.log(1)")), Rule: "BASH_INLINE_INTERPRETER_REVIEW", Want: review},
+		{Name: "bun eval", Facts: cmds(packtest.Cmd(1, "bun", "eval", "console.log(1)")), Rule: "BASH_INLINE_INTERPRETER_REVIEW", Want: review},
 		{Name: "python3 script", Facts: cmds(packtest.Cmd(1, "python3", "tool.py")), Rule: "BASH_INLINE_INTERPRETER_REVIEW"},
 		{Name: "eval dynamic", Facts: sdk.Facts{DynamicExec: []sdk.DynamicExec{{Kind: "eval", Static: false}}}, Rule: "BASH_INLINE_INTERPRETER_REVIEW", Want: review},
 		{Name: "unlisted command", Facts: cmds(packtest.Cmd(1, "watch", "-n", "5", "go", "test")), Rule: "BASH_COMMAND_REVIEW", Want: review},

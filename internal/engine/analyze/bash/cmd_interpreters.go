@@ -70,26 +70,23 @@ func (a *analyzer) python(s *syntax.Stmt, name string, args []field, c *ctx) {
 }
 
 func (a *analyzer) perl(s *syntax.Stmt, _ string, args []field, c *ctx) {
-	for i := 0; i < len(args); i++ {
-		f := args[i]
-		if (f.s == "-e" || f.s == "-E") && i+1 < len(args) {
-			code := args[i+1]
-			a.codeSockets(s, "perl", code.s)
-			// The commands the code runs are found by the interpreter
-			// registry (interp.go); code that runs none is still
-			// inline code executed.
-			if code.dyn || !runsShell(interpByName["perl"], code.s) {
-				a.b.Facts.DynamicExec = append(a.b.Facts.DynamicExec, sdk.DynamicExec{
-					Kind: "perl_e", Interpreter: "perl", Static: !code.dyn, Content: capContent(code.s),
-					Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos()),
-				})
-			}
-			return
+	l := interpByName["perl"]
+	inv := parseInterpArgs(l, args)
+	switch {
+	case len(inv.codes) > 0:
+		code := joinCode(inv.codes)
+		a.codeSockets(s, "perl", code.s)
+		// The commands the code runs are found by the interpreter
+		// registry (interp.go); code that runs none is still inline code
+		// executed.
+		if code.dyn || !runsShell(l, code.s) {
+			a.b.Facts.DynamicExec = append(a.b.Facts.DynamicExec, sdk.DynamicExec{
+				Kind: "perl_e", Interpreter: "perl", Static: !code.dyn, Content: capContent(code.s),
+				Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos()),
+			})
 		}
-		if !strings.HasPrefix(f.s, "-") {
-			a.scriptOperand(s, "perl", f, c)
-			return
-		}
+	case inv.script || inv.stdin:
+		a.scriptOperand(s, "perl", args[inv.at], c)
 	}
 }
 
@@ -296,6 +293,16 @@ func (a *analyzer) scriptingSystem(s *syntax.Stmt, name string, args []field, c 
 	flag := inlineFlag[name]
 	if name == "php" {
 		a.serveWith(s, "php -S", serverCommands["php"], args)
+	}
+	if l := interpByName[name]; l.clusters && !hasPrefixArg(args, "-run") {
+		// ruby -ne CODE FILE: the option syntax of the registry row.
+		switch inv := parseInterpArgs(l, args); {
+		case len(inv.codes) > 0:
+			a.codeSockets(s, name, joinCode(inv.codes).s)
+		case inv.script || inv.stdin:
+			a.scriptOperand(s, name, args[inv.at], c)
+		}
+		return
 	}
 	for i, f := range args {
 		if name == "ruby" && len(flag) == 2 && strings.HasPrefix(f.s, flag) && len(f.s) > 2 && hasArg(args[:i], "-run") {
@@ -513,6 +520,17 @@ func leadingInt(s string) int {
 		return 0
 	}
 	return n
+}
+
+// hasPrefixArg reports whether an argument starts with p (ruby -run,
+// -run -ehttpd).
+func hasPrefixArg(args []field, p string) bool {
+	for _, f := range args {
+		if strings.HasPrefix(f.s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasArg(args []field, v string) bool {

@@ -487,6 +487,8 @@ func interpreterLang(name string) (string, bool) {
 		return "", true
 	case name == "at" || name == "batch":
 		return "bash", true
+	case interpByName[name] != nil && !interpByName[name].programArg:
+		return "", true // deno, bun, jruby, luajit …: the registry's rows
 	}
 	return "", false
 }
@@ -501,6 +503,17 @@ func readsStdinCode(name string, args []field) bool {
 			}
 		}
 		return true
+	}
+	if l := interpByName[name]; l != nil && !l.programArg {
+		// The option syntax of the registry row: no inline program
+		// and no script, or "-".
+		for _, f := range args {
+			if f.dyn {
+				return false
+			}
+		}
+		inv := parseInterpArgs(l, args)
+		return inv.stdin || len(inv.codes) == 0 && !inv.script
 	}
 	for i, f := range args {
 		if f.dyn {

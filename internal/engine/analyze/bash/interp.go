@@ -50,6 +50,9 @@ const (
 	// effFormat is sprintf-like: "%s" in the first argument is replaced
 	// by the following arguments in order.
 	effFormat
+	// effURL is a URL constructor with an optional base (new URL(path,
+	// base)): an absolute first argument, else the base joined with it.
+	effURL
 	// effConnect opens a raw connection to the host given as a static
 	// string argument, "host" or "host:port", or an options object's
 	// host literal (net.connect, TCPSocket.new, IO::Socket::INET->new,
@@ -106,11 +109,40 @@ type interpLang struct {
 	// arguments carry (string interpolation included), for
 	// DATA_EXFILTRATION.
 	envVar, envAll []string
+	// clusters is set when short options combine into one word (perl
+	// -lane, ruby -ne, perl -pi.bak): each letter is an option; a letter
+	// of restFlags takes the rest of the word as its value (or, for
+	// sepFlags, the next word when nothing follows), one of digitFlags
+	// only the digits after it (perl -l0, -0777).
+	clusters                        bool
+	restFlags, sepFlags, digitFlags string
+	// loopFlags are the options that wrap the code in a loop over the
+	// lines of the file operands (perl/ruby -n, -p): the operands are
+	// files read. inplace is the option that rewrites them (-i).
+	loopFlags string
+	inplace   byte
+	// argvRead are regular expressions for code that reads the lines of
+	// the file operands itself (perl <>, ruby ARGF, gets).
+	argvRead []string
+	// argv are the expressions for the program's n-th operand, a %d
+	// standing for n+argvBase (perl $ARGV[%d], node process.argv[%d]);
+	// an expression without %d is the first operand (ARGV.first). They
+	// are folded to the operand's value, so `open F, $ARGV[0]` given
+	// ~/.ssh/id_rsa reads it.
+	argv     []string
+	argvBase int
+	// subInline are subcommands whose next word is the program text
+	// (deno eval, bun eval); subSkip are subcommands that precede the
+	// script or "-" (deno run).
+	subInline, subSkip []string
 }
 
 // envRes caches the compiled envVar and envAll expressions of each
 // language.
 var envRes = map[*interpLang][2][]*regexp.Regexp{}
+
+// argvReadRes caches the compiled argvRead expressions of each language.
+var argvReadRes = map[*interpLang][]*regexp.Regexp{}
 
 func init() {
 	for _, l := range interpreters {
@@ -122,6 +154,9 @@ func init() {
 			res[1] = append(res[1], regexp.MustCompile(e))
 		}
 		envRes[l] = res
+		for _, e := range l.argvRead {
+			argvReadRes[l] = append(argvReadRes[l], regexp.MustCompile(e))
+		}
 	}
 }
 
@@ -150,6 +185,9 @@ var shellAPIs = []interpAPI{{"system", effShell}, {"exec", effShell}, {"popen", 
 var interpreters = []*interpLang{
 	{
 		names: []string{"perl"}, inline: []string{"-e", "-E"}, concat: []string{"."}, backticks: true, bareCalls: true,
+		clusters: true, restFlags: "iFIMmxCdD", sepFlags: "I", digitFlags: "l0", loopFlags: "np", inplace: 'i',
+		argvRead: []string{`<(?:<>|ARGV|\$ARGV)?>`, `\breadline\s*\(?\s*\*?ARGV\b`, `\beof\s*\(\s*\)`},
+		argv:     []string{"$ARGV[%d]", "shift(@ARGV)", "shift @ARGV"},
 		wholeEnv: []string{"%ENV"}, printers: []string{"print", "say", "printf", "Dumper"},
 		home:   []string{"$ENV{HOME}", "$ENV{'HOME'}", `$ENV{"HOME"}`, "File::HomeDir->my_home"},
 		envVar: []string{`\$ENV\{\s*['"]?(\w+)['"]?\s*\}`}, envAll: []string{`%ENV\b`},
@@ -163,6 +201,9 @@ var interpreters = []*interpLang{
 	},
 	{
 		names: []string{"ruby", "jruby"}, inline: []string{"-e"}, concat: []string{"+", "<<"}, backticks: true, bareCalls: true,
+		clusters: true, restFlags: "iFIrxCEKTW", sepFlags: "rICE", digitFlags: "0", loopFlags: "np", inplace: 'i',
+		argvRead: []string{`\bARGF\b`, `\$<`, `(?:^|[^.\w:])(?:gets|readlines|readline)\b`},
+		argv:     []string{"ARGV[%d]", "ARGV.first", "ARGV.shift", "$*[%d]"},
 		wholeEnv: []string{"ENV.to_h", "ENV.to_a", "ENV.each", "ENV.inspect", "ENV.map", "ENV.sort", "ENV.select",
 			"ENV.keys.each", "p ENV", "pp ENV", "puts ENV", "p(ENV", "pp(ENV", "ENV.to_s"},
 		printers: []string{"p ", "pp ", "puts", "print", "printf", "p(", "pp(", "display", "$stdout", "STDOUT"},
@@ -172,7 +213,7 @@ var interpreters = []*interpLang{
 		apis: append([]interpAPI{{"IO.popen", effShell}, {"Open3.capture2", effShell}, {"Open3.capture2e", effShell},
 			{"Open3.capture3", effShell}, {"Open3.popen3", effShell}, {"PTY.spawn", effShell},
 			{"File.read", effRead}, {"IO.read", effRead}, {"File.readlines", effRead}, {"IO.readlines", effRead},
-			{"File.binread", effRead}, {"File.foreach", effRead}, {"File.open", effOpen}, {"File.new", effOpen},
+			{"File.binread", effRead}, {"File.foreach", effRead}, {"IO.foreach", effRead}, {"IO.binread", effRead}, {"File.open", effOpen}, {"File.new", effOpen},
 			{"File.write", effWrite}, {"IO.write", effWrite}, {"File.binwrite", effWrite},
 			{"File.delete", effDelete}, {"File.unlink", effDelete}, {"FileUtils.rm", effDelete}, {"FileUtils.rm_f", effDelete},
 			{"FileUtils.rm_rf", effDeleteTree}, {"FileUtils.rm_r", effDeleteTree}, {"FileUtils.remove_dir", effDeleteTree},
@@ -188,34 +229,19 @@ var interpreters = []*interpLang{
 			{"URI.open", effNet}, {"open-uri", effNet}, {"format", effFormat}, {"sprintf", effFormat},
 			{"eval", effEval}, {"instance_eval", effEval}}, shellAPIs...),
 	},
-	{
-		names: []string{"node", "nodejs", "bun", "deno"}, inline: []string{"-e", "--eval", "-p", "--print"}, concat: []string{"+"},
-		wholeEnv: []string{"process.env)", "process.env,", "process.env]", "process.env;", "(process.env", "in process.env",
-			"of Object.entries(process.env", "Deno.env.toObject()"},
-		printers: []string{"console.log", "console.dir", "console.table", "console.error", "console.info",
-			"process.stdout.write", "JSON.stringify", "util.inspect"},
-		envVar: []string{`process\.env\.([A-Za-z_]\w*)`, `process\.env\[\s*['"]([A-Za-z_]\w*)['"]\s*\]`,
-			`Deno\.env\.get\(\s*['"](\w+)['"]`},
-		envAll: []string{`process\.env(?:$|[^.\[\w])`, `Deno\.env\.toObject\(`},
-		home: []string{"process.env.HOME", "process.env['HOME']", `process.env["HOME"]`, "os.homedir()",
-			`require("os").homedir()`, "require('os').homedir()"},
-		apis: append([]interpAPI{{"execSync", effShell}, {"execFileSync", effShell}, {"execFile", effShell},
-			{"spawnSync", effShell},
-			{"readFileSync", effRead}, {"readFile", effRead}, {"createReadStream", effRead}, {"copyFileSync", effRead},
-			{"writeFileSync", effWrite}, {"writeFile", effWrite}, {"createWriteStream", effWrite},
-			{"appendFileSync", effAppend}, {"appendFile", effAppend}, {"unlinkSync", effDelete}, {"unlink", effDelete},
-			{"rmSync", effDeleteTree}, {"rmdirSync", effDeleteTree}, {"rm", effDeleteTree}, {"rmdir", effDeleteTree},
-			{"openSync", effOpen}, {"URL", effPass}, {"path.join", effPass}, {"path.resolve", effPass},
-			{"readdirSync", effList}, {"readdir", effList}, {"opendirSync", effList},
-			{"fetch", effNet}, {"http.get", effNet}, {"https.get", effNet}, {"http.request", effNet},
-			{"https.request", effNet}, {"axios.get", effNet}, {"axios.post", effNet}, {"axios.put", effNet},
-			{"axios.request", effNet}, {"axios", effNet}, {"http2.connect", effNet}, {"got", effNet}, {"got.post", effNet},
-			{"net.connect", effConnect}, {"net.createConnection", effConnect}, {"tls.connect", effConnect},
-			{"dgram.createSocket.send", effConnect},
-			{"eval", effEval}, {"Function", effEval}, {"runInThisContext", effEval}}, shellAPIs...),
-	},
+	jsLang([]string{"node", "nodejs"}, nil, nil),
+	jsLang([]string{"deno"}, []string{"eval"}, []interpAPI{{"Deno.readTextFile", effRead},
+		{"Deno.readTextFileSync", effRead}, {"Deno.readFile", effRead}, {"Deno.readFileSync", effRead},
+		{"Deno.open", effRead}, {"Deno.openSync", effRead}, {"Deno.copyFile", effRead}, {"Deno.copyFileSync", effRead},
+		{"Deno.writeTextFile", effWrite}, {"Deno.writeTextFileSync", effWrite}, {"Deno.writeFile", effWrite},
+		{"Deno.writeFileSync", effWrite}, {"Deno.remove", effDelete}, {"Deno.removeSync", effDelete},
+		{"Deno.readDir", effList}, {"Deno.readDirSync", effList}, {"Deno.Command", effShell}, {"Deno.run", effShell},
+		{"Deno.connect", effConnect}, {"Deno.connectTls", effConnect}}),
+	jsLang([]string{"bun"}, []string{"eval"}, []interpAPI{{"Bun.file", effRead}, {"Bun.write", effWrite},
+		{"Bun.spawn", effShell}, {"Bun.spawnSync", effShell}, {"Bun.$", effShell}, {"Bun.connect", effConnect}}),
 	{
 		names: []string{"php"}, inline: []string{"-r"}, concat: []string{"."}, backticks: true,
+		argv: []string{"$argv[%d]", "$_SERVER['argv'][%d]", `$_SERVER["argv"][%d]`}, argvBase: 1,
 		wholeEnv: []string{"getenv()", "$_ENV", "$_SERVER"},
 		printers: []string{"print_r", "var_dump", "var_export", "echo", "print", "printf", "json_encode"},
 		envVar:   []string{`getenv\(\s*['"](\w+)['"]`, `\$_(?:ENV|SERVER)\[\s*['"](\w+)['"]\s*\]`},
@@ -276,11 +302,13 @@ func (l *interpLang) lookupAPI(name string) (interpAPI, bool) {
 }
 
 // interpArgs finds the inline program of a registered interpreter's
-// command line and scans it.
+// command line and scans it; the operands after it are files read when
+// the program loops over them (perl -n, ruby -p) or reads them itself
+// (<>, ARGF), and the values of its argv expressions.
 func (a *analyzer) interpArgs(s *syntax.Stmt, name string, l *interpLang, args []field, c *ctx) {
-	for i := 0; i < len(args); i++ {
-		f := args[i]
-		if l.programArg {
+	if l.programArg {
+		for i := 0; i < len(args); i++ {
+			f := args[i]
 			switch {
 			case f.s == "-f" || f.s == "--file":
 				return
@@ -293,28 +321,236 @@ func (a *analyzer) interpArgs(s *syntax.Stmt, name string, l *interpLang, args [
 			a.interpCode(s, name, l, f, c)
 			return
 		}
-		if f.s == "-" {
-			a.interpStdin(s, name, l, c)
-			return
-		}
-		if isScriptFile(f.s) {
-			return // a script file, judged by the command's own handler
-		}
-		if i+1 >= len(args) {
-			break
-		}
-		for _, fl := range l.inline {
-			if f.s == fl || len(f.s) <= 5 && strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "--") &&
-				strings.HasSuffix(f.s, fl[1:]) && len(fl) == 2 && isLetters(f.s[1:]) {
-				a.interpCode(s, name, l, args[i+1], c)
-				return
-			}
-		}
+		return
 	}
-	if !l.programArg {
+	inv := parseInterpArgs(l, args)
+	switch {
+	case inv.script:
+		// A script file, judged by the command's own handler; under
+		// -n/-p its operands are still the files the loop reads.
+		a.interpOperands(s, name, l, inv, field{dyn: true}, c)
+		return
+	case inv.stdin || len(inv.codes) == 0:
 		// Neither inline code nor a script: the program is read from
 		// standard input.
 		a.interpStdin(s, name, l, c)
+		return
+	}
+	code := joinCode(inv.codes)
+	a.interpCode(s, name, l, code, c, inv.operands...)
+	a.interpOperands(s, name, l, inv, code, c)
+}
+
+// interpInvocation is what an interpreter's command line runs.
+type interpInvocation struct {
+	// codes are the inline program texts, in order (perl -e a -e b).
+	codes []field
+	// flags are the single-letter options given (clustered languages).
+	flags string
+	// operands are the words after the program: its arguments.
+	operands []field
+	// stdin is set when the program is read from standard input ("-"),
+	// script when the word at index at is a script file.
+	stdin, script bool
+	at            int
+}
+
+// parseInterpArgs reads an interpreter's command line with the option
+// syntax of its registry row.
+func parseInterpArgs(l *interpLang, args []field) interpInvocation {
+	var inv interpInvocation
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if len(inv.codes) > 0 {
+			// After the program: more options, then its operands.
+			if f.s == "--" {
+				inv.operands = args[i+1:]
+				return inv
+			}
+			if strings.HasPrefix(f.s, "-") && f.s != "-" {
+				if code, next, ok := l.inlineOption(args, i, &inv.flags); ok {
+					inv.codes = append(inv.codes, code)
+					i = next
+				} else if l.clusters {
+					inv.flags += l.clusterFlags(args, &i)
+				}
+				continue
+			}
+			inv.operands = args[i:]
+			return inv
+		}
+		switch {
+		case f.s == "-":
+			inv.stdin, inv.at = true, i
+			return inv
+		case f.s == "--":
+			if i+1 < len(args) {
+				inv.script, inv.at = true, i+1
+			}
+			return inv
+		case isScriptFile(f.s):
+			inv.script, inv.at, inv.operands = true, i, args[i+1:]
+			return inv
+		case contains(l.subInline, f.s) && i+1 < len(args):
+			inv.codes = append(inv.codes, args[i+1])
+			i++
+			continue
+		}
+		if code, next, ok := l.inlineOption(args, i, &inv.flags); ok {
+			inv.codes = append(inv.codes, code)
+			i = next
+			continue
+		}
+		switch {
+		case strings.HasPrefix(f.s, "--"):
+		case l.clusters && strings.HasPrefix(f.s, "-"):
+			inv.flags += l.clusterFlags(args, &i)
+		case l.clusters:
+			// perl and ruby run their first operand as the script.
+			inv.script, inv.at, inv.operands = true, i, args[i+1:]
+			return inv
+		}
+	}
+	return inv
+}
+
+// inlineOption reports whether args[i] passes program text: an inline
+// option followed by the text (-e CODE, --eval CODE, --eval=CODE), a
+// cluster ending in one (perl -ne CODE, node -pe CODE) or joined to it
+// (perl -eCODE). next is the index of the last word used. The letters of
+// the cluster before the inline one are added to flags.
+func (l *interpLang) inlineOption(args []field, i int, flags *string) (field, int, bool) {
+	f := args[i]
+	for _, fl := range l.inline {
+		if f.s == fl {
+			if i+1 < len(args) {
+				return args[i+1], i + 1, true
+			}
+			return field{}, i, false
+		}
+		if strings.HasPrefix(fl, "--") && strings.HasPrefix(f.s, fl+"=") {
+			return field{s: f.s[len(fl)+1:], dyn: f.dyn}, i, true
+		}
+	}
+	if !strings.HasPrefix(f.s, "-") || strings.HasPrefix(f.s, "--") || len(f.s) < 2 {
+		return field{}, i, false
+	}
+	if !l.clusters {
+		// node -pe CODE: short options before the inline one.
+		if len(f.s) <= 5 && isLetters(f.s[1:]) && l.inlineLetter(f.s[len(f.s)-1]) && i+1 < len(args) {
+			return args[i+1], i + 1, true
+		}
+		return field{}, i, false
+	}
+	for k := 1; k < len(f.s); k++ {
+		ch := f.s[k]
+		if l.inlineLetter(ch) {
+			if rest := f.s[k+1:]; rest != "" {
+				return field{s: rest, dyn: f.dyn}, i, true
+			}
+			if i+1 < len(args) {
+				return args[i+1], i + 1, true
+			}
+			return field{}, i, false
+		}
+		if flags != nil {
+			*flags += string(ch)
+		}
+		if strings.IndexByte(l.restFlags, ch) >= 0 {
+			return field{}, i, false
+		}
+		if strings.IndexByte(l.digitFlags, ch) >= 0 {
+			for k+1 < len(f.s) && (f.s[k+1] >= '0' && f.s[k+1] <= '9' || ch == '0' && f.s[k+1] == 'x') {
+				k++
+			}
+		}
+	}
+	return field{}, i, false
+}
+
+// inlineLetter reports whether ch is the letter of a one-letter inline
+// option (-e, -E, -r).
+func (l *interpLang) inlineLetter(ch byte) bool {
+	for _, fl := range l.inline {
+		if len(fl) == 2 && fl[1] == ch {
+			return true
+		}
+	}
+	return false
+}
+
+// clusterFlags returns the option letters of the cluster args[*i] (no
+// inline option in it), consuming the next word when a value option
+// takes it.
+func (l *interpLang) clusterFlags(args []field, i *int) string {
+	f := args[*i]
+	var out []byte
+	for k := 1; k < len(f.s); k++ {
+		ch := f.s[k]
+		out = append(out, ch)
+		if strings.IndexByte(l.restFlags, ch) >= 0 {
+			if k+1 == len(f.s) && strings.IndexByte(l.sepFlags, ch) >= 0 && *i+1 < len(args) {
+				*i++
+			}
+			break
+		}
+		if strings.IndexByte(l.digitFlags, ch) >= 0 {
+			for k+1 < len(f.s) && (f.s[k+1] >= '0' && f.s[k+1] <= '9' || ch == '0' && f.s[k+1] == 'x') {
+				k++
+			}
+		}
+	}
+	return string(out)
+}
+
+// joinCode is the program of several inline options, one per line.
+func joinCode(codes []field) field {
+	if len(codes) == 1 {
+		return codes[0]
+	}
+	var out field
+	for k, c := range codes {
+		if k > 0 {
+			out.s += "\n"
+		}
+		out.s += c.s
+		out.dyn = out.dyn || c.dyn
+	}
+	return out
+}
+
+// interpOperands records the operands of inline code as files read when
+// the program loops over their lines (perl -n/-p, ruby -n/-p) or reads
+// them through the language's argument-file handle (<>, ARGF, gets), and
+// as files rewritten with the in-place option (-i), so `perl -ne print
+// /etc/shadow` is judged as `cat /etc/shadow` is.
+func (a *analyzer) interpOperands(s *syntax.Stmt, name string, l *interpLang, inv interpInvocation, code field, c *ctx) {
+	if len(inv.operands) == 0 {
+		return
+	}
+	loop := l.loopFlags != "" && strings.ContainsAny(inv.flags, l.loopFlags)
+	reads := loop
+	for _, re := range argvReadRes[l] {
+		if !reads && !code.dyn && re.MatchString(code.s) {
+			reads = true
+		}
+	}
+	if !reads {
+		return
+	}
+	inplace := l.inplace != 0 && strings.IndexByte(inv.flags, l.inplace) >= 0
+	by := name + " -n"
+	if !loop {
+		by = name + " <>"
+	}
+	for _, f := range inv.operands {
+		if f.s == "-" {
+			continue
+		}
+		a.addFile(s, f, "read", by, c, fileFlags{})
+		if inplace {
+			a.addFile(s, f, "write", name+" -i", c, fileFlags{})
+		}
 	}
 }
 
@@ -369,4 +605,40 @@ func isLetters(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// jsLang is the row of a JavaScript runtime (node, deno, bun): the same
+// language and standard APIs, the runtime's own subcommands and APIs.
+func jsLang(names, sub []string, extra []interpAPI) *interpLang {
+	return &interpLang{
+		names: names, subInline: sub, subSkip: []string{"run"}, inline: []string{"-e", "--eval", "-p", "--print"}, concat: []string{"+"},
+		wholeEnv: []string{"process.env)", "process.env,", "process.env]", "process.env;", "(process.env", "in process.env",
+			"of Object.entries(process.env", "Deno.env.toObject()"},
+		printers: []string{"console.log", "console.dir", "console.table", "console.error", "console.info",
+			"process.stdout.write", "JSON.stringify", "util.inspect"},
+		envVar: []string{`process\.env\.([A-Za-z_]\w*)`, `process\.env\[\s*['"]([A-Za-z_]\w*)['"]\s*\]`,
+			`Deno\.env\.get\(\s*['"](\w+)['"]`, `Bun\.env\.([A-Za-z_]\w*)`},
+		envAll: []string{`process\.env(?:$|[^.\[\w])`, `Deno\.env\.toObject\(`},
+		home: []string{"process.env.HOME", "process.env['HOME']", `process.env["HOME"]`, "os.homedir()",
+			`require("os").homedir()`, "require('os').homedir()", "os.userInfo().homedir", "Deno.env.get('HOME')",
+			`Deno.env.get("HOME")`},
+		argv: []string{"process.argv[%d]", "Deno.args[%d]", "Bun.argv[%d]"}, argvBase: 1,
+		apis: append([]interpAPI{{"execSync", effShell}, {"execFileSync", effShell}, {"execFile", effShell},
+			{"spawnSync", effShell},
+			{"readFileSync", effRead}, {"readFile", effRead}, {"createReadStream", effRead}, {"copyFileSync", effRead},
+			{"writeFileSync", effWrite}, {"writeFile", effWrite}, {"createWriteStream", effWrite},
+			{"appendFileSync", effAppend}, {"appendFile", effAppend}, {"unlinkSync", effDelete}, {"unlink", effDelete},
+			{"rmSync", effDeleteTree}, {"rmdirSync", effDeleteTree}, {"rm", effDeleteTree}, {"rmdir", effDeleteTree},
+			{"openSync", effOpen}, {"URL", effURL}, {"path.join", effPass}, {"path.resolve", effPass},
+			{"readdirSync", effList}, {"readdir", effList}, {"opendirSync", effList},
+			{"fetch", effNet}, {"http.get", effNet}, {"https.get", effNet}, {"http.request", effNet},
+			{"https.request", effNet}, {"axios.get", effNet}, {"axios.post", effNet}, {"axios.put", effNet},
+			{"axios.request", effNet}, {"axios", effNet}, {"http2.connect", effNet}, {"got", effNet}, {"got.post", effNet},
+			{"net.connect", effConnect}, {"net.createConnection", effConnect}, {"tls.connect", effConnect},
+			{"dgram.createSocket.send", effConnect}, {"Socket.connect", effConnect},
+			{"XMLHttpRequest.open", effNet}, {"XMLHttpRequest.send", effSend}, {"WebSocket", effNet},
+			{"WebSocket.send", effSend},
+			{"EventSource", effNet}, {"sendBeacon", effNet}, {"request", effNet},
+			{"eval", effEval}, {"Function", effEval}, {"runInThisContext", effEval}}, append(extra, shellAPIs...)...),
+	}
 }

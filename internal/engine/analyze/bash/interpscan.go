@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -14,9 +15,15 @@ import (
 // path-joining calls) and records each registered API call's effect as
 // the analyzer's ordinary facts.
 
+// A value known before scanning (the home directory, an operand the
+// program's argv expressions read) stands in the program text as
+// "\x00value\x00", which the tokenizer turns into that string (inside a
+// literal, part of it). Shell words hold no NUL byte.
+func sentinel(v string) string { return "\x00" + v + "\x00" }
+
 // homeSentinel stands for the home directory inside folded text; it
 // becomes "~" in string values.
-const homeSentinel = "\x00HOME\x00"
+var homeSentinel = sentinel("~")
 
 type itokKind uint8
 
@@ -79,9 +86,14 @@ func tokenizeInterp(l *interpLang, code string) []itok {
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			i++
-		case strings.HasPrefix(code[i:], homeSentinel):
-			out = append(out, itok{kind: itStr, s: "~"})
-			i += len(homeSentinel)
+		case c == 0:
+			e := strings.IndexByte(code[i+1:], 0)
+			if e < 0 {
+				i = len(code)
+				break
+			}
+			out = append(out, itok{kind: itStr, s: code[i+1 : i+1+e]})
+			i += e + 2
 		case c == '"' || c == '\'' || c == '`':
 			var sb strings.Builder
 			j := i + 1
@@ -98,10 +110,12 @@ func tokenizeInterp(l *interpLang, code string) []itok {
 					j += 2
 					continue
 				}
-				if strings.HasPrefix(code[j:], homeSentinel) {
-					sb.WriteByte('~')
-					j += len(homeSentinel)
-					continue
+				if code[j] == 0 {
+					if e := strings.IndexByte(code[j+1:], 0); e >= 0 {
+						sb.WriteString(code[j+1 : j+1+e])
+						j += e + 2
+						continue
+					}
 				}
 				sb.WriteByte(code[j])
 				j++
@@ -180,6 +194,16 @@ func joinRequires(toks []itok) []itok {
 			i += 4
 			continue
 		}
+		// (await import('m')).get
+		if t.s == "(" && t.kind == itPunct && i+6 < len(toks) && toks[i+1].s == "await" && toks[i+2].s == "import" &&
+			toks[i+3].s == "(" && toks[i+4].kind == itStr && toks[i+5].s == ")" && toks[i+6].s == ")" && i+7 < len(toks) &&
+			toks[i+7].kind == itIdent && strings.HasPrefix(toks[i+7].s, ".") {
+			mod := strings.TrimPrefix(toks[i+4].s, "node:")
+			member := strings.TrimPrefix(toks[i+7].s, ".default")
+			out = append(out, itok{kind: itIdent, s: mod + member, off: t.off, end: toks[i+7].end})
+			i += 7
+			continue
+		}
 		out = append(out, t)
 	}
 	return out
@@ -210,15 +234,21 @@ type interpScanner struct {
 	toks  []itok
 	vars  map[string]ival
 	taint map[string]taint
+	// alias maps a name bound to a module or one of its members
+	// (`h = require('https')`, `const {get: g} = require('https')`,
+	// `import * as h from 'https'`, `x = new XMLHttpRequest()`) to the
+	// dotted name it stands for.
+	alias map[string]string
 }
 
-// scanInterp returns the registered calls in code.
-func scanInterp(l *interpLang, code string) []interpCall {
-	code = homeReplaced(l, code)
-	sc := &interpScanner{l: l, code: code, toks: tokenizeInterp(l, code), vars: map[string]ival{}, taint: map[string]taint{}}
+// scanInterp returns the registered calls in code; operands are the
+// program's arguments, the values of its argv expressions.
+func scanInterp(l *interpLang, code string, operands ...field) []interpCall {
+	code = argvReplaced(l, homeReplaced(l, code), operands)
+	sc := &interpScanner{l: l, code: code, toks: tokenizeInterp(l, code), vars: map[string]ival{}, taint: map[string]taint{},
+		alias: map[string]string{}}
 	var calls []interpCall
 	assignTo, assignEnd := "", -1
-	alias := map[string]string{} // variables holding a required module
 	for i := 0; i < len(sc.toks); i++ {
 		t := sc.toks[i]
 		if t.kind == itShell {
@@ -230,6 +260,7 @@ func scanInterp(l *interpLang, code string) []interpCall {
 				calls = append(calls, call)
 			}
 		}
+		sc.bindAt(i)
 		if t.kind != itIdent {
 			continue
 		}
@@ -249,22 +280,26 @@ func scanInterp(l *interpLang, code string) []interpCall {
 				delete(sc.taint, name)
 			}
 			assignTo, assignEnd = name, end
-			// h = require('https'): h.get is https.get.
-			if r := sc.toks[i+2]; r.kind == itIdent && r.s == "require" && i+5 < len(sc.toks) && sc.toks[i+3].s == "(" &&
-				sc.toks[i+4].kind == itStr && sc.toks[i+5].s == ")" {
-				alias[name] = strings.TrimPrefix(sc.toks[i+4].s, "node:")
-			} else {
-				delete(alias, name)
+			// h = require('https'): h.get is https.get; g = https.get,
+			// x = new XMLHttpRequest(): g and x.open are those.
+			delete(sc.alias, name)
+			if mod, _, ok := sc.moduleAt(i + 2); ok {
+				sc.alias[name] = mod
+			} else if r := sc.toks[i+2]; r.kind == itIdent && r.s == "new" && i+3 < len(sc.toks) {
+				k := i + 3
+				if sc.toks[k].s == "(" && k+1 < len(sc.toks) {
+					k++ // new (require('net').Socket)()
+				}
+				if sc.toks[k].kind == itIdent {
+					sc.alias[name] = sc.resolve(sc.toks[k].s)
+				}
+			} else if r.kind == itIdent && end == i+3 && sc.bindable(r.s) {
+				sc.alias[name] = sc.resolve(r.s)
 			}
 		}
-		callee := t.s
-		if k := strings.IndexByte(callee, '.'); k > 0 {
-			if m, ok := alias[callee[:k]]; ok {
-				callee = m + callee[k:]
-			}
-		}
+		callee := sc.resolve(t.s)
 		api, ok := l.lookupAPI(callee)
-		if !ok || api.eff == effPass || api.eff == effFormat {
+		if !ok || api.eff.pure() {
 			continue
 		}
 		args, ok := sc.callArgs(i + 1)
@@ -272,6 +307,11 @@ func scanInterp(l *interpLang, code string) []interpCall {
 			continue
 		}
 		call := interpCall{api: api, args: args}
+		if api.eff == effShell {
+			// An options object's argv (Deno.Command('sh', {args:
+			// [...]}), Deno.run({cmd: [...]})) follows the static words.
+			call.args = append(call.args, sc.optionArgv(i+1, sc.callEnd(i+1))...)
+		}
 		if api.eff == effNet || api.eff == effConnect || api.eff == effSend || api.eff == effRead {
 			end := sc.callEnd(i + 1)
 			call.strs, call.hosts = sc.spanStrings(i+1, end)
@@ -289,6 +329,167 @@ func scanInterp(l *interpLang, code string) []interpCall {
 	return calls
 }
 
+// resolve is the dotted name a name stands for through the aliases: the
+// whole name or its first component.
+func (sc *interpScanner) resolve(name string) string {
+	if m, ok := sc.alias[name]; ok {
+		return m
+	}
+	if k := strings.IndexByte(name, '.'); k > 0 {
+		if m, ok := sc.alias[name[:k]]; ok {
+			return m + name[k:]
+		}
+	}
+	return name
+}
+
+// bindable reports whether a name assigned to a variable makes it an
+// alias: a registered API or a module bound before (`f = fetch`).
+func (sc *interpScanner) bindable(name string) bool {
+	r := sc.resolve(name)
+	if _, ok := sc.l.lookupAPI(r); ok {
+		return true
+	}
+	return r != name
+}
+
+// isHomeCall reports whether token i starts a call that returns the home
+// directory through an alias (`const {homedir} = require('os');
+// homedir()`).
+func (sc *interpScanner) isHomeCall(i int) bool {
+	t := sc.toks[i]
+	if i+2 >= len(sc.toks) || sc.toks[i+1].s != "(" || sc.toks[i+2].s != ")" {
+		return false
+	}
+	r := sc.resolve(t.s)
+	return r != t.s && contains(sc.l.home, r+"()")
+}
+
+// moduleAt returns the module loaded by the expression at token k:
+// require('m'), import('m'), await import('m'), require("ht" + "tps").
+// end is the index of its closing parenthesis.
+func (sc *interpScanner) moduleAt(k int) (mod string, end int, ok bool) {
+	if k < len(sc.toks) && sc.toks[k].kind == itIdent && sc.toks[k].s == "await" {
+		k++
+	}
+	if k+2 >= len(sc.toks) || sc.toks[k].kind != itIdent || sc.toks[k].s != "require" && sc.toks[k].s != "import" ||
+		sc.toks[k+1].s != "(" {
+		return "", 0, false
+	}
+	v, e := sc.fold(k+2, ")")
+	if !v.static || v.s == "" || e >= len(sc.toks) || sc.toks[e].s != ")" {
+		return "", 0, false
+	}
+	return strings.TrimPrefix(v.s, "node:"), e, true
+}
+
+// bindAt records the module bindings that start at token i: destructured
+// requires (`const {get, request: r} = require('https')`), ES imports
+// (`import h from 'https'`, `import * as h from …`, `import {get as g}
+// from …`) and dynamic imports' callbacks (`import('https').then(m =>
+// m.get(…))`, `.then(({get}) => …)`).
+func (sc *interpScanner) bindAt(i int) {
+	toks := sc.toks
+	t := toks[i]
+	switch {
+	case t.kind == itPunct && t.s == "{":
+		names, j := sc.destructure(i, ":")
+		if j+1 < len(toks) && toks[j+1].s == "=" {
+			if mod, _, ok := sc.moduleAt(j + 2); ok {
+				for local, member := range names {
+					sc.alias[local] = mod + "." + member
+				}
+			}
+		}
+	case t.kind == itIdent && t.s == "import" && i+1 < len(toks) && toks[i+1].s != "(":
+		// ES import: the clause up to `from 'm'`.
+		k := i + 1
+		for k < len(toks) && !(toks[k].kind == itIdent && toks[k].s == "from") && toks[k].s != ";" {
+			k++
+		}
+		if k+1 >= len(toks) || toks[k].s != "from" || toks[k+1].kind != itStr {
+			return
+		}
+		mod := strings.TrimPrefix(toks[k+1].s, "node:")
+		for j := i + 1; j < k; j++ {
+			switch u := toks[j]; {
+			case u.s == "{":
+				names, e := sc.destructure(j, "as")
+				for local, member := range names {
+					sc.alias[local] = mod + "." + member
+				}
+				j = e
+			case u.s == "*" && j+2 < k && toks[j+1].s == "as":
+				sc.alias[toks[j+2].s] = mod
+				j += 2
+			case u.kind == itIdent:
+				sc.alias[u.s] = mod // the default export
+			}
+		}
+	default:
+		mod, e, ok := sc.moduleAt(i)
+		if !ok || e+2 >= len(toks) || toks[e+1].s != ".then" || toks[e+2].s != "(" {
+			return
+		}
+		k := e + 3
+		if k < len(toks) && (toks[k].s == "function" || toks[k].s == "async") {
+			k++
+		}
+		if k < len(toks) && toks[k].s == "(" {
+			k++
+		}
+		switch {
+		case k < len(toks) && toks[k].s == "{":
+			names, _ := sc.destructure(k, ":")
+			for local, member := range names {
+				sc.alias[local] = mod + "." + member
+			}
+		case k < len(toks) && toks[k].kind == itIdent:
+			sc.alias[toks[k].s] = mod
+		}
+	}
+}
+
+// destructure reads the names of a `{a, b: c}` pattern at token i (sep
+// is ":" for object patterns, "as" for import lists): local name → member.
+// It returns the index of the closing brace.
+func (sc *interpScanner) destructure(i int, sep string) (map[string]string, int) {
+	names := map[string]string{}
+	toks := sc.toks
+	j := i + 1
+	for ; j < len(toks) && toks[j].s != "}"; j++ {
+		u := toks[j]
+		if u.kind != itIdent && u.kind != itStr {
+			if u.s == "{" || u.s == "(" {
+				return nil, j
+			}
+			continue
+		}
+		if j+2 < len(toks) && toks[j+1].s == sep && toks[j+2].kind == itIdent {
+			names[toks[j+2].s] = u.s
+			j += 2
+			continue
+		}
+		names[u.s] = u.s
+	}
+	return names, j
+}
+
+// optionArgv returns the string lists given as an args or cmd option
+// inside tokens i..end.
+func (sc *interpScanner) optionArgv(i, end int) []ival {
+	var out []ival
+	for k := i; k+2 <= end && k+2 < len(sc.toks); k++ {
+		t := sc.toks[k]
+		if t.kind == itIdent && (t.s == "args" || t.s == "cmd") && sc.toks[k+1].s == ":" && sc.toks[k+2].s == "[" {
+			if items, _ := sc.list(k + 3); items != nil {
+				out = append(out, ival{s: strings.Join(items, " "), static: true, list: items})
+			}
+		}
+	}
+	return out
+}
+
 // homeReplaced is code with the language's home-directory expressions
 // replaced by homeSentinel.
 func homeReplaced(l *interpLang, code string) string {
@@ -296,6 +497,29 @@ func homeReplaced(l *interpLang, code string) string {
 		code = strings.ReplaceAll(code, "#{"+h+"}", homeSentinel)
 		code = strings.ReplaceAll(code, "${"+h+"}", homeSentinel)
 		code = strings.ReplaceAll(code, h, homeSentinel)
+	}
+	return code
+}
+
+// argvReplaced is code with the language's expressions for its n-th
+// operand replaced by that operand's value (static operands only).
+func argvReplaced(l *interpLang, code string, operands []field) string {
+	for n, f := range operands {
+		if f.dyn || strings.IndexByte(f.s, 0) >= 0 {
+			continue
+		}
+		for _, e := range l.argv {
+			if !strings.Contains(e, "%d") {
+				if n > 0 {
+					continue
+				}
+			} else {
+				e = strings.Replace(e, "%d", strconv.Itoa(n+l.argvBase), 1)
+			}
+			code = strings.ReplaceAll(code, "#{"+e+"}", sentinel(f.s))
+			code = strings.ReplaceAll(code, "${"+e+"}", sentinel(f.s))
+			code = strings.ReplaceAll(code, e, sentinel(f.s))
+		}
 	}
 	return code
 }
@@ -538,7 +762,17 @@ func (sc *interpScanner) foldParts(i int, end string) (ival, int, int) {
 			v.s += t.s
 			parts++
 		case itIdent:
-			if api, ok := sc.l.lookupAPI(t.s); ok && (api.eff == effPass || api.eff == effFormat) {
+			if t.s == "new" || t.s == "await" {
+				pending = true // `new URL(…)`, `await readFile(…)`: the value that follows
+				continue
+			}
+			if sc.isHomeCall(i) {
+				v.s += "~"
+				i += 2
+				parts++
+				continue
+			}
+			if api, ok := sc.l.lookupAPI(sc.resolve(t.s)); ok && api.eff.pure() && (i+1 >= len(sc.toks) || sc.toks[i+1].s == "(" || sc.vars[t.s].s == "") {
 				args, next := sc.innerArgs(i + 1)
 				if args == nil {
 					v.static = false
@@ -615,8 +849,20 @@ func (sc *interpScanner) isConcat(op string) bool {
 	return false
 }
 
+// pure reports whether eff is folded into a value, not recorded.
+func (eff apiEffect) pure() bool { return eff == effPass || eff == effFormat || eff == effURL }
+
 // applyPass computes a pure call's value.
 func applyPass(eff apiEffect, args []ival) string {
+	if eff == effURL {
+		switch {
+		case len(args) == 0:
+			return ""
+		case len(args) == 1 || strings.Contains(args[0].s, "://"):
+			return args[0].s
+		}
+		return strings.TrimRight(args[1].s, "/") + "/" + strings.TrimLeft(args[0].s, "/")
+	}
 	if eff == effFormat {
 		if len(args) == 0 {
 			return ""
@@ -654,12 +900,12 @@ func applyPass(eff apiEffect, args []ival) string {
 
 // interpCode analyzes inline program text of a registered interpreter:
 // each API call becomes the facts its effect implies.
-func (a *analyzer) interpCode(s *syntax.Stmt, name string, l *interpLang, code field, c *ctx) {
+func (a *analyzer) interpCode(s *syntax.Stmt, name string, l *interpLang, code field, c *ctx, operands ...field) {
 	if code.dyn {
 		return
 	}
 	a.codeEnvDump(s, name, l, code.s)
-	for _, call := range scanInterp(l, code.s) {
+	for _, call := range scanInterp(l, code.s, operands...) {
 		a.interpEffect(s, name, call, code, c)
 	}
 }
