@@ -11,7 +11,6 @@ package layout
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -351,11 +350,7 @@ func (v *layoutView) json(o int) (map[string]any, error) {
 	if s == "" {
 		return nil, nil
 	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return decodeJSONObject(s)
 }
 
 // grow sets *s to n elements, reusing its memory when it is large enough.
