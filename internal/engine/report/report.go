@@ -118,7 +118,20 @@ func Build(meta Meta, findings []sdk.Finding, policy *sdk.Policy) *sdk.SafetyRep
 		Sanitized: sanitized,
 		Blocked:   blocked,
 	}
-	ids := r.RuleIDs()
+	// The rule IDs in order of first appearance (SafetyReport.RuleIDs),
+	// gathered on the stack: they are only joined below. Past a few
+	// distinct IDs, RuleIDs (with its set) does it.
+	var idBuf [8]string
+	ids := idBuf[:0]
+	for _, f := range out {
+		if len(ids) == len(idBuf) {
+			ids = r.RuleIDs()
+			break
+		}
+		if !slices.Contains(ids, f.RuleID) {
+			ids = append(ids, f.RuleID)
+		}
+	}
 	if len(out) == 0 {
 		r.Summary = SummaryAllow
 	} else {
@@ -179,10 +192,11 @@ func clean(f sdk.Finding, o sdk.RuleOverride) (sdk.Finding, bool) {
 	redacted := false
 	for k, v := range f.Metadata {
 		if s, ok := v.(string); ok {
-			var r bool
-			s, r = secrets.Redact(s)
-			redacted = redacted || r
-			v = s
+			// Boxed again only when redaction changed it: converting a
+			// string to an interface value allocates.
+			if rs, r := secrets.Redact(s); r {
+				v, redacted = rs, true
+			}
 		}
 		meta[k] = v
 	}

@@ -295,3 +295,24 @@ func ExampleBuild() {
 	// Decision needs_human_review with medium risk from rules: PY_PROCESS_EXECUTION_REVIEW.
 	// PY_PROCESS_EXECUTION_REVIEW
 }
+
+// TestSummaryRuleIDsManyRules checks the summary and the rule-ID attribute
+// list every rule once, in report order, past the few Build gathers on
+// the stack.
+func TestSummaryRuleIDsManyRules(t *testing.T) {
+	var fs []sdk.Finding
+	for i := range 40 {
+		fs = append(fs, sdk.Finding{RuleID: fmt.Sprintf("RULE_%02d", (i*7)%20), Decision: sdk.NeedsHumanReview, RiskLevel: sdk.RiskLow, Line: i})
+	}
+	r := Build(Meta{ScanID: "x"}, fs, nil)
+	ids := r.RuleIDs()
+	if len(ids) != 20 {
+		t.Fatalf("RuleIDs = %v, want 20", ids)
+	}
+	if want := "Decision needs_human_review with low risk from rules: " + strings.Join(ids, ", ") + "."; r.Summary != want {
+		t.Errorf("Summary = %q, want %q", r.Summary, want)
+	}
+	if got := r.TelemetryAttributes[AttrRuleID]; got != strings.Join(ids, ",") {
+		t.Errorf("%s = %v", AttrRuleID, got)
+	}
+}
