@@ -262,6 +262,12 @@ func (w *layoutWriter) finish(dst []byte, hash uint32) ([]byte, error) {
 	for i, t := range w.tabs {
 		le.PutUint32(b[4*(layoutHeaderWords+2*i):], uint32(off))
 		le.PutUint32(b[4*(layoutHeaderWords+2*i)+4:], uint32(len(t)/w.words[i]))
+		if littleEndian {
+			// The table's words are already in the message's byte order:
+			// one copy instead of a store (and bounds check) per word.
+			off += copy(b[off:], unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(t))), 4*len(t)))
+			continue
+		}
 		for _, v := range t {
 			le.PutUint32(b[off:], v)
 			off += 4
