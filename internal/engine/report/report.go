@@ -254,10 +254,43 @@ func Truncate(s string, max int) string {
 // fraction left out when it is zero ("1970-01-01T00:00:00+00:00").
 func Timestamp(t time.Time) string {
 	t = t.UTC()
-	if t.Nanosecond()/1000 == 0 {
-		return t.Format("2006-01-02T15:04:05+00:00")
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		if t.Nanosecond()/1000 == 0 {
+			return t.Format("2006-01-02T15:04:05+00:00")
+		}
+		return t.Format("2006-01-02T15:04:05.000000+00:00")
 	}
-	return t.Format("2006-01-02T15:04:05.000000+00:00")
+	// Written digit by digit: time.Format interprets its layout on every
+	// call, and every report has a timestamp.
+	hour, minute, sec := t.Clock()
+	var b [32]byte
+	n := 0
+	put := func(v, digits int) {
+		for i := digits - 1; i >= 0; i-- {
+			b[n+i] = byte('0' + v%10)
+			v /= 10
+		}
+		n += digits
+	}
+	sep := func(c byte) { b[n] = c; n++ }
+	put(year, 4)
+	sep('-')
+	put(int(month), 2)
+	sep('-')
+	put(day, 2)
+	sep('T')
+	put(hour, 2)
+	sep(':')
+	put(minute, 2)
+	sep(':')
+	put(sec, 2)
+	if us := t.Nanosecond() / 1000; us != 0 {
+		sep('.')
+		put(us, 6)
+	}
+	n += copy(b[n:], "+00:00")
+	return string(b[:n])
 }
 
 // ElapsedMS converts a duration to milliseconds rounded to microseconds,

@@ -316,3 +316,26 @@ func TestSummaryRuleIDsManyRules(t *testing.T) {
 		t.Errorf("%s = %v", AttrRuleID, got)
 	}
 }
+
+// TestTimestampMatchesFormat checks the hand-written Timestamp against
+// time.Format's rendering of the same layout over many instants.
+func TestTimestampMatchesFormat(t *testing.T) {
+	want := func(ts time.Time) string {
+		ts = ts.UTC()
+		if ts.Nanosecond()/1000 == 0 {
+			return ts.Format("2006-01-02T15:04:05+00:00")
+		}
+		return ts.Format("2006-01-02T15:04:05.000000+00:00")
+	}
+	ts := []time.Time{time.Unix(0, 0), time.Unix(0, 999), time.Unix(0, 1000), time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-5, 3, 1, 0, 0, 0, 5000, time.UTC), time.Date(2026, 7, 2, 9, 7, 8, 956049123, time.FixedZone("x", 7200))}
+	for i := int64(0); i < 5000; i++ {
+		ts = append(ts, time.Unix(i*7919*86413, i*104729%1e9))
+	}
+	for _, x := range ts {
+		if got, w := Timestamp(x), want(x); got != w {
+			t.Fatalf("Timestamp(%v) = %q, want %q", x, got, w)
+		}
+	}
+}
