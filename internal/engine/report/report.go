@@ -15,6 +15,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -221,10 +222,50 @@ func clean(f sdk.Finding, o sdk.RuleOverride) (sdk.Finding, bool) {
 	}
 	var r1, r2, r3 bool
 	f.Evidence, r1 = secrets.Redact(f.Evidence)
-	f.Message, r2 = secrets.Redact(f.Message)
-	f.Recommendation, r3 = secrets.Redact(f.Recommendation)
+	f.Message, r2 = redactText(f.Message)
+	f.Recommendation, r3 = redactText(f.Recommendation)
 	f.Evidence = Truncate(f.Evidence, MaxEvidenceBytes)
 	return f, redacted || r1 || r2 || r3
+}
+
+// Messages and recommendations are mostly the rules' fixed texts, the same
+// on every scan that raises the rule; redacting them means scanning them
+// for secrets each time. cleanTexts remembers texts Redact left unchanged
+// (Redact is a pure function of its input), up to maxCleanTexts of at most
+// maxCleanTextBytes each; past that, texts are scanned as before.
+var (
+	cleanTextsMu sync.RWMutex
+	cleanTexts   = map[string]struct{}{}
+)
+
+const (
+	maxCleanTexts     = 4096
+	maxCleanTextBytes = 1024
+)
+
+// redactText is secrets.Redact for a message or recommendation, with the
+// texts known to hold no secret skipped (see cleanTexts).
+func redactText(s string) (string, bool) {
+	if s == "" {
+		return s, false
+	}
+	cleanTextsMu.RLock()
+	_, clean := cleanTexts[s]
+	full := len(cleanTexts) >= maxCleanTexts
+	cleanTextsMu.RUnlock()
+	if clean {
+		return s, false
+	}
+	r, changed := secrets.Redact(s)
+	if !changed && !full && len(s) <= maxCleanTextBytes {
+		cleanTextsMu.Lock()
+		if len(cleanTexts) < maxCleanTexts {
+			// A copy: s may share a plugin's output buffer.
+			cleanTexts[strings.Clone(s)] = struct{}{}
+		}
+		cleanTextsMu.Unlock()
+	}
+	return r, changed
 }
 
 // Truncate caps s at max bytes without splitting a UTF-8 sequence or a

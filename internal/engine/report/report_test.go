@@ -339,3 +339,19 @@ func TestTimestampMatchesFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactTextCache checks that remembering clean messages never lets a
+// secret through: the same text is left alone each time, a text with a
+// secret is redacted every time, also after its clean neighbours are
+// remembered.
+func TestRedactTextCache(t *testing.T) {
+	token := "ghp_" + strings.Repeat("A1b2C3d4E5", 4)[:36]
+	for range 3 {
+		if got, r := redactText("Review the command before running it."); r || got != "Review the command before running it." {
+			t.Fatalf("clean text = %q, %v", got, r)
+		}
+		if got, r := redactText("Token " + token + " is sent out."); !r || got != "Token [REDACTED:github_token] is sent out." {
+			t.Fatalf("secret text = %q, %v", got, r)
+		}
+	}
+}
