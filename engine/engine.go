@@ -10,6 +10,7 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -407,7 +408,9 @@ func (e *Engine) scanWithFacts(ctx context.Context, req Request, observe bool) (
 	if err != nil {
 		return nil, nil, fmt.Errorf("scan: %w", err)
 	}
-	in := sdk.ScanInput{
+	st := scanStates.Get().(*scanState)
+	defer st.put()
+	st.in = sdk.ScanInput{
 		Facts:    facts,
 		Content:  req.Content,
 		Language: facts.Language,
@@ -422,7 +425,8 @@ func (e *Engine) scanWithFacts(ctx context.Context, req Request, observe bool) (
 			Metadata:       req.Metadata,
 		},
 	}
-	input := &wasmhost.Input{Scan: &in, Config: cfg}
+	input := &st.input
+	input.Scan, input.Config = &st.in, cfg
 	enforced, monitored := e.runPacks(ctx, input, pol)
 	findings := dropAllowedEnvHooks(enforced, pol)
 	// Every pack has returned and none keeps the input (see Pack.Judge),
@@ -431,7 +435,7 @@ func (e *Engine) scanWithFacts(ctx context.Context, req Request, observe bool) (
 
 	id := req.ScanID
 	if id == "" {
-		id = uuid.NewString()
+		id = newScanID()
 	}
 	rep := report.Build(report.Meta{
 		ScanID:   id,
@@ -459,6 +463,35 @@ func (e *Engine) scanWithFacts(ctx context.Context, req Request, observe bool) (
 		e.observe(ctx, rep)
 	}
 	return rep, facts, nil
+}
+
+// newScanID returns a random (version 4) UUID, as uuid.NewString does but
+// read into a stack buffer: uuid.NewRandom reads through an io.Reader,
+// which costs an allocation per scan.
+func newScanID() string {
+	var u uuid.UUID
+	_, _ = rand.Read(u[:])  // crypto/rand.Read never fails (it crashes the process instead)
+	u[6] = u[6]&0x0f | 0x40 // version 4
+	u[8] = u[8]&0x3f | 0x80 // variant RFC 4122
+	return u.String()
+}
+
+// scanState is the input of one scan to its packs, pooled: no pack keeps
+// it past its Judge call (see Pack), so once they have all returned it is
+// free for the next scan.
+type scanState struct {
+	in    sdk.ScanInput
+	input wasmhost.Input
+}
+
+var scanStates = sync.Pool{New: func() any { return new(scanState) }}
+
+// put releases the state's encodings, drops its references and pools it.
+func (st *scanState) put() {
+	st.input.Release()
+	st.input.Scan, st.input.Config = nil, nil
+	st.in = sdk.ScanInput{}
+	scanStates.Put(st)
 }
 
 // observe records a finished report in telemetry and the audit log.

@@ -15,6 +15,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -118,7 +119,20 @@ func Build(meta Meta, findings []sdk.Finding, policy *sdk.Policy) *sdk.SafetyRep
 		Sanitized: sanitized,
 		Blocked:   blocked,
 	}
-	ids := r.RuleIDs()
+	// The rule IDs in order of first appearance (SafetyReport.RuleIDs),
+	// gathered on the stack: they are only joined below. Past a few
+	// distinct IDs, RuleIDs (with its set) does it.
+	var idBuf [8]string
+	ids := idBuf[:0]
+	for _, f := range out {
+		if len(ids) == len(idBuf) {
+			ids = r.RuleIDs()
+			break
+		}
+		if !slices.Contains(ids, f.RuleID) {
+			ids = append(ids, f.RuleID)
+		}
+	}
 	if len(out) == 0 {
 		r.Summary = SummaryAllow
 	} else {
@@ -179,10 +193,11 @@ func clean(f sdk.Finding, o sdk.RuleOverride) (sdk.Finding, bool) {
 	redacted := false
 	for k, v := range f.Metadata {
 		if s, ok := v.(string); ok {
-			var r bool
-			s, r = secrets.Redact(s)
-			redacted = redacted || r
-			v = s
+			// Boxed again only when redaction changed it: converting a
+			// string to an interface value allocates.
+			if rs, r := secrets.Redact(s); r {
+				v, redacted = rs, true
+			}
 		}
 		meta[k] = v
 	}
@@ -207,10 +222,50 @@ func clean(f sdk.Finding, o sdk.RuleOverride) (sdk.Finding, bool) {
 	}
 	var r1, r2, r3 bool
 	f.Evidence, r1 = secrets.Redact(f.Evidence)
-	f.Message, r2 = secrets.Redact(f.Message)
-	f.Recommendation, r3 = secrets.Redact(f.Recommendation)
+	f.Message, r2 = redactText(f.Message)
+	f.Recommendation, r3 = redactText(f.Recommendation)
 	f.Evidence = Truncate(f.Evidence, MaxEvidenceBytes)
 	return f, redacted || r1 || r2 || r3
+}
+
+// Messages and recommendations are mostly the rules' fixed texts, the same
+// on every scan that raises the rule; redacting them means scanning them
+// for secrets each time. cleanTexts remembers texts Redact left unchanged
+// (Redact is a pure function of its input), up to maxCleanTexts of at most
+// maxCleanTextBytes each; past that, texts are scanned as before.
+var (
+	cleanTextsMu sync.RWMutex
+	cleanTexts   = map[string]struct{}{}
+)
+
+const (
+	maxCleanTexts     = 4096
+	maxCleanTextBytes = 1024
+)
+
+// redactText is secrets.Redact for a message or recommendation, with the
+// texts known to hold no secret skipped (see cleanTexts).
+func redactText(s string) (string, bool) {
+	if s == "" {
+		return s, false
+	}
+	cleanTextsMu.RLock()
+	_, clean := cleanTexts[s]
+	full := len(cleanTexts) >= maxCleanTexts
+	cleanTextsMu.RUnlock()
+	if clean {
+		return s, false
+	}
+	r, changed := secrets.Redact(s)
+	if !changed && !full && len(s) <= maxCleanTextBytes {
+		cleanTextsMu.Lock()
+		if len(cleanTexts) < maxCleanTexts {
+			// A copy: s may share a plugin's output buffer.
+			cleanTexts[strings.Clone(s)] = struct{}{}
+		}
+		cleanTextsMu.Unlock()
+	}
+	return r, changed
 }
 
 // Truncate caps s at max bytes without splitting a UTF-8 sequence or a
@@ -240,10 +295,43 @@ func Truncate(s string, max int) string {
 // fraction left out when it is zero ("1970-01-01T00:00:00+00:00").
 func Timestamp(t time.Time) string {
 	t = t.UTC()
-	if t.Nanosecond()/1000 == 0 {
-		return t.Format("2006-01-02T15:04:05+00:00")
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		if t.Nanosecond()/1000 == 0 {
+			return t.Format("2006-01-02T15:04:05+00:00")
+		}
+		return t.Format("2006-01-02T15:04:05.000000+00:00")
 	}
-	return t.Format("2006-01-02T15:04:05.000000+00:00")
+	// Written digit by digit: time.Format interprets its layout on every
+	// call, and every report has a timestamp.
+	hour, minute, sec := t.Clock()
+	var b [32]byte
+	n := 0
+	put := func(v, digits int) {
+		for i := digits - 1; i >= 0; i-- {
+			b[n+i] = byte('0' + v%10)
+			v /= 10
+		}
+		n += digits
+	}
+	sep := func(c byte) { b[n] = c; n++ }
+	put(year, 4)
+	sep('-')
+	put(int(month), 2)
+	sep('-')
+	put(day, 2)
+	sep('T')
+	put(hour, 2)
+	sep(':')
+	put(minute, 2)
+	sep(':')
+	put(sec, 2)
+	if us := t.Nanosecond() / 1000; us != 0 {
+		sep('.')
+		put(us, 6)
+	}
+	n += copy(b[n:], "+00:00")
+	return string(b[:n])
 }
 
 // ElapsedMS converts a duration to milliseconds rounded to microseconds,

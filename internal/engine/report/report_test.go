@@ -295,3 +295,63 @@ func ExampleBuild() {
 	// Decision needs_human_review with medium risk from rules: PY_PROCESS_EXECUTION_REVIEW.
 	// PY_PROCESS_EXECUTION_REVIEW
 }
+
+// TestSummaryRuleIDsManyRules checks the summary and the rule-ID attribute
+// list every rule once, in report order, past the few Build gathers on
+// the stack.
+func TestSummaryRuleIDsManyRules(t *testing.T) {
+	var fs []sdk.Finding
+	for i := range 40 {
+		fs = append(fs, sdk.Finding{RuleID: fmt.Sprintf("RULE_%02d", (i*7)%20), Decision: sdk.NeedsHumanReview, RiskLevel: sdk.RiskLow, Line: i})
+	}
+	r := Build(Meta{ScanID: "x"}, fs, nil)
+	ids := r.RuleIDs()
+	if len(ids) != 20 {
+		t.Fatalf("RuleIDs = %v, want 20", ids)
+	}
+	if want := "Decision needs_human_review with low risk from rules: " + strings.Join(ids, ", ") + "."; r.Summary != want {
+		t.Errorf("Summary = %q, want %q", r.Summary, want)
+	}
+	if got := r.TelemetryAttributes[AttrRuleID]; got != strings.Join(ids, ",") {
+		t.Errorf("%s = %v", AttrRuleID, got)
+	}
+}
+
+// TestTimestampMatchesFormat checks the hand-written Timestamp against
+// time.Format's rendering of the same layout over many instants.
+func TestTimestampMatchesFormat(t *testing.T) {
+	want := func(ts time.Time) string {
+		ts = ts.UTC()
+		if ts.Nanosecond()/1000 == 0 {
+			return ts.Format("2006-01-02T15:04:05+00:00")
+		}
+		return ts.Format("2006-01-02T15:04:05.000000+00:00")
+	}
+	ts := []time.Time{time.Unix(0, 0), time.Unix(0, 999), time.Unix(0, 1000), time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-5, 3, 1, 0, 0, 0, 5000, time.UTC), time.Date(2026, 7, 2, 9, 7, 8, 956049123, time.FixedZone("x", 7200))}
+	for i := int64(0); i < 5000; i++ {
+		ts = append(ts, time.Unix(i*7919*86413, i*104729%1e9))
+	}
+	for _, x := range ts {
+		if got, w := Timestamp(x), want(x); got != w {
+			t.Fatalf("Timestamp(%v) = %q, want %q", x, got, w)
+		}
+	}
+}
+
+// TestRedactTextCache checks that remembering clean messages never lets a
+// secret through: the same text is left alone each time, a text with a
+// secret is redacted every time, also after its clean neighbours are
+// remembered.
+func TestRedactTextCache(t *testing.T) {
+	token := "ghp_" + strings.Repeat("A1b2C3d4E5", 4)[:36]
+	for range 3 {
+		if got, r := redactText("Review the command before running it."); r || got != "Review the command before running it." {
+			t.Fatalf("clean text = %q, %v", got, r)
+		}
+		if got, r := redactText("Token " + token + " is sent out."); !r || got != "Token [REDACTED:github_token] is sent out." {
+			t.Fatalf("secret text = %q, %v", got, r)
+		}
+	}
+}

@@ -106,6 +106,10 @@ func scanTracer() trace.Tracer {
 	return t
 }
 
+// spanKindInternal is the scan span's kind option, made once: converting
+// it to an option interface allocates.
+var spanKindInternal = trace.WithSpanKind(trace.SpanKindInternal)
+
 // Observe records one scan: a span named SpanName under the span in ctx
 // (if any), timed from the report's timestamp over its elapsed_ms and
 // carrying its tool.safety.* attributes, and the Prometheus metrics. The
@@ -123,9 +127,7 @@ func Observe(ctx context.Context, r *sdk.SafetyReport) {
 	if err != nil {
 		start = time.Now().Add(-elapsed)
 	}
-	_, span := scanTracer().Start(ctx, SpanName,
-		trace.WithTimestamp(start),
-		trace.WithSpanKind(trace.SpanKindInternal))
+	_, span := scanTracer().Start(ctx, SpanName, trace.WithTimestamp(start), spanKindInternal)
 	// The attributes (a sorted copy of the report's map) are built only for
 	// a span that records: with no tracer provider installed, or a sampler
 	// that drops the trace, a scan pays nothing for them.

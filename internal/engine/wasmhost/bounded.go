@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ErrInputTooLarge is wrapped by the error of a bounded plugin's scan whose
@@ -44,18 +45,37 @@ func (p *Plugin) boundedAdmit(n int) error {
 // or pool the instance again, and the goroutine closes it whenever the
 // call returns. Until then it counts in Stats.Stuck.
 func (p *Plugin) boundedCall(ctx context.Context, inst *instance, input []byte) (raw []byte, err error, abandoned bool) {
-	cctx, cancel := context.WithTimeout(ctx, p.host.opts.CallTimeout)
-	defer cancel()
+	timeout := p.host.opts.CallTimeout
+	if inst.deadline == nil {
+		inst.deadline = time.NewTimer(timeout)
+	} else {
+		inst.deadline.Reset(timeout)
+	}
+	defer inst.deadline.Stop()
+	// Staging calls into the guest only when the input outgrows the
+	// instance's buffer; only then does it need a context with the
+	// deadline.
+	cctx := ctx
+	if uint64(len(input)) > uint64(inst.inCap) {
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
 	in, n, err := p.stage(ctx, cctx, inst, input)
 	if err != nil {
 		return nil, err, false
 	}
 	inst.state.Store(callRunning)
 	go p.runDetached(inst, in, n)
+	// cause is what a context with the deadline would report as its Err.
+	var cause error
 	select {
 	case r := <-inst.done:
 		return r.raw, r.err, false
-	case <-cctx.Done():
+	case <-inst.deadline.C:
+		cause = context.DeadlineExceeded
+	case <-ctx.Done():
+		cause = ctx.Err()
 	}
 	// Counted as stuck before the hand-over is decided, so that the
 	// goroutine's decrement can never come first.
@@ -76,7 +96,18 @@ func (p *Plugin) boundedCall(ctx context.Context, inst *instance, input []byte) 
 	if f := p.host.opts.OnQuarantine; f != nil {
 		f(p.name)
 	}
-	return nil, callErr(ctx, cctx, "scan", fmt.Errorf("instance quarantined while still running: %w", cctx.Err())), true
+	return nil, deadlineErr(ctx, cause, "scan", fmt.Errorf("instance quarantined while still running: %w", cause)), true
+}
+
+// deadlineErr is callErr for a call timed by a timer instead of a context:
+// cause is context.DeadlineExceeded when the call's own deadline passed,
+// else the caller's context's error.
+func deadlineErr(parent context.Context, cause error, what string, err error) error {
+	err = firstLine{err}
+	if parent.Err() == nil && errors.Is(cause, context.DeadlineExceeded) {
+		return fmt.Errorf("%s: %w: %w", what, ErrCallTimeout, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // runDetached is the goroutine of a bounded call: it runs scan, then hands

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -103,6 +104,10 @@ type instance struct {
 	// runs it to the caller (see Plugin.boundedCall).
 	state atomic.Int32
 	done  chan callResult
+	// deadline times the bounded calls of this instance, made once and
+	// reset per call (a context.WithTimeout per call allocates); only the
+	// caller that holds the instance uses it.
+	deadline *time.Timer
 }
 
 // callResult is the outcome of one guest scan call.

@@ -102,6 +102,9 @@ type Input struct {
 	jsonErr error
 	jsonOK  bool
 	layouts []encodedLayout
+	// layoutBuf backs layouts for the usual one or two selections, so a
+	// scan does not allocate the slice.
+	layoutBuf [2]encodedLayout
 }
 
 type encodedLayout struct {
@@ -157,6 +160,9 @@ func (in *Input) Layout(sel *layout.Selection) ([]byte, error) {
 	if err != nil {
 		err = fmt.Errorf("encode input layout: %w", err)
 	}
+	if in.layouts == nil {
+		in.layouts = in.layoutBuf[:0]
+	}
 	in.layouts = append(in.layouts, encodedLayout{sel: sel, buf: buf, err: err})
 	if err != nil {
 		return nil, err
@@ -182,6 +188,7 @@ func (in *Input) Release() {
 	for _, l := range in.layouts {
 		put(l.buf)
 	}
+	clear(in.layoutBuf[:])
 	in.layouts = nil
 }
 
