@@ -292,6 +292,15 @@ func commands() *commandTable {
 // name nothing is registered for gets the generic treatment: operands that
 // look like paths are references.
 func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c *ctx) {
+	if _, ok := cwdOpts[name]; ok {
+		a.inCwdOption(s, name, args, c, func() { a.commandSemantics(s, name, args, c) })
+		return
+	}
+	a.commandSemantics(s, name, args, c)
+}
+
+// commandSemantics is semantics in the working directory in effect.
+func (a *analyzer) commandSemantics(s *syntax.Stmt, name string, args []field, c *ctx) {
 	e := commandsTab.lookup(name)
 	if e == nil {
 		a.genericRefs(s, name, args, c)
