@@ -188,3 +188,17 @@ func TestEvasionCasesAgreeWithIs(t *testing.T) {
 		}
 	}
 }
+
+func TestExtractionIntoRoot(t *testing.T) {
+	extract := func(path string) sdk.FileAccess {
+		f := file(path, "write", "tar")
+		f.Recursive = true
+		return f
+	}
+	packtest.Run(t, Scan, []C{
+		{Name: "tar into /", Facts: sdk.Facts{Files: []sdk.FileAccess{extract("/")}}, Rule: "SYSTEM_FILE_WRITE", Want: deny},
+		{Name: "tar into /etc", Facts: sdk.Facts{Files: []sdk.FileAccess{extract("/etc")}}, Rule: "SYSTEM_FILE_WRITE", Want: deny},
+		{Name: "tar into /tmp", Facts: sdk.Facts{Files: []sdk.FileAccess{extract("/tmp")}}, Rule: "SYSTEM_FILE_WRITE"},
+		{Name: "plain write of /", Facts: sdk.Facts{Files: []sdk.FileAccess{file("/", "write", "touch")}}, Rule: "SYSTEM_FILE_WRITE"},
+	})
+}

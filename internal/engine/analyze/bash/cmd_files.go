@@ -42,7 +42,8 @@ type argSpec struct {
 	// (cp/mv/ln destinations); first the op of the first operand (the
 	// archive zip writes).
 	last, first string
-	// optFiles maps options whose value is a path to the op on it.
+	// optFiles maps options whose value is a path to the op on it
+	// ("extract": the directory an extraction fills, a recursive write).
 	optFiles map[string]string
 	// recursive/force flags recorded on the accesses.
 	recursive bool
@@ -72,7 +73,7 @@ var (
 	teeSpec   = &argSpec{op: "write"}
 	cdSpec    = &argSpec{op: "cwd"}
 	zipSpec   = &argSpec{op: "read", first: "write", shortVal: "xiPbnt", longVal: []string{"--exclude", "--include", "--password"}}
-	unzipSpec = &argSpec{op: "read", shortVal: "dxP", optFiles: map[string]string{"-d": "write"}}
+	unzipSpec = &argSpec{op: "read", shortVal: "dxP", optFiles: map[string]string{"-d": "extract"}}
 	sslSpec   = &argSpec{op: "ref", skip: 1, shortVal: "", longVal: []string{"-in", "-out", "-inkey", "-key", "-passin", "-passout", "-certfile", "-signkey", "-CAfile", "-config", "-pass", "-md", "-K", "-iv", "-connect", "-servername", "-subj", "-days", "-newkey", "-keyout", "-cert", "-CApath", "-digest", "-name"},
 		optFiles: map[string]string{"-in": "read", "-out": "write", "-inkey": "read", "-key": "read", "-keyout": "write", "-certfile": "read", "-signkey": "read", "-cert": "read"}}
 	installSpec = &argSpec{op: "copy_from", last: "copy_to", optFiles: targetDirOpt, shortVal: "mogtSC", longVal: []string{"--mode", "--owner", "--group", "--target-directory", "--suffix"}}
@@ -81,10 +82,10 @@ var (
 	// cpioSpec: copy-in (-i) and pass-through (-p) write under -D DIR and
 	// into the last operand of -p; -O is the archive copy-out writes.
 	cpioSpec = &argSpec{op: "ref", shortVal: "DEFHIOMRs", longVal: []string{"--directory", "--file", "--format", "--io-size", "--pattern-file", "--owner", "--message", "--rsh-command", "--block-size"},
-		optFiles: map[string]string{"-D": "write", "--directory": "write", "-O": "write", "-F": "read", "--file": "read", "-I": "read", "-E": "read", "--pattern-file": "read"}}
+		optFiles: map[string]string{"-D": "extract", "--directory": "extract", "-O": "write", "-F": "read", "--file": "read", "-I": "read", "-E": "read", "--pattern-file": "read"}}
 	// sevenZipSpec: the command letter, then the archive; -oDIR is where
 	// x/e extract.
-	sevenZipSpec = &argSpec{op: "read", skip: 1, shortVal: "opwtmirx", optFiles: map[string]string{"-o": "write", "-w": "write"}}
+	sevenZipSpec = &argSpec{op: "read", skip: 1, shortVal: "opwtmirx", optFiles: map[string]string{"-o": "extract", "-w": "write"}}
 	// patchSpec: the first operand is the file patched, the second the
 	// patch; -o FILE, -r FILE and -d DIR are where it writes.
 	patchSpec = &argSpec{op: "read", first: "write", shortVal: "oirdpBFVYzgD", longVal: []string{"--output", "--input", "--reject-file", "--directory", "--strip", "--prefix", "--fuzz", "--suffix", "--basename-prefix", "--get", "--ifdef", "--version-control"},
@@ -172,10 +173,10 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 				i++
 				val = args[i].s
 				if op, ok := spec.optFiles[opt]; ok {
-					a.addFile(s, args[i], op, name, c, fileFlags{})
+					a.optFile(s, args[i], op, name, c)
 				}
 			} else if op, ok := spec.optFiles[opt]; ok && hasVal {
-				a.addFile(s, field{s: val}, op, name, c, fileFlags{})
+				a.optFile(s, field{s: val}, op, name, c)
 			}
 			continue
 		}
@@ -208,7 +209,7 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 					vf = args[i]
 				}
 				if op, ok := spec.optFiles[opt]; ok {
-					a.addFile(s, vf, op, name, c, fileFlags{})
+					a.optFile(s, vf, op, name, c)
 				}
 				break
 			}
@@ -221,7 +222,7 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 	if extractsHere(name, args, operands) {
 		// Without a destination option the members are written under the
 		// working directory.
-		a.addFile(s, field{s: "."}, "write", name, c, fileFlags{})
+		a.extractTo(s, field{}, name, c)
 	}
 	last := spec.last
 	if name == "install" && installDirs(args) {
@@ -265,6 +266,18 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 		a.addFile(s, f, op, name, c, fileFlags{recursive: recursive || alwaysRecursive[name], force: force,
 			mode: mode, owner: owner})
 	}
+}
+
+// optFile records the access of an option's path value; "extract" is
+// the destination directory of an extraction.
+func (a *analyzer) optFile(s *syntax.Stmt, f field, op, name string, c *ctx) {
+	if op == "extract" {
+		if f.s != "" {
+			a.extractTo(s, f, name, c)
+		}
+		return
+	}
+	a.addFile(s, f, op, name, c, fileFlags{})
 }
 
 // extractsHere reports an extraction by unzip, 7z (x/e) or cpio (-i)
@@ -467,7 +480,7 @@ func (a *analyzer) tar(s *syntax.Stmt, _ string, args []field, c *ctx) {
 			dirs = append(dirs, field{s: "."})
 		}
 		for _, d := range dirs {
-			a.addFile(s, d, "write", "tar", c, fileFlags{})
+			a.extractTo(s, d, "tar", c)
 		}
 	}
 }

@@ -234,6 +234,7 @@ func topics() []func(*registry) {
 		registerNetworkCommands,
 		registerListenerCommands,
 		registerFileCommands,
+		registerArchiveCommands,
 		registerVCSCommands,
 		registerClientCommands,
 	}
