@@ -35,3 +35,14 @@ func TestCwdOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestChattrModes checks that chattr's -i/-a modes are modes, not
+// options, so the file operand is recorded as changed.
+func TestChattrModes(t *testing.T) {
+	for _, src := range []string{"chattr -i /var/log/auth.log", "chattr -R -a /var/log/auth.log", "chattr +i -a /var/log/auth.log"} {
+		f := findFile(run(t, src), "chmod", "/var/log/auth.log")
+		if f == nil || f.Mode == "" {
+			t.Errorf("%q: no chmod of /var/log/auth.log with its mode", src)
+		}
+	}
+}

@@ -22,6 +22,7 @@ func registerFileCommands(r *registry) {
 		"parted": blockSpec, "mkswap": blockSpec, "blkdiscard": blockSpec})
 	r.family(topic, func(n string) bool { return hasPrefixAny(n, "mkfs", "mke2fs") }, func(e *command) { e.spec = blockSpec })
 	r.files(topic, (*analyzer).dd, "dd")
+	r.files(topic, (*analyzer).chattr, "chattr")
 	r.files(topic, (*analyzer).tar, "tar", "bsdtar", "gtar")
 }
 
@@ -112,7 +113,7 @@ var specs = map[string]*argSpec{
 	"sed": sedSpec, "awk": awkSpec, "gawk": awkSpec, "mawk": awkSpec, "nawk": awkSpec,
 	"rm": rmSpec, "rmdir": rmSpec, "unlink": rmSpec, "shred": shredSpec,
 	"touch": writeSpec, "mkdir": writeSpec, "truncate": truncSpec, "tee": teeSpec, "mkfifo": writeSpec,
-	"chmod": chmodSpec, "chown": chownSpec, "chgrp": chownSpec, "chattr": chmodSpec, "setfacl": chmodSpec,
+	"chmod": chmodSpec, "chown": chownSpec, "chgrp": chownSpec, "setfacl": chmodSpec,
 	"cp": cpSpec, "mv": mvSpec, "ln": lnSpec, "install": installSpec, "rsync": noFiles,
 	"cd": cdSpec, "pushd": cdSpec,
 	"sponge": &argSpec{op: "write"}, "cpio": cpioSpec, "7z": sevenZipSpec, "7za": sevenZipSpec, "7zr": sevenZipSpec, "patch": patchSpec,
@@ -379,6 +380,34 @@ func (a *analyzer) genericRefs(s *syntax.Stmt, name string, args []field, c *ctx
 		if looksLikePath(f.s) && !strings.ContainsAny(f.s, "=: \t\n") {
 			a.addFile(s, f, "ref", name, c, fileFlags{})
 		}
+	}
+}
+
+// chattr [-RVf] [-v VERSION] [-p PROJECT] MODE… FILE…: a mode is
+// [-+=] and attribute letters, so `-i` (drop immutable) is a mode, not an
+// option; every file operand is changed (op chmod, Mode the modes).
+func (a *analyzer) chattr(s *syntax.Stmt, name string, args []field, c *ctx) {
+	var modes []string
+	var files []field
+	recursive := false
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		switch {
+		case f.dyn || len(files) > 0:
+			files = append(files, f)
+		case f.s == "-v" || f.s == "-p":
+			i++
+		case f.s == "-R":
+			recursive = true
+		case f.s == "-V" || f.s == "-f":
+		case len(f.s) > 1 && strings.ContainsRune("-+=", rune(f.s[0])) && strings.Trim(f.s[1:], "aAcCdDeFijmPsStTux") == "":
+			modes = append(modes, f.s)
+		default:
+			files = append(files, f)
+		}
+	}
+	for _, f := range files {
+		a.addFile(s, f, "chmod", name, c, fileFlags{recursive: recursive, mode: strings.Join(modes, " ")})
 	}
 }
 
