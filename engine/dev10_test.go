@@ -20,7 +20,7 @@ import "testing"
 // /dev/null` and `rm -rf ~/.[!.]*` were missed.
 //
 // Extended (categories cwd_option, extract_root, archive_tools,
-// defense_evasion2, piped_client, hidden_glob): 242 cases, deny recall
+// defense_evasion2, piped_client, hidden_glob): 243 cases, deny recall
 // 1.000 (179/179), false denies 0/19, agreement 1.000. Before that work
 // env -C/sudo -D/git -C/make -C directories, extraction into / itself,
 // ar/pax/unsquashfs/dpkg -x/cabextract/unar/unrar/jar, firewalld opened to

@@ -38,3 +38,13 @@ func TestExtractions(t *testing.T) {
 		}
 	}
 }
+
+// TestUnzipListNoExtract checks that a listing unzip with -d writes nothing.
+func TestUnzipListNoExtract(t *testing.T) {
+	if findFile(run(t, "unzip -l x.zip -d /"), "write", "/") != nil {
+		t.Errorf("unzip -l -d /: unexpected extraction")
+	}
+	if findFile(run(t, "unzip -o x.zip -d /"), "write", "/") == nil {
+		t.Errorf("unzip -o -d /: no extraction")
+	}
+}

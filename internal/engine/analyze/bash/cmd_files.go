@@ -142,6 +142,13 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 	appendMode, inPlace := false, false
 	skipMoved := false
 	mode := ""
+	listing := name == "unzip" && unzipLists(args)
+	optFile := func(f field, op string) {
+		if op == "extract" && listing {
+			return // unzip -l/-t/-v/-Z/-p -d DIR writes nothing there
+		}
+		a.optFile(s, f, op, name, c)
+	}
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		if !strings.HasPrefix(f.s, "-") || f.s == "-" || (spec.op == "chmod" && isModeArg(f.s) && len(operands) == 0 && !strings.HasPrefix(f.s, "--")) {
@@ -174,10 +181,10 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 				i++
 				val = args[i].s
 				if op, ok := spec.optFiles[opt]; ok {
-					a.optFile(s, args[i], op, name, c)
+					optFile(args[i], op)
 				}
 			} else if op, ok := spec.optFiles[opt]; ok && hasVal {
-				a.optFile(s, field{s: val}, op, name, c)
+				optFile(field{s: val}, op)
 			}
 			continue
 		}
@@ -210,7 +217,7 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 					vf = args[i]
 				}
 				if op, ok := spec.optFiles[opt]; ok {
-					a.optFile(s, vf, op, name, c)
+					optFile(vf, op)
 				}
 				break
 			}
@@ -324,6 +331,17 @@ func unzipsHere(args []field) bool {
 		}
 	}
 	return true
+}
+
+// unzipLists reports an unzip that lists, tests or prints (-l, -t, -v,
+// -z, -Z, -p) rather than extracting.
+func unzipLists(args []field) bool {
+	for _, f := range args {
+		if strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "--") && !f.dyn && strings.ContainsAny(f.s, "ltvzZp") {
+			return true
+		}
+	}
+	return false
 }
 
 // installDirs reports install's -d/--directory mode, in which every
