@@ -18,6 +18,14 @@ import "testing"
 // cd), /dev/disk/by-* writes, mkfs on an image (denied, not reviewed),
 // init-script and rc-service stops, nft table flushes, `history -w
 // /dev/null` and `rm -rf ~/.[!.]*` were missed.
+//
+// Extended (categories cwd_option, extract_root, archive_tools,
+// defense_evasion2, piped_client, hidden_glob): 243 cases, deny recall
+// 1.000 (179/179), false denies 0/19, agreement 1.000. Before that work
+// env -C/sudo -D/git -C/make -C directories, extraction into / itself,
+// ar/pax/unsquashfs/dpkg -x/cabextract/unar/unrar/jar, firewalld opened to
+// all, auditctl never rules and backlog_wait_time 0, chattr -i on logs,
+// escapes piped into client shells and `~/.*` were allowed or reviewed.
 var dev10Floor = corpusFigures{recall: 1, evasionRecall: 1, falseDeny: 0, agreement: 1}
 
 // TestDev10CorpusBars holds the scanner to the figures measured on the bash

@@ -64,7 +64,7 @@ var (
 		"at", "batch")
 	kindEvasion = catalog.NamesKind("history", "set", "setenforce", "ufw", "iptables", "ip6tables", "iptables-legacy",
 		"iptables-nft", "nft", "auditctl", "aa-teardown", "aa-disable", "spctl", "csrutil", "systemctl", "service",
-		"journalctl", "ln", "truncate", "shred")
+		"journalctl", "ln", "truncate", "shred", "firewall-cmd", "firewall-offline-cmd")
 )
 
 var deleters = []string{"busybox", "toybox", "rm", "rmdir", "unlink", "shred", "srm", "wipe", "git", "find"}

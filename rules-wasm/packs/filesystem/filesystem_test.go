@@ -188,3 +188,38 @@ func TestEvasionCasesAgreeWithIs(t *testing.T) {
 		}
 	}
 }
+
+func TestExtractionIntoRoot(t *testing.T) {
+	extract := func(path string) sdk.FileAccess {
+		f := file(path, "write", "tar")
+		f.Recursive = true
+		return f
+	}
+	packtest.Run(t, Scan, []C{
+		{Name: "tar into /", Facts: sdk.Facts{Files: []sdk.FileAccess{extract("/")}}, Rule: "SYSTEM_FILE_WRITE", Want: deny},
+		{Name: "tar into /etc", Facts: sdk.Facts{Files: []sdk.FileAccess{extract("/etc")}}, Rule: "SYSTEM_FILE_WRITE", Want: deny},
+		{Name: "tar into /tmp", Facts: sdk.Facts{Files: []sdk.FileAccess{extract("/tmp")}}, Rule: "SYSTEM_FILE_WRITE"},
+		{Name: "plain write of /", Facts: sdk.Facts{Files: []sdk.FileAccess{file("/", "write", "touch")}}, Rule: "SYSTEM_FILE_WRITE"},
+	})
+}
+
+func TestFirewalldAndAudit(t *testing.T) {
+	c := func(args ...string) sdk.Facts { return cmds(packtest.Cmd(1, args[0], args[1:]...)) }
+	packtest.Run(t, Scan, []C{
+		{Name: "default zone trusted", Facts: c("firewall-cmd", "--set-default-zone=trusted"), Rule: "DEFENSE_EVASION", Want: deny},
+		{Name: "default zone trusted spaced", Facts: c("firewall-cmd", "--set-default-zone", "trusted"), Rule: "DEFENSE_EVASION", Want: deny},
+		{Name: "rich accept all", Facts: c("firewall-cmd", "--add-rich-rule=rule family=ipv4 source address=0.0.0.0/0 accept"), Rule: "DEFENSE_EVASION", Want: deny},
+		{Name: "target accept", Facts: c("firewall-cmd", "--zone=public", "--set-target=ACCEPT", "--permanent"), Rule: "DEFENSE_EVASION", Want: deny},
+		{Name: "trusted interface", Facts: c("firewall-cmd", "--zone=trusted", "--add-interface=eth0"), Rule: "DEFENSE_EVASION", Want: deny},
+		{Name: "all ports", Facts: c("firewall-cmd", "--add-port=1-65535/tcp"), Rule: "DEFENSE_EVASION", Want: deny},
+		{Name: "open one service", Facts: c("firewall-cmd", "--add-service=http"), Rule: "DEFENSE_EVASION"},
+		{Name: "rich rule one service", Facts: c("firewall-cmd", "--add-rich-rule=rule family=ipv4 service name=ssh accept"), Rule: "DEFENSE_EVASION"},
+		{Name: "default zone public", Facts: c("firewall-cmd", "--set-default-zone=public"), Rule: "DEFENSE_EVASION"},
+		{Name: "auditctl never", Facts: c("auditctl", "-a", "never,exit"), Rule: "DEFENSE_EVASION", Want: deny},
+		{Name: "auditctl exit,never", Facts: c("auditctl", "-A", "exit,never", "-F", "arch=b64"), Rule: "DEFENSE_EVASION", Want: deny},
+		{Name: "auditctl backlog wait 0", Facts: c("auditctl", "--backlog_wait_time", "0"), Rule: "DEFENSE_EVASION", Want: deny},
+		{Name: "auditctl silent failure", Facts: c("auditctl", "-f", "0"), Rule: "DEFENSE_EVASION", Want: deny},
+		{Name: "auditctl always rule", Facts: c("auditctl", "-a", "always,exit", "-F", "path=/etc/shadow"), Rule: "DEFENSE_EVASION"},
+		{Name: "auditctl list", Facts: c("auditctl", "-l"), Rule: "DEFENSE_EVASION"},
+	})
+}

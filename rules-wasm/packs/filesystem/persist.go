@@ -262,8 +262,10 @@ func checkDefenseEvasion(e *catalog.Env) {
 		case is&evNft != 0 && (hasSeq(args, "flush", "ruleset") || hasSeq(args, "flush", "table") ||
 			hasSeq(args, "flush", "chain") || hasSeq(args, "delete", "table") || hasSeq(args, "delete", "chain")):
 			add(c.Evidence, c.Pos, name, "Content flushes the nftables rule set.", map[string]any{"command": "nft"})
-		case is&evAuditctl != 0 && (hasSeq(args, "-e", "0") || catalog.HasShortFlag(args, 'D')):
+		case is&evAuditctl != 0 && (hasSeq(args, "-e", "0") || catalog.HasShortFlag(args, 'D') || auditSilenced(args)):
 			add(c.Evidence, c.Pos, name, "Content disables kernel auditing.", map[string]any{"command": "auditctl"})
+		case is&evFirewalld != 0 && firewalldOpened(args):
+			add(c.Evidence, c.Pos, name, "Content opens the firewalld firewall to all traffic.", map[string]any{"command": name})
 		case is&evAppArmor != 0:
 			add(c.Evidence, c.Pos, name, "Content disables AppArmor.", map[string]any{"command": name})
 		case is&evSpctl != 0 && hasAny(args, "--master-disable", "--global-disable"),
@@ -342,6 +344,7 @@ const (
 	evJournalctl
 	evLn
 	evTruncate
+	evFirewalld
 )
 
 // evasionCases maps each name to its cases; filled at initialization.
@@ -352,7 +355,7 @@ var evasionCases = func() *lookup.Table {
 		evIptables: {"iptables", "ip6tables", "iptables-legacy", "iptables-nft"}, evNft: {"nft"},
 		evAuditctl: {"auditctl"}, evAppArmor: {"aa-teardown", "aa-disable"}, evSpctl: {"spctl"},
 		evCsrutil: {"csrutil"}, evSystemctl: {"systemctl"}, evService: {"service"}, evJournalctl: {"journalctl"},
-		evLn: {"ln"}, evTruncate: {"truncate", "shred"},
+		evLn: {"ln"}, evTruncate: {"truncate", "shred"}, evFirewalld: {"firewall-cmd", "firewall-offline-cmd"},
 	} {
 		for _, n := range names {
 			t.Add(n, bit)
@@ -371,6 +374,85 @@ func evasionCasesOf(c *sdk.Command) uint64 {
 		k |= evasionCases.Get(n)
 	}
 	return k
+}
+
+// optValues returns the values of option opt in args (`--opt=V` and
+// `--opt V`).
+func optValues(args []string, opt string) []string {
+	var out []string
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, opt+"="); ok {
+			out = append(out, v)
+		} else if a == opt && i+1 < len(args) {
+			out = append(out, args[i+1])
+		}
+	}
+	return out
+}
+
+// auditSilenced reports auditctl settings that make the kernel drop or
+// skip audit records: a never rule (-a/-A never,… or …,never), failure
+// mode silent (-f 0), or no waiting on a full backlog
+// (--backlog_wait_time 0).
+func auditSilenced(args []string) bool {
+	for i, a := range args {
+		if (a == "-a" || a == "-A") && i+1 < len(args) {
+			for _, part := range strings.Split(args[i+1], ",") {
+				if strings.TrimSpace(part) == "never" {
+					return true
+				}
+			}
+		}
+		if (strings.HasPrefix(a, "-a") || strings.HasPrefix(a, "-A")) && len(a) > 2 && strings.Contains(a, "never") {
+			return true
+		}
+	}
+	return hasSeq(args, "-f", "0") || slices.Contains(optValues(args, "--backlog_wait_time"), "0")
+}
+
+// firewalldOpened reports firewall-cmd settings that let all traffic in:
+// the trusted zone as default, a zone target of ACCEPT, a rich rule that
+// accepts without a source or from everywhere, everywhere as a source, an
+// interface put in the trusted zone, every port opened, or a
+// direct rule flush.
+func firewalldOpened(args []string) bool {
+	for _, v := range optValues(args, "--set-default-zone") {
+		if strings.EqualFold(v, "trusted") {
+			return true
+		}
+	}
+	for _, v := range optValues(args, "--set-target") {
+		if strings.EqualFold(v, "ACCEPT") {
+			return true
+		}
+	}
+	for _, v := range optValues(args, "--add-rich-rule") {
+		r := strings.ToLower(v)
+		if strings.Contains(r, "accept") && !strings.Contains(r, "port") && !strings.Contains(r, "service") &&
+			(!strings.Contains(r, "source") || strings.Contains(r, "0.0.0.0/0") || strings.Contains(r, "::/0")) {
+			return true
+		}
+	}
+	for _, v := range optValues(args, "--add-source") {
+		if v == "0.0.0.0/0" || v == "::/0" {
+			return true
+		}
+	}
+	for _, z := range optValues(args, "--zone") {
+		if strings.EqualFold(z, "trusted") && (len(optValues(args, "--add-interface")) > 0 ||
+			len(optValues(args, "--change-interface")) > 0) {
+			return true
+		}
+	}
+	for _, v := range optValues(args, "--add-port") {
+		if p, _, _ := strings.Cut(v, "/"); p == "0-65535" || p == "1-65535" {
+			return true
+		}
+	}
+	if hasAny(args, "--direct", "--passthrough") {
+		return catalog.HasShortFlag(args, 'F', "--flush") || hasSeq(args, "-P", "INPUT", "ACCEPT")
+	}
+	return false
 }
 
 func hasSeq(args []string, seq ...string) bool {

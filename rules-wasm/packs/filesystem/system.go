@@ -40,6 +40,14 @@ func checkSystemWrite(e *catalog.Env, a *access) {
 		return
 	}
 	c := match.CleanPath(normalizeHome(a.path))
+	if c == "/" && a.recursive && a.op == "write" {
+		// A tree written into the root itself (an archive extracted into
+		// /) reaches /etc, /usr … whatever the archive holds.
+		e.Add(catalog.Finding{Rule: "SYSTEM_FILE_WRITE", Evidence: a.evidence, Pos: a.pos, Key: c,
+			Message:  fmt.Sprintf("Extraction into the root directory (by %s) reaches the system trees.", a.by),
+			Metadata: map[string]any{"path": c, "op": a.op}})
+		return
+	}
 	if !strings.HasPrefix(c, "/") || !isSystemWritePath(c) {
 		return
 	}

@@ -29,7 +29,8 @@ type clientShell struct {
 	// escapes are the prefixes of a client command (after leading space)
 	// that run the rest of the line as a shell command line.
 	escapes []string
-	// stdin: a heredoc or here-string holds client commands.
+	// stdin: a heredoc, a here-string or the text piped in holds client
+	// commands.
 	stdin bool
 }
 
@@ -122,6 +123,16 @@ func clientRunner(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx
 			}
 		}
 	}
+	var piped *foldResult
+	if row.stdin && len(c.earlier) > 0 && c.stdin != nil {
+		// `echo '.shell id' | sqlite3 x.db`: the text piped in, folded as
+		// pipeInterpreter folds it, is client commands.
+		r := a.foldStages(c.earlier)
+		if r.static {
+			piped = &r
+			scripts = append(scripts, field{s: r.content})
+		}
+	}
 	n := 0
 	for _, sc := range scripts {
 		if sc.dyn {
@@ -133,7 +144,13 @@ func clientRunner(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx
 				if !ok || code == "" {
 					continue
 				}
-				a.dynExec(s, "shell_c", name, field{s: code}, field{}, true)
+				cf := field{s: code}
+				if piped != nil && sc.s == piped.content && piped.encoded {
+					// decoded text run: encoding plus execution
+					cf.enc = true
+					cf.setDecoders(piped.decoders)
+				}
+				a.dynExec(s, "shell_c", name, cf, field{}, true)
 				if n++; n == maxRunnerExpansions {
 					return
 				}

@@ -38,3 +38,27 @@ func TestClientShellEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestClientPipedStdin checks that text piped into a client is read as its
+// commands, and that decoded text run through an escape is marked encoded.
+func TestClientPipedStdin(t *testing.T) {
+	hasNested(t, `echo '.shell shred -u k' | sqlite3 x.db`, "shred", "-u", "k")
+	hasNested(t, `printf 'select 1;\n.system halt\n' | sqlite3 x.db`, "halt")
+	hasNested(t, `printf '\\! shred k\n' | psql`, "shred", "k")
+	hasNested(t, `echo 'shell shred k' | gdb -batch`, "shred", "k")
+	hasNested(t, `echo 'system halt' | mysql -uroot`, "halt")
+	hasNested(t, `echo '!halt' | ftp -n`, "halt")
+	f := run(t, `echo LnNoZWxsIGhhbHQ= | base64 -d | sqlite3 x.db`)
+	enc := false
+	for _, d := range f.DynamicExec {
+		enc = enc || d.Encoded
+	}
+	if !enc {
+		t.Errorf("decoded piped escape not marked encoded: %s", dump(f))
+	}
+	for _, src := range []string{`echo 'select 1' | sqlite3 x.db`, `cat q.sql | sqlite3 x.db`, `echo '\dt' | psql`} {
+		if f := run(t, src); len(f.DynamicExec) > 0 {
+			t.Errorf("%s: piped client commands without an escape ran shell code: %s", src, dump(f))
+		}
+	}
+}

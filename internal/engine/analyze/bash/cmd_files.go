@@ -22,6 +22,7 @@ func registerFileCommands(r *registry) {
 		"parted": blockSpec, "mkswap": blockSpec, "blkdiscard": blockSpec})
 	r.family(topic, func(n string) bool { return hasPrefixAny(n, "mkfs", "mke2fs") }, func(e *command) { e.spec = blockSpec })
 	r.files(topic, (*analyzer).dd, "dd")
+	r.files(topic, (*analyzer).chattr, "chattr")
 	r.files(topic, (*analyzer).tar, "tar", "bsdtar", "gtar")
 }
 
@@ -42,7 +43,8 @@ type argSpec struct {
 	// (cp/mv/ln destinations); first the op of the first operand (the
 	// archive zip writes).
 	last, first string
-	// optFiles maps options whose value is a path to the op on it.
+	// optFiles maps options whose value is a path to the op on it
+	// ("extract": the directory an extraction fills, a recursive write).
 	optFiles map[string]string
 	// recursive/force flags recorded on the accesses.
 	recursive bool
@@ -72,7 +74,7 @@ var (
 	teeSpec   = &argSpec{op: "write"}
 	cdSpec    = &argSpec{op: "cwd"}
 	zipSpec   = &argSpec{op: "read", first: "write", shortVal: "xiPbnt", longVal: []string{"--exclude", "--include", "--password"}}
-	unzipSpec = &argSpec{op: "read", shortVal: "dxP", optFiles: map[string]string{"-d": "write"}}
+	unzipSpec = &argSpec{op: "read", shortVal: "dxP", optFiles: map[string]string{"-d": "extract"}}
 	sslSpec   = &argSpec{op: "ref", skip: 1, shortVal: "", longVal: []string{"-in", "-out", "-inkey", "-key", "-passin", "-passout", "-certfile", "-signkey", "-CAfile", "-config", "-pass", "-md", "-K", "-iv", "-connect", "-servername", "-subj", "-days", "-newkey", "-keyout", "-cert", "-CApath", "-digest", "-name"},
 		optFiles: map[string]string{"-in": "read", "-out": "write", "-inkey": "read", "-key": "read", "-keyout": "write", "-certfile": "read", "-signkey": "read", "-cert": "read"}}
 	installSpec = &argSpec{op: "copy_from", last: "copy_to", optFiles: targetDirOpt, shortVal: "mogtSC", longVal: []string{"--mode", "--owner", "--group", "--target-directory", "--suffix"}}
@@ -81,10 +83,10 @@ var (
 	// cpioSpec: copy-in (-i) and pass-through (-p) write under -D DIR and
 	// into the last operand of -p; -O is the archive copy-out writes.
 	cpioSpec = &argSpec{op: "ref", shortVal: "DEFHIOMRs", longVal: []string{"--directory", "--file", "--format", "--io-size", "--pattern-file", "--owner", "--message", "--rsh-command", "--block-size"},
-		optFiles: map[string]string{"-D": "write", "--directory": "write", "-O": "write", "-F": "read", "--file": "read", "-I": "read", "-E": "read", "--pattern-file": "read"}}
+		optFiles: map[string]string{"-D": "extract", "--directory": "extract", "-O": "write", "-F": "read", "--file": "read", "-I": "read", "-E": "read", "--pattern-file": "read"}}
 	// sevenZipSpec: the command letter, then the archive; -oDIR is where
 	// x/e extract.
-	sevenZipSpec = &argSpec{op: "read", skip: 1, shortVal: "opwtmirx", optFiles: map[string]string{"-o": "write", "-w": "write"}}
+	sevenZipSpec = &argSpec{op: "read", skip: 1, shortVal: "opwtmirx", optFiles: map[string]string{"-o": "extract", "-w": "write"}}
 	// patchSpec: the first operand is the file patched, the second the
 	// patch; -o FILE, -r FILE and -d DIR are where it writes.
 	patchSpec = &argSpec{op: "read", first: "write", shortVal: "oirdpBFVYzgD", longVal: []string{"--output", "--input", "--reject-file", "--directory", "--strip", "--prefix", "--fuzz", "--suffix", "--basename-prefix", "--get", "--ifdef", "--version-control"},
@@ -111,7 +113,7 @@ var specs = map[string]*argSpec{
 	"sed": sedSpec, "awk": awkSpec, "gawk": awkSpec, "mawk": awkSpec, "nawk": awkSpec,
 	"rm": rmSpec, "rmdir": rmSpec, "unlink": rmSpec, "shred": shredSpec,
 	"touch": writeSpec, "mkdir": writeSpec, "truncate": truncSpec, "tee": teeSpec, "mkfifo": writeSpec,
-	"chmod": chmodSpec, "chown": chownSpec, "chgrp": chownSpec, "chattr": chmodSpec, "setfacl": chmodSpec,
+	"chmod": chmodSpec, "chown": chownSpec, "chgrp": chownSpec, "setfacl": chmodSpec,
 	"cp": cpSpec, "mv": mvSpec, "ln": lnSpec, "install": installSpec, "rsync": noFiles,
 	"cd": cdSpec, "pushd": cdSpec,
 	"sponge": &argSpec{op: "write"}, "cpio": cpioSpec, "7z": sevenZipSpec, "7za": sevenZipSpec, "7zr": sevenZipSpec, "patch": patchSpec,
@@ -140,6 +142,13 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 	appendMode, inPlace := false, false
 	skipMoved := false
 	mode := ""
+	listing := name == "unzip" && unzipLists(args)
+	optFile := func(f field, op string) {
+		if op == "extract" && listing {
+			return // unzip -l/-t/-v/-Z/-p -d DIR writes nothing there
+		}
+		a.optFile(s, f, op, name, c)
+	}
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		if !strings.HasPrefix(f.s, "-") || f.s == "-" || (spec.op == "chmod" && isModeArg(f.s) && len(operands) == 0 && !strings.HasPrefix(f.s, "--")) {
@@ -172,10 +181,10 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 				i++
 				val = args[i].s
 				if op, ok := spec.optFiles[opt]; ok {
-					a.addFile(s, args[i], op, name, c, fileFlags{})
+					optFile(args[i], op)
 				}
 			} else if op, ok := spec.optFiles[opt]; ok && hasVal {
-				a.addFile(s, field{s: val}, op, name, c, fileFlags{})
+				optFile(field{s: val}, op)
 			}
 			continue
 		}
@@ -208,7 +217,7 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 					vf = args[i]
 				}
 				if op, ok := spec.optFiles[opt]; ok {
-					a.addFile(s, vf, op, name, c, fileFlags{})
+					optFile(vf, op)
 				}
 				break
 			}
@@ -221,7 +230,7 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 	if extractsHere(name, args, operands) {
 		// Without a destination option the members are written under the
 		// working directory.
-		a.addFile(s, field{s: "."}, "write", name, c, fileFlags{})
+		a.extractTo(s, field{}, name, c)
 	}
 	last := spec.last
 	if name == "install" && installDirs(args) {
@@ -267,6 +276,18 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 	}
 }
 
+// optFile records the access of an option's path value; "extract" is
+// the destination directory of an extraction.
+func (a *analyzer) optFile(s *syntax.Stmt, f field, op, name string, c *ctx) {
+	if op == "extract" {
+		if f.s != "" {
+			a.extractTo(s, f, name, c)
+		}
+		return
+	}
+	a.addFile(s, f, op, name, c, fileFlags{})
+}
+
 // extractsHere reports an extraction by unzip, 7z (x/e) or cpio (-i)
 // with no destination option, which writes under the working directory.
 func extractsHere(name string, args, operands []field) bool {
@@ -310,6 +331,17 @@ func unzipsHere(args []field) bool {
 		}
 	}
 	return true
+}
+
+// unzipLists reports an unzip that lists, tests or prints (-l, -t, -v,
+// -z, -Z, -p) rather than extracting.
+func unzipLists(args []field) bool {
+	for _, f := range args {
+		if strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "--") && !f.dyn && strings.ContainsAny(f.s, "ltvzZp") {
+			return true
+		}
+	}
+	return false
 }
 
 // installDirs reports install's -d/--directory mode, in which every
@@ -366,6 +398,34 @@ func (a *analyzer) genericRefs(s *syntax.Stmt, name string, args []field, c *ctx
 		if looksLikePath(f.s) && !strings.ContainsAny(f.s, "=: \t\n") {
 			a.addFile(s, f, "ref", name, c, fileFlags{})
 		}
+	}
+}
+
+// chattr [-RVf] [-v VERSION] [-p PROJECT] MODE… FILE…: a mode is
+// [-+=] and attribute letters, so `-i` (drop immutable) is a mode, not an
+// option; every file operand is changed (op chmod, Mode the modes).
+func (a *analyzer) chattr(s *syntax.Stmt, name string, args []field, c *ctx) {
+	var modes []string
+	var files []field
+	recursive := false
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		switch {
+		case f.dyn || len(files) > 0:
+			files = append(files, f)
+		case f.s == "-v" || f.s == "-p":
+			i++
+		case f.s == "-R":
+			recursive = true
+		case f.s == "-V" || f.s == "-f":
+		case len(f.s) > 1 && strings.ContainsRune("-+=", rune(f.s[0])) && strings.Trim(f.s[1:], "aAcCdDeFijmPsStTux") == "":
+			modes = append(modes, f.s)
+		default:
+			files = append(files, f)
+		}
+	}
+	for _, f := range files {
+		a.addFile(s, f, "chmod", name, c, fileFlags{recursive: recursive, mode: strings.Join(modes, " ")})
 	}
 }
 
@@ -467,7 +527,7 @@ func (a *analyzer) tar(s *syntax.Stmt, _ string, args []field, c *ctx) {
 			dirs = append(dirs, field{s: "."})
 		}
 		for _, d := range dirs {
-			a.addFile(s, d, "write", "tar", c, fileFlags{})
+			a.extractTo(s, d, "tar", c)
 		}
 	}
 }

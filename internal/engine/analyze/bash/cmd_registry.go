@@ -234,6 +234,7 @@ func topics() []func(*registry) {
 		registerNetworkCommands,
 		registerListenerCommands,
 		registerFileCommands,
+		registerArchiveCommands,
 		registerVCSCommands,
 		registerClientCommands,
 	}
@@ -292,6 +293,15 @@ func commands() *commandTable {
 // name nothing is registered for gets the generic treatment: operands that
 // look like paths are references.
 func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c *ctx) {
+	if _, ok := cwdOpts[name]; ok {
+		a.inCwdOption(s, name, args, c, func() { a.commandSemantics(s, name, args, c) })
+		return
+	}
+	a.commandSemantics(s, name, args, c)
+}
+
+// commandSemantics is semantics in the working directory in effect.
+func (a *analyzer) commandSemantics(s *syntax.Stmt, name string, args []field, c *ctx) {
 	a.optExecCommands(s, name, args, c)
 	if extractors[name] != nil {
 		defer a.noteDownloadedTree(name, args, c, len(a.b.Facts.Files))

@@ -167,6 +167,20 @@ func (a *analyzer) gitFiles(s *syntax.Stmt, _ string, args []field, c *ctx) {
 		}
 		if sub == "" {
 			sub = f.s
+			if !gitReadOnly[sub] && !f.dyn && a.cwd != "" {
+				// The subcommand changes the work tree or the repository
+				// in a working directory outside the workspace (`git -C
+				// /etc init`); in the workspace it is the work itself.
+				a.addFile(s, field{s: "."}, "write", "git", c, fileFlags{})
+			}
+			continue
+		}
+		if sub == "init" && !f.dyn || sub == "worktree" {
+			if looksLikePath(f.s) || sub == "init" {
+				// git init DIR, git worktree add DIR: directories it writes.
+				a.addFile(s, f, "write", "git", c, fileFlags{})
+				continue
+			}
 		}
 		if p, ok := revPath(sub, f); ok {
 			// git show REV:PATH prints the file as committed: a read
@@ -178,6 +192,16 @@ func (a *analyzer) gitFiles(s *syntax.Stmt, _ string, args []field, c *ctx) {
 		}
 	}
 }
+
+// gitReadOnly are the git subcommands that change nothing in the working
+// directory's files (they print, list or compare); the others write there.
+var gitReadOnly = map[string]bool{"status": true, "log": true, "show": true, "diff": true, "grep": true,
+	"blame": true, "annotate": true, "ls-files": true, "ls-tree": true, "ls-remote": true, "rev-parse": true,
+	"rev-list": true, "describe": true, "shortlog": true, "cat-file": true, "help": true, "version": true,
+	"whatchanged": true, "name-rev": true, "for-each-ref": true, "show-ref": true, "count-objects": true,
+	"fsck": true, "check-ignore": true, "check-attr": true, "var": true, "diff-tree": true, "diff-index": true,
+	"diff-files": true, "show-branch": true, "cherry": true, "verify-commit": true, "verify-tag": true,
+	"range-diff": true, "difftool": true, "push": true, "archive": true}
 
 // revPath returns the PATH of a REV:PATH object name given to a git
 // subcommand that prints or compares blobs (show, cat-file, diff, grep).

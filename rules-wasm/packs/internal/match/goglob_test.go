@@ -18,3 +18,20 @@ func TestShellNegatedBracket(t *testing.T) {
 		t.Errorf("globMatch does not negate [!…]")
 	}
 }
+
+// TestHiddenGlobIsSpecific checks that a glob with a literal leading "."
+// (".*") reaches the hidden denied names as ".??*" does, and that "*" and
+// "docs/*" still do not.
+func TestHiddenGlobIsSpecific(t *testing.T) {
+	m := NewPathMatcher([]string{"~/.ssh", ".env"})
+	for _, p := range []string{"~/.*", "~/.??*", ".*", "~/.*/id_rsa"} {
+		if _, ok := m.Match(p, true); !ok {
+			t.Errorf("%s: does not reach a denied hidden path", p)
+		}
+	}
+	for _, p := range []string{"*", "docs/*", "~/*", "..", "~/.config/*"} {
+		if pat, ok := m.Match(p, true); ok {
+			t.Errorf("%s: matched %s", p, pat)
+		}
+	}
+}

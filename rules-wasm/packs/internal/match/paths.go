@@ -823,11 +823,17 @@ func isMeta(c byte) bool {
 
 // specificGlob reports whether a glob in an accessed path aims at name
 // rather than at everything: it must contain a literal character ("*" and
-// "docs/*" do not single out ".env"), and, as in the shell, a name starting
-// with "." is only reached by a glob that starts with a literal ".".
+// "docs/*" do not single out ".env") or start with a literal "." (".*" is
+// aimed at the hidden names), and, as in the shell, a name starting with
+// "." is only reached by a glob that starts with a literal ".".
 func specificGlob(g string, info globView, name string) bool {
 	if strings.HasPrefix(name, ".") && !strings.HasPrefix(g, ".") {
 		return false
+	}
+	if len(g) > 1 && g[0] == '.' && g != ".." {
+		// A literal leading "." aims at hidden names whatever follows:
+		// ".*" reaches ".env" and ".ssh" as surely as ".??*" does.
+		return true
 	}
 	return info.nonDot
 }
