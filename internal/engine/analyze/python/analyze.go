@@ -283,6 +283,28 @@ func (a *analyzer) hoistConstants(stmts []*stmt) {
 	}
 }
 
+// credentialWords are the name parts that make a Python variable assigned a
+// string literal a named secret in the facts. It is a loose pre-filter: the
+// rules judge the name with their own list, this only keeps names that
+// cannot be secret-named (cmd, url) from carrying their own name.
+var credentialWords = []string{"KEY", "TOKEN", "SECRET", "PASSW", "PWD", "CRED", "AUTH", "PRIVATE", "SESSION", "COOKIE"}
+
+func credentialName(name string) bool {
+	n := strings.ToUpper(name)
+	for _, w := range credentialWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// credentialValue reports a literal that can be a credential: not empty,
+// one word (a message such as 'enter your password' is not a secret).
+func credentialValue(s string) bool {
+	return len(s) >= 4 && len(s) <= 4096 && !strings.ContainsAny(s, " \t\n")
+}
+
 func isHoistable(e *expr) bool {
 	switch e.kind {
 	case eName, eStr, eNum, eConst:
@@ -860,6 +882,14 @@ func (a *analyzer) assign(t *expr, v *sym, valueExpr *expr, sc *scope) {
 		if v.src == "" || v.src == "item" {
 			c := *v
 			c.src = t.name
+			v = &c
+		}
+		if valueExpr != nil && valueExpr.kind == eStr && v.isStr() && v.cnst && credentialName(t.name) && credentialValue(v.s) {
+			// `api_key = 'sk-live-…'`: the name is a variable whose value
+			// is a secret, like a shell variable; printing or sending
+			// it writes that variable (rules judge the name).
+			c := *v
+			c.env = mergeNames(append([]string(nil), v.env...), []string{t.name})
 			v = &c
 		}
 		sc.vars[t.name] = v
