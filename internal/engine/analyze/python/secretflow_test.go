@@ -42,3 +42,18 @@ func TestSecretLiteralVariableIsWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestProcEnvironGlobEntries checks that reading an entry of a glob over
+// /proc/*/environ reads a whole environment, and that other /proc files
+// do not.
+func TestProcEnvironGlobEntries(t *testing.T) {
+	for src, want := range map[string]bool{
+		"from pathlib import Path\nfor p in Path('/proc').glob('*/environ'):\n    print(p.read_bytes())": true,
+		"import glob\nfor f in glob.glob('/proc/*/environ'):\n    print(open(f).read())":                    true,
+		"from pathlib import Path\nfor p in Path('/proc').glob('*/status'):\n    print(p.read_text())":   false,
+	} {
+		if got := slices.Contains(outputVars(src), "*"); got != want {
+			t.Errorf("%q: whole environment written = %v, want %v", src, got, want)
+		}
+	}
+}
