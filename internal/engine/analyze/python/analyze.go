@@ -130,6 +130,9 @@ type funcInfo struct {
 	// ret is the function's constant return value, when every return
 	// statement returns the same constant.
 	ret *sym
+	// raises are the values the body's raise statements raise (bounded
+	// by maxAlts): a call of the function in a try body raises them.
+	raises []*sym
 }
 
 // retFrame collects the return values of the function body being walked.
@@ -179,6 +182,13 @@ type analyzer struct {
 	// keyLines are the lines where a folded string already yielded a
 	// private-key Secret.
 	keyLines map[int]bool
+	// raised collects, per try body (and per function body) being walked,
+	// the values its raise statements raise: the handlers' `as` names
+	// are bound to them.
+	raised []*[]*sym
+	// excClasses are the classes defined here that derive from an
+	// exception class.
+	excClasses map[string]bool
 }
 
 func newAnalyzer(b *facts.Builder, src string, at facts.Frame) *analyzer {
@@ -350,9 +360,13 @@ func (a *analyzer) block(stmts []*stmt, sc *scope) {
 
 func (a *analyzer) stmt(s *stmt, sc *scope) {
 	switch s.kind {
-	case sExpr, sRaise:
+	case sExpr:
 		if s.value != nil {
 			a.eval(s.value, sc)
+		}
+	case sRaise:
+		if s.value != nil {
+			a.raise(a.eval(s.value, sc))
 		}
 	case sReturn:
 		var v *sym
@@ -412,7 +426,14 @@ func (a *analyzer) stmt(s *stmt, sc *scope) {
 			a.eval(d, sc)
 		}
 		for _, bse := range s.bases {
-			if bv := a.eval(bse, sc); strings.HasPrefix(bv.inst, "class:") {
+			bv := a.eval(bse, sc)
+			if isExcQual(bv.qual) || bv.kind == "name" && bv.qual == "" && isExcQual(bv.src) || strings.HasPrefix(bv.inst, "class:") && a.excClasses[bv.inst[6:]] {
+				if a.excClasses == nil {
+					a.excClasses = map[string]bool{}
+				}
+				a.excClasses[s.name] = true
+			}
+			if strings.HasPrefix(bv.inst, "class:") {
 				if a.bases == nil {
 					a.bases = map[string][]string{}
 				}
@@ -454,7 +475,7 @@ func (a *analyzer) stmt(s *stmt, sc *scope) {
 		}
 		a.block(s.body, sc)
 	case sTry:
-		a.block(s.body, sc)
+		raised := a.collectRaised(func() { a.block(s.body, sc) })
 		for _, h := range s.handlers {
 			if h.typ != nil {
 				a.eval(h.typ, sc)
@@ -465,6 +486,17 @@ func (a *analyzer) stmt(s *stmt, sc *scope) {
 			hs := newScope(sc, sc.fn)
 			if h.name != "" {
 				hs.vars[h.name] = &sym{kind: "name", src: h.name}
+				if len(raised) > 0 {
+					// what the body raised (the handler's type is not
+					// matched: any of them may be what it catches)
+					ev := altsOf(raised...)
+					if ev.src == "" {
+						cp := *ev
+						cp.src = h.name
+						ev = &cp
+					}
+					hs.vars[h.name] = ev
+				}
 			}
 			a.block(h.body, hs)
 			mergeFallback(sc, hs)
@@ -649,7 +681,10 @@ func isStatic(s *stmt) bool {
 func (a *analyzer) walkBody(key string, s *stmt, fs *scope) *sym {
 	a.fnStack = append(a.fnStack, key)
 	a.rets = append(a.rets, &retFrame{})
-	a.block(s.body, fs)
+	raised := a.collectRaised(func() { a.block(s.body, fs) })
+	if fi := a.funcs[key]; fi != nil {
+		fi.raises = addRaised(fi.raises, raised...)
+	}
 	rf := a.rets[len(a.rets)-1]
 	a.rets = a.rets[:len(a.rets)-1]
 	a.fnStack = a.fnStack[:len(a.fnStack)-1]
@@ -1439,6 +1474,13 @@ func (a *analyzer) attr(base *sym, name string) *sym {
 		}
 		return altsOf(out...)
 	}
+	if base.exc && name == "args" {
+		t := &sym{kind: "tuple", cnst: true, items: base.excArgs}
+		for _, v := range base.excArgs {
+			t.cnst = t.cnst && v.cnst && v.qual == "" && v.inst == ""
+		}
+		return t.taint(base.excArgs...)
+	}
 	switch {
 	case base.qual != "":
 		q := base.qual
@@ -1579,6 +1621,11 @@ func (a *analyzer) fstring(e *expr, sc *scope) *sym {
 			v = &sym{kind: "expr"}
 		}
 		fi++
+		if pt.conv == 'r' {
+			v = a.asText(v, "__repr__", &callCtx{e: e, sc: sc, line: e.line, col: e.col, ev: a.evidence(e.line)})
+		} else {
+			v = a.asText(v, "__format__", &callCtx{e: e, sc: sc, line: e.line, col: e.col, ev: a.evidence(e.line)})
+		}
 		r.taint(v)
 		s, ok := formatArg(v, pt.conv == 'r')
 		if v.inst == "pathlib.Path" && v.path != nil && v.path.cnst {
@@ -1709,4 +1756,107 @@ func (a *analyzer) comp(e *expr, sc *scope) *sym {
 // proxies set by attribute), placed at the assignment's target.
 func (a *analyzer) attrCtx(t *expr, name string) *callCtx {
 	return &callCtx{e: t, name: name, line: t.line, col: t.col, ev: a.evidence(t.line)}
+}
+
+// ---- exceptions ----
+
+// collectRaised walks body with a fresh collector for raise statements and
+// returns what it raised.
+func (a *analyzer) collectRaised(body func()) []*sym {
+	var got []*sym
+	a.raised = append(a.raised, &got)
+	body()
+	a.raised = a.raised[:len(a.raised)-1]
+	return got
+}
+
+// raise records values raised where the innermost try body or function
+// body being walked collects them.
+func (a *analyzer) raise(vs ...*sym) {
+	if n := len(a.raised); n > 0 && len(vs) > 0 {
+		*a.raised[n-1] = addRaised(*a.raised[n-1], vs...)
+	}
+}
+
+// addRaised appends raised values, bounded by maxAlts (past it the values
+// merge into one unknown exception carrying their taint).
+func addRaised(to []*sym, vs ...*sym) []*sym {
+	for _, v := range vs {
+		if v == nil || (len(to) > 0 && to[len(to)-1] == v) {
+			continue
+		}
+		if strings.HasPrefix(v.inst, "class:") || (isExcQual(v.qual) || v.kind == "name" && isExcQual(v.src)) && !v.exc {
+			// `raise ValueError`: an instance made without arguments
+			v = &sym{kind: "expr", exc: true, inst: v.inst, src: v.src}
+			if strings.HasPrefix(v.inst, "class:") {
+				v.inst = "obj:" + v.inst[6:]
+			}
+		}
+		to = append(to, v)
+	}
+	if len(to) > maxAlts {
+		m := (&sym{kind: "expr", exc: true}).taint(to...)
+		return []*sym{m}
+	}
+	return to
+}
+
+// excNames are the builtin exception classes whose names do not end in
+// Error, Exception or Warning.
+var excNames = map[string]bool{"KeyboardInterrupt": true, "SystemExit": true, "StopIteration": true,
+	"StopAsyncIteration": true, "GeneratorExit": true}
+
+// isExcQual reports a qualified name naming an exception class
+// (ValueError, Exception, requests.HTTPError, warnings' *Warning).
+func isExcQual(q string) bool {
+	if q == "" {
+		return false
+	}
+	n := q[strings.LastIndexByte(q, '.')+1:]
+	return excNames[n] || strings.HasSuffix(n, "Error") || strings.HasSuffix(n, "Exception") || strings.HasSuffix(n, "Warning")
+}
+
+// excInstance returns an exception instance made with args: its .args are
+// args and it carries their taint.
+func excInstance(inst string, args []*sym) *sym {
+	r := &sym{kind: "expr", exc: true, inst: inst, excArgs: append([]*sym(nil), args...)}
+	return r.taint(args...)
+}
+
+// asText returns what converting v to text yields (str(v), print(v),
+// f'{v}', format(v)): an object of a class defined here converts through
+// its __str__/__repr__/__format__ (dunder names the first one tried, the
+// others are Python's fallbacks), an exception through its arguments;
+// anything else is v itself.
+func (a *analyzer) asText(v *sym, dunder string, c *callCtx) *sym {
+	if v == nil {
+		return v
+	}
+	if strings.HasPrefix(v.inst, "obj:") {
+		order := []string{dunder}
+		switch dunder {
+		case "__format__":
+			order = append(order, "__str__", "__repr__")
+		case "__str__":
+			order = append(order, "__repr__")
+		}
+		for _, m := range order {
+			fi := a.findMethod(v.inst[4:], m)
+			if fi == nil {
+				continue
+			}
+			var args []*sym
+			if m == "__format__" {
+				args = []*sym{strSym("")}
+			}
+			if r := a.invoke(&sym{kind: "name", localFn: fi.key, recv: v, src: m}, args, c); r != nil {
+				return r
+			}
+			return v
+		}
+	}
+	if v.exc && dunder != "__repr__" && len(v.excArgs) == 1 && v.excArgs[0].isStr() {
+		return v.excArgs[0]
+	}
+	return v
 }
