@@ -591,8 +591,9 @@ func flattenTargets(e *expr) []*expr {
 }
 
 func (a *analyzer) def(s *stmt, sc *scope) {
+	var decs []*sym
 	for _, d := range s.decorators {
-		a.eval(d, sc)
+		decs = append(decs, a.eval(d, sc))
 	}
 	defaults := make([]*sym, len(s.defaults))
 	for i, d := range s.defaults {
@@ -630,6 +631,38 @@ func (a *analyzer) def(s *stmt, sc *scope) {
 		fs.vars[p] = &sym{kind: "name", src: p}
 	}
 	fi.ret = a.walkBody(fi.key, s, fs)
+	if sc.class == "" {
+		a.decorate(s, decs, sc)
+	}
+}
+
+// decorate applies the decorators defined here to the function s just
+// defined, innermost first, as Python does at the def: the name is bound
+// to what the decorator returns when that is callable (a wrapper that
+// calls the function, a registry that returns it, a replacement such as a
+// lambda running a command). A wrapper is kept alongside the function
+// itself, so a call of the name runs the wrapper's body and the body of
+// the function it wraps even when the wrapper's closure cannot be told
+// apart from another decoration's. Decorators not defined here
+// (functools.lru_cache, dataclass) leave the name to the function.
+func (a *analyzer) decorate(s *stmt, decs []*sym, sc *scope) {
+	cur := sc.vars[s.name]
+	orig := cur
+	for i := len(decs) - 1; i >= 0; i-- {
+		d := decs[i]
+		if d == nil || !(d.localFn != "" || strings.HasPrefix(d.inst, "class:") || len(d.alts) > 0) {
+			continue
+		}
+		at := &callCtx{e: s.decorators[i], sc: sc, line: s.decorators[i].line, col: s.decorators[i].col, ev: a.evidence(s.decorators[i].line)}
+		r := a.invoke(d, []*sym{cur}, at)
+		if r == nil || r == cur || !isCallable(r) && len(r.alts) == 0 || r.localFn != "" && r.localFn == cur.localFn {
+			continue
+		}
+		cur = altsOf(r, cur)
+	}
+	if cur != orig {
+		sc.vars[s.name] = cur
+	}
 }
 
 // isProperty reports a getter: @property, @functools.cached_property.

@@ -122,3 +122,25 @@ func TestTextConversionRunsDunders(t *testing.T) {
 		t.Errorf("repr run as a command: nested %v", fb.got)
 	}
 }
+
+// TestDecoratorsApplied checks that a decorator defined here is applied
+// at the def: a replacement runs what it runs, a wrapper that changes the
+// arguments passes what it passes, and a registry keeps the function.
+func TestDecoratorsApplied(t *testing.T) {
+	for name, src := range map[string]string{
+		"replacement": "import os\ndef swap(fn):\n    def other(c):\n        os.system('rm -rf ' + c)\n    return other\n@swap\ndef safe(c):\n    print(c)\nsafe('/')",
+		"lambda":      "import os\ndef swap(fn):\n    return lambda c: os.system(c)\n@swap\ndef safe(c):\n    print(c)\nsafe('rm -rf /')",
+		"wrapper arg": "import os\ndef rooted(fn):\n    def w(p):\n        return fn('/' + p)\n    return w\n@rooted\ndef wipe(p):\n    os.system('rm -rf ' + p)\nwipe('')",
+		"registry":    "import os\nREG = {}\ndef register(fn):\n    REG[fn.__name__] = fn\n    return fn\n@register\ndef wipe(c):\n    os.system(c)\nwipe('rm -rf /')",
+		"class":       "import os\nclass T:\n    def __init__(self, fn):\n        self.fn = fn\n    def __call__(self, *a):\n        return self.fn(*a)\n@T\ndef run(c):\n    os.system(c)\nrun('rm -rf /')",
+	} {
+		_, fb := analyzeSrc(src)
+		found := false
+		for _, n := range fb.got {
+			found = found || n.src == "rm -rf /"
+		}
+		if !found {
+			t.Errorf("%s: nested %v, want rm -rf /", name, fb.got)
+		}
+	}
+}
