@@ -22,10 +22,10 @@ import "testing"
 // into handlers, objects printed through __str__/__repr__/__format__, pip.main
 // with dynamic arguments (review), globs over secret directories and
 // /proc/*/environ, and credential literals in secret-named variables, with
-// benign look-alikes (code 4d354bf..bbd4f54): 299 cases, deny recall 0.991,
-// on evasions 0.991, false denies 0/51, agreement 0.993; the two misses are a
-// decorator made with functools.partial and a decorator replacing a method.
-var dev9Floor = corpusFigures{recall: 0.991, evasionRecall: 0.991, falseDeny: 0, agreement: 0.993}
+// benign look-alikes (code 4d354bf..): 299 cases, deny recall 0.995, on
+// evasions 0.995, false denies 0/51, agreement 0.996; the miss is a
+// decorator made with functools.partial.
+var dev9Floor = corpusFigures{recall: 0.995, evasionRecall: 0.995, falseDeny: 0, agreement: 0.996}
 
 // TestDev9CorpusBars holds the scanner to the figures measured on the Python
 // value-flow development list (see dev9Floor). With TOOLWARDEN_DEV9_REPORT=1

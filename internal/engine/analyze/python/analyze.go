@@ -133,6 +133,9 @@ type funcInfo struct {
 	// raises are the values the body's raise statements raise (bounded
 	// by maxAlts): a call of the function in a try body raises them.
 	raises []*sym
+	// decorated is what a method's decorators defined here bound its name
+	// to, when that is not the method itself.
+	decorated *sym
 }
 
 // retFrame collects the return values of the function body being walked.
@@ -633,6 +636,10 @@ func (a *analyzer) def(s *stmt, sc *scope) {
 	fi.ret = a.walkBody(fi.key, s, fs)
 	if sc.class == "" {
 		a.decorate(s, decs, sc)
+	} else if r := a.decorate(s, decs, sc); r != nil {
+		// a method replaced by a function a decorator returned: reading
+		// it on an instance or the class gives that function
+		fi.decorated = r
 	}
 }
 
@@ -645,7 +652,7 @@ func (a *analyzer) def(s *stmt, sc *scope) {
 // the function it wraps even when the wrapper's closure cannot be told
 // apart from another decoration's. Decorators not defined here
 // (functools.lru_cache, dataclass) leave the name to the function.
-func (a *analyzer) decorate(s *stmt, decs []*sym, sc *scope) {
+func (a *analyzer) decorate(s *stmt, decs []*sym, sc *scope) *sym {
 	cur := sc.vars[s.name]
 	orig := cur
 	for i := len(decs) - 1; i >= 0; i-- {
@@ -662,7 +669,9 @@ func (a *analyzer) decorate(s *stmt, decs []*sym, sc *scope) {
 	}
 	if cur != orig {
 		sc.vars[s.name] = cur
+		return cur
 	}
+	return nil
 }
 
 // isProperty reports a getter: @property, @functools.cached_property.
@@ -1547,7 +1556,24 @@ func (a *analyzer) attr(base *sym, name string) *sym {
 				}
 				return &sym{kind: "expr", src: name}
 			}
-			return &sym{kind: "name", localFn: fi.key, recv: base, src: name}
+			m := &sym{kind: "name", localFn: fi.key, recv: base, src: name}
+			if fi.decorated != nil && strings.HasPrefix(base.inst, "obj:") {
+				// obj.m() of a decorated method calls what the decorator
+				// returned with the instance first (a function, not a
+				// method), and the method itself
+				var out []*sym
+				for _, d := range altList(fi.decorated) {
+					if d.localFn != "" && d.localFn != fi.key {
+						if dfi := a.funcs[d.localFn]; dfi != nil && !dfi.method {
+							out = append(out, &sym{kind: "name", localFn: d.localFn, boundArgs: []*sym{base}, src: name})
+						}
+					}
+				}
+				if len(out) > 0 {
+					return altsOf(append(out, m)...)
+				}
+			}
+			return m
 		}
 		if v := a.classAttr(cls, name); v != nil {
 			return v

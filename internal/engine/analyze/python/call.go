@@ -210,6 +210,12 @@ func (a *analyzer) callAlts(c *callCtx) *sym {
 			a.steps++
 			cc := *c
 			cc.fn = f
+			if len(f.boundArgs) > 0 && f.inst != "operator.methodcaller" && f.localFn != "" {
+				// one alternative is bound to arguments of its own (a
+				// decorated method's wrapper bound to the instance)
+				cc.args = append(append([]*sym(nil), f.boundArgs...), c.args...)
+				cc.argEx = append(make([]*expr, len(f.boundArgs)), c.argEx...)
+			}
 			rs = append(rs, a.callAlts(&cc))
 		}
 		a.altDepth--

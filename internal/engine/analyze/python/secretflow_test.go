@@ -132,6 +132,7 @@ func TestDecoratorsApplied(t *testing.T) {
 		"lambda":      "import os\ndef swap(fn):\n    return lambda c: os.system(c)\n@swap\ndef safe(c):\n    print(c)\nsafe('rm -rf /')",
 		"wrapper arg": "import os\ndef rooted(fn):\n    def w(p):\n        return fn('/' + p)\n    return w\n@rooted\ndef wipe(p):\n    os.system('rm -rf ' + p)\nwipe('')",
 		"registry":    "import os\nREG = {}\ndef register(fn):\n    REG[fn.__name__] = fn\n    return fn\n@register\ndef wipe(c):\n    os.system(c)\nwipe('rm -rf /')",
+		"method":      "import os\ndef swap(fn):\n    def other(self, c):\n        os.system(c)\n    return other\nclass K:\n    @swap\n    def go(self, c):\n        print(c)\nK().go('rm -rf /')",
 		"class":       "import os\nclass T:\n    def __init__(self, fn):\n        self.fn = fn\n    def __call__(self, *a):\n        return self.fn(*a)\n@T\ndef run(c):\n    os.system(c)\nrun('rm -rf /')",
 	} {
 		_, fb := analyzeSrc(src)
