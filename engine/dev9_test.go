@@ -22,8 +22,8 @@ import "testing"
 // into handlers, objects printed through __str__/__repr__/__format__, pip.main
 // with dynamic arguments (review), globs over secret directories and
 // /proc/*/environ, and credential literals in secret-named variables, with
-// benign look-alikes (code 4d354bf..): 299 cases, deny recall 0.995, on
-// evasions 0.995, false denies 0/51, agreement 0.996; the miss is a
+// benign look-alikes (code 4d354bf..): 302 cases, deny recall 0.995, on
+// evasions 0.995, false denies 0/52, agreement 0.996; the miss is a
 // decorator made with functools.partial.
 var dev9Floor = corpusFigures{recall: 0.995, evasionRecall: 0.995, falseDeny: 0, agreement: 0.996}
 

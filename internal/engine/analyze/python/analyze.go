@@ -1250,6 +1250,10 @@ func (a *analyzer) eval1(e *expr, sc *scope) *sym {
 	case eBin:
 		l := a.eval(e.x, sc)
 		r := a.eval(e.y, sc)
+		if e.name == "%" && l.isStr() {
+			// 'x=%s' % obj: the object converts through its __str__
+			r = a.textArgs(r, &callCtx{e: e, sc: sc, line: e.line, col: e.col, ev: a.evidence(e.line)})
+		}
 		if (len(l.alts) > 0 || len(r.alts) > 0) && len(altList(l))*len(altList(r)) <= maxAlts {
 			// 'rm -rf ' + (a if c else b): each alternative folds
 			var out []*sym
@@ -1918,4 +1922,28 @@ func (a *analyzer) asText(v *sym, dunder string, c *callCtx) *sym {
 		return v.excArgs[0]
 	}
 	return v
+}
+
+// textArgs converts the operand of a % format (one value or a tuple of
+// them) to text as the format does: objects through their __str__.
+func (a *analyzer) textArgs(r *sym, c *callCtx) *sym {
+	if r.kind != "tuple" {
+		return a.asText(r, "__str__", c)
+	}
+	var out *sym
+	for i, v := range r.items {
+		if t := a.asText(v, "__str__", c); t != v {
+			if out == nil {
+				cp := *r
+				cp.items = append([]*sym(nil), r.items...)
+				out = &cp
+			}
+			out.items[i] = t
+			out.taint(t)
+		}
+	}
+	if out == nil {
+		return r
+	}
+	return out
 }

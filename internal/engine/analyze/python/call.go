@@ -474,6 +474,15 @@ func (a *analyzer) recordCall(c *callCtx) {
 func (a *analyzer) method(fn *sym, c *callCtx) *sym {
 	recv := fn.recv
 	m := fn.s
+	if m == "format" && recv != nil && recv.isStr() {
+		// '{}'.format(obj): each object converts through its __format__
+		for i, v := range c.args {
+			if t := a.asText(v, "__format__", c); t != v {
+				c.args = append([]*sym(nil), c.args...)
+				c.args[i] = t
+			}
+		}
+	}
 	arg0 := c.arg(0, "")
 	if m == "update" || m == "setdefault" {
 		// s.headers.update({'Authorization': token}): the session sends it.

@@ -103,6 +103,8 @@ func TestTextConversionRunsDunders(t *testing.T) {
 		"print __str__":   {"import os\nclass C:\n    def __str__(self):\n        return os.environ['API_TOKEN']\nprint(C())", "API_TOKEN"},
 		"repr":            {"import os\nclass C:\n    def __repr__(self):\n        return os.environ['SECRET_KEY']\nprint(repr(C()))", "SECRET_KEY"},
 		"f-string format": {"import os\nclass C:\n    def __format__(self, spec):\n        return os.getenv('GITHUB_TOKEN')\nprint(f'{C()}')", "GITHUB_TOKEN"},
+		"percent":         {"import os\nclass C:\n    def __str__(self):\n        return os.environ['API_TOKEN']\nprint('%s' % C())", "API_TOKEN"},
+		"str.format":      {"import os\nclass C:\n    def __str__(self):\n        return os.environ['API_TOKEN']\nprint('{}'.format(C()))", "API_TOKEN"},
 		"str of self.x":   {"import os\nclass C:\n    def __init__(self):\n        self.t = os.environ['API_TOKEN']\n    def __str__(self):\n        return self.t\nprint(C())", "API_TOKEN"},
 		"harmless":        {"class C:\n    def __str__(self):\n        return 'C()'\nprint(C())", ""},
 	} {
