@@ -16,7 +16,16 @@ import "testing"
 // 0.595, false denies 0/33, agreement 0.664 (144/217). After (BENCHMARKS.md,
 // "Detection: Python value flow (dev list)"): 0.976 (164/168), 0.976, 0/33,
 // 0.972 (211/217).
-var dev9Floor = corpusFigures{recall: 0.976, evasionRecall: 0.976, falseDeny: 0, agreement: 0.972}
+//
+// Extended with decorators applied at the def (replacements, wrappers that
+// change arguments, class decorators), exceptions carrying what was raised
+// into handlers, objects printed through __str__/__repr__/__format__, pip.main
+// with dynamic arguments (review), globs over secret directories and
+// /proc/*/environ, and credential literals in secret-named variables, with
+// benign look-alikes (code 4d354bf..): 302 cases, deny recall 0.995, on
+// evasions 0.995, false denies 0/52, agreement 0.996; the miss is a
+// decorator made with functools.partial.
+var dev9Floor = corpusFigures{recall: 0.995, evasionRecall: 0.995, falseDeny: 0, agreement: 0.996}
 
 // TestDev9CorpusBars holds the scanner to the figures measured on the Python
 // value-flow development list (see dev9Floor). With TOOLWARDEN_DEV9_REPORT=1

@@ -394,7 +394,7 @@ func checkInstalls(e *catalog.Env) {
 				add(c.Evidence, c.Pos, m)
 			}
 		case c.Name == "pip.main" || strings.HasPrefix(c.Name, "pip._internal") && strings.HasSuffix(c.Name, "main"):
-			add(c.Evidence, c.Pos, "pip")
+			checkPipMain(e, c, add)
 		case catalog.IsPythonProcessAPI(c.Name) && len(c.Args) > 0:
 			argv, _ := catalog.ValueStrings(c.Args[0])
 			if c.Args[0].Kind == "str" && c.Args[0].Const {
@@ -408,6 +408,31 @@ func checkInstalls(e *catalog.Env) {
 			}
 		}
 	}
+}
+
+// checkPipMain judges pip's in-process entry point by its argument list:
+// a constant list is the pip command line it runs (`pip.main(['install',
+// 'x'])` installs, `pip.main(['list'])` does not, and the analyzer also
+// reports that command line as a command); a list whose subcommand is
+// known to install is an install whatever else it holds; any other
+// argument list (`pip.main(sys.argv[1:])`, `pip.main(args)`, no argument:
+// pip reads sys.argv) may install and is reviewed (fail closed).
+func checkPipMain(e *catalog.Env, c *sdk.Call, add func(ev string, pos sdk.Pos, mgr string)) {
+	var argv []string
+	known := false
+	if len(c.Args) > 0 {
+		argv, known = catalog.ValueStrings(c.Args[0])
+	}
+	if _, ok := installArgv("pip", argv, false); ok {
+		add(c.Evidence, c.Pos, "pip")
+		return
+	}
+	if known {
+		return
+	}
+	e.Add(catalog.Finding{Rule: "DEPENDENCY_INSTALL", Decision: sdk.NeedsHumanReview, Evidence: c.Evidence, Pos: c.Pos, Key: "pip",
+		Message:  "Content runs pip with arguments that are not known statically; it may install packages.",
+		Metadata: map[string]any{"manager": "pip", "dynamic": true}})
 }
 
 // ---- obfuscation ----

@@ -130,6 +130,12 @@ type funcInfo struct {
 	// ret is the function's constant return value, when every return
 	// statement returns the same constant.
 	ret *sym
+	// raises are the values the body's raise statements raise (bounded
+	// by maxAlts): a call of the function in a try body raises them.
+	raises []*sym
+	// decorated is what a method's decorators defined here bound its name
+	// to, when that is not the method itself.
+	decorated *sym
 }
 
 // retFrame collects the return values of the function body being walked.
@@ -179,6 +185,13 @@ type analyzer struct {
 	// keyLines are the lines where a folded string already yielded a
 	// private-key Secret.
 	keyLines map[int]bool
+	// raised collects, per try body (and per function body) being walked,
+	// the values its raise statements raise: the handlers' `as` names
+	// are bound to them.
+	raised []*[]*sym
+	// excClasses are the classes defined here that derive from an
+	// exception class.
+	excClasses map[string]bool
 }
 
 func newAnalyzer(b *facts.Builder, src string, at facts.Frame) *analyzer {
@@ -283,6 +296,28 @@ func (a *analyzer) hoistConstants(stmts []*stmt) {
 	}
 }
 
+// credentialWords are the name parts that make a Python variable assigned a
+// string literal a named secret in the facts. It is a loose pre-filter: the
+// rules judge the name with their own list, this only keeps names that
+// cannot be secret-named (cmd, url) from carrying their own name.
+var credentialWords = []string{"KEY", "TOKEN", "SECRET", "PASSW", "PWD", "CRED", "AUTH", "PRIVATE", "SESSION", "COOKIE"}
+
+func credentialName(name string) bool {
+	n := strings.ToUpper(name)
+	for _, w := range credentialWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// credentialValue reports a literal that can be a credential: not empty,
+// one word (a message such as 'enter your password' is not a secret).
+func credentialValue(s string) bool {
+	return len(s) >= 4 && len(s) <= 4096 && !strings.ContainsAny(s, " \t\n")
+}
+
 func isHoistable(e *expr) bool {
 	switch e.kind {
 	case eName, eStr, eNum, eConst:
@@ -328,9 +363,13 @@ func (a *analyzer) block(stmts []*stmt, sc *scope) {
 
 func (a *analyzer) stmt(s *stmt, sc *scope) {
 	switch s.kind {
-	case sExpr, sRaise:
+	case sExpr:
 		if s.value != nil {
 			a.eval(s.value, sc)
+		}
+	case sRaise:
+		if s.value != nil {
+			a.raise(a.eval(s.value, sc))
 		}
 	case sReturn:
 		var v *sym
@@ -390,7 +429,14 @@ func (a *analyzer) stmt(s *stmt, sc *scope) {
 			a.eval(d, sc)
 		}
 		for _, bse := range s.bases {
-			if bv := a.eval(bse, sc); strings.HasPrefix(bv.inst, "class:") {
+			bv := a.eval(bse, sc)
+			if isExcQual(bv.qual) || bv.kind == "name" && bv.qual == "" && isExcQual(bv.src) || strings.HasPrefix(bv.inst, "class:") && a.excClasses[bv.inst[6:]] {
+				if a.excClasses == nil {
+					a.excClasses = map[string]bool{}
+				}
+				a.excClasses[s.name] = true
+			}
+			if strings.HasPrefix(bv.inst, "class:") {
 				if a.bases == nil {
 					a.bases = map[string][]string{}
 				}
@@ -432,7 +478,7 @@ func (a *analyzer) stmt(s *stmt, sc *scope) {
 		}
 		a.block(s.body, sc)
 	case sTry:
-		a.block(s.body, sc)
+		raised := a.collectRaised(func() { a.block(s.body, sc) })
 		for _, h := range s.handlers {
 			if h.typ != nil {
 				a.eval(h.typ, sc)
@@ -443,6 +489,17 @@ func (a *analyzer) stmt(s *stmt, sc *scope) {
 			hs := newScope(sc, sc.fn)
 			if h.name != "" {
 				hs.vars[h.name] = &sym{kind: "name", src: h.name}
+				if len(raised) > 0 {
+					// what the body raised (the handler's type is not
+					// matched: any of them may be what it catches)
+					ev := altsOf(raised...)
+					if ev.src == "" {
+						cp := *ev
+						cp.src = h.name
+						ev = &cp
+					}
+					hs.vars[h.name] = ev
+				}
 			}
 			a.block(h.body, hs)
 			mergeFallback(sc, hs)
@@ -537,8 +594,9 @@ func flattenTargets(e *expr) []*expr {
 }
 
 func (a *analyzer) def(s *stmt, sc *scope) {
+	var decs []*sym
 	for _, d := range s.decorators {
-		a.eval(d, sc)
+		decs = append(decs, a.eval(d, sc))
 	}
 	defaults := make([]*sym, len(s.defaults))
 	for i, d := range s.defaults {
@@ -576,6 +634,44 @@ func (a *analyzer) def(s *stmt, sc *scope) {
 		fs.vars[p] = &sym{kind: "name", src: p}
 	}
 	fi.ret = a.walkBody(fi.key, s, fs)
+	if sc.class == "" {
+		a.decorate(s, decs, sc)
+	} else if r := a.decorate(s, decs, sc); r != nil {
+		// a method replaced by a function a decorator returned: reading
+		// it on an instance or the class gives that function
+		fi.decorated = r
+	}
+}
+
+// decorate applies the decorators defined here to the function s just
+// defined, innermost first, as Python does at the def: the name is bound
+// to what the decorator returns when that is callable (a wrapper that
+// calls the function, a registry that returns it, a replacement such as a
+// lambda running a command). A wrapper is kept alongside the function
+// itself, so a call of the name runs the wrapper's body and the body of
+// the function it wraps even when the wrapper's closure cannot be told
+// apart from another decoration's. Decorators not defined here
+// (functools.lru_cache, dataclass) leave the name to the function.
+func (a *analyzer) decorate(s *stmt, decs []*sym, sc *scope) *sym {
+	cur := sc.vars[s.name]
+	orig := cur
+	for i := len(decs) - 1; i >= 0; i-- {
+		d := decs[i]
+		if d == nil || !(d.localFn != "" || strings.HasPrefix(d.inst, "class:") || len(d.alts) > 0) {
+			continue
+		}
+		at := &callCtx{e: s.decorators[i], sc: sc, line: s.decorators[i].line, col: s.decorators[i].col, ev: a.evidence(s.decorators[i].line)}
+		r := a.invoke(d, []*sym{cur}, at)
+		if r == nil || r == cur || !isCallable(r) && len(r.alts) == 0 || r.localFn != "" && r.localFn == cur.localFn {
+			continue
+		}
+		cur = altsOf(r, cur)
+	}
+	if cur != orig {
+		sc.vars[s.name] = cur
+		return cur
+	}
+	return nil
 }
 
 // isProperty reports a getter: @property, @functools.cached_property.
@@ -627,7 +723,10 @@ func isStatic(s *stmt) bool {
 func (a *analyzer) walkBody(key string, s *stmt, fs *scope) *sym {
 	a.fnStack = append(a.fnStack, key)
 	a.rets = append(a.rets, &retFrame{})
-	a.block(s.body, fs)
+	raised := a.collectRaised(func() { a.block(s.body, fs) })
+	if fi := a.funcs[key]; fi != nil {
+		fi.raises = addRaised(fi.raises, raised...)
+	}
 	rf := a.rets[len(a.rets)-1]
 	a.rets = a.rets[:len(a.rets)-1]
 	a.fnStack = a.fnStack[:len(a.fnStack)-1]
@@ -860,6 +959,14 @@ func (a *analyzer) assign(t *expr, v *sym, valueExpr *expr, sc *scope) {
 		if v.src == "" || v.src == "item" {
 			c := *v
 			c.src = t.name
+			v = &c
+		}
+		if valueExpr != nil && valueExpr.kind == eStr && v.isStr() && v.cnst && credentialName(t.name) && credentialValue(v.s) {
+			// `api_key = 'sk-live-…'`: the name is a variable whose value
+			// is a secret, like a shell variable; printing or sending
+			// it writes that variable (rules judge the name).
+			c := *v
+			c.env = mergeNames(append([]string(nil), v.env...), []string{t.name})
 			v = &c
 		}
 		sc.vars[t.name] = v
@@ -1143,6 +1250,10 @@ func (a *analyzer) eval1(e *expr, sc *scope) *sym {
 	case eBin:
 		l := a.eval(e.x, sc)
 		r := a.eval(e.y, sc)
+		if e.name == "%" && l.isStr() {
+			// 'x=%s' % obj: the object converts through its __str__
+			r = a.textArgs(r, &callCtx{e: e, sc: sc, line: e.line, col: e.col, ev: a.evidence(e.line)})
+		}
 		if (len(l.alts) > 0 || len(r.alts) > 0) && len(altList(l))*len(altList(r)) <= maxAlts {
 			// 'rm -rf ' + (a if c else b): each alternative folds
 			var out []*sym
@@ -1409,6 +1520,13 @@ func (a *analyzer) attr(base *sym, name string) *sym {
 		}
 		return altsOf(out...)
 	}
+	if base.exc && name == "args" {
+		t := &sym{kind: "tuple", cnst: true, items: base.excArgs}
+		for _, v := range base.excArgs {
+			t.cnst = t.cnst && v.cnst && v.qual == "" && v.inst == ""
+		}
+		return t.taint(base.excArgs...)
+	}
 	switch {
 	case base.qual != "":
 		q := base.qual
@@ -1442,7 +1560,24 @@ func (a *analyzer) attr(base *sym, name string) *sym {
 				}
 				return &sym{kind: "expr", src: name}
 			}
-			return &sym{kind: "name", localFn: fi.key, recv: base, src: name}
+			m := &sym{kind: "name", localFn: fi.key, recv: base, src: name}
+			if fi.decorated != nil && strings.HasPrefix(base.inst, "obj:") {
+				// obj.m() of a decorated method calls what the decorator
+				// returned with the instance first (a function, not a
+				// method), and the method itself
+				var out []*sym
+				for _, d := range altList(fi.decorated) {
+					if d.localFn != "" && d.localFn != fi.key {
+						if dfi := a.funcs[d.localFn]; dfi != nil && !dfi.method {
+							out = append(out, &sym{kind: "name", localFn: d.localFn, boundArgs: []*sym{base}, src: name})
+						}
+					}
+				}
+				if len(out) > 0 {
+					return altsOf(append(out, m)...)
+				}
+			}
+			return m
 		}
 		if v := a.classAttr(cls, name); v != nil {
 			return v
@@ -1549,6 +1684,11 @@ func (a *analyzer) fstring(e *expr, sc *scope) *sym {
 			v = &sym{kind: "expr"}
 		}
 		fi++
+		if pt.conv == 'r' {
+			v = a.asText(v, "__repr__", &callCtx{e: e, sc: sc, line: e.line, col: e.col, ev: a.evidence(e.line)})
+		} else {
+			v = a.asText(v, "__format__", &callCtx{e: e, sc: sc, line: e.line, col: e.col, ev: a.evidence(e.line)})
+		}
 		r.taint(v)
 		s, ok := formatArg(v, pt.conv == 'r')
 		if v.inst == "pathlib.Path" && v.path != nil && v.path.cnst {
@@ -1679,4 +1819,131 @@ func (a *analyzer) comp(e *expr, sc *scope) *sym {
 // proxies set by attribute), placed at the assignment's target.
 func (a *analyzer) attrCtx(t *expr, name string) *callCtx {
 	return &callCtx{e: t, name: name, line: t.line, col: t.col, ev: a.evidence(t.line)}
+}
+
+// ---- exceptions ----
+
+// collectRaised walks body with a fresh collector for raise statements and
+// returns what it raised.
+func (a *analyzer) collectRaised(body func()) []*sym {
+	var got []*sym
+	a.raised = append(a.raised, &got)
+	body()
+	a.raised = a.raised[:len(a.raised)-1]
+	return got
+}
+
+// raise records values raised where the innermost try body or function
+// body being walked collects them.
+func (a *analyzer) raise(vs ...*sym) {
+	if n := len(a.raised); n > 0 && len(vs) > 0 {
+		*a.raised[n-1] = addRaised(*a.raised[n-1], vs...)
+	}
+}
+
+// addRaised appends raised values, bounded by maxAlts (past it the values
+// merge into one unknown exception carrying their taint).
+func addRaised(to []*sym, vs ...*sym) []*sym {
+	for _, v := range vs {
+		if v == nil || (len(to) > 0 && to[len(to)-1] == v) {
+			continue
+		}
+		if strings.HasPrefix(v.inst, "class:") || (isExcQual(v.qual) || v.kind == "name" && isExcQual(v.src)) && !v.exc {
+			// `raise ValueError`: an instance made without arguments
+			v = &sym{kind: "expr", exc: true, inst: v.inst, src: v.src}
+			if strings.HasPrefix(v.inst, "class:") {
+				v.inst = "obj:" + v.inst[6:]
+			}
+		}
+		to = append(to, v)
+	}
+	if len(to) > maxAlts {
+		m := (&sym{kind: "expr", exc: true}).taint(to...)
+		return []*sym{m}
+	}
+	return to
+}
+
+// excNames are the builtin exception classes whose names do not end in
+// Error, Exception or Warning.
+var excNames = map[string]bool{"KeyboardInterrupt": true, "SystemExit": true, "StopIteration": true,
+	"StopAsyncIteration": true, "GeneratorExit": true}
+
+// isExcQual reports a qualified name naming an exception class
+// (ValueError, Exception, requests.HTTPError, warnings' *Warning).
+func isExcQual(q string) bool {
+	if q == "" {
+		return false
+	}
+	n := q[strings.LastIndexByte(q, '.')+1:]
+	return excNames[n] || strings.HasSuffix(n, "Error") || strings.HasSuffix(n, "Exception") || strings.HasSuffix(n, "Warning")
+}
+
+// excInstance returns an exception instance made with args: its .args are
+// args and it carries their taint.
+func excInstance(inst string, args []*sym) *sym {
+	r := &sym{kind: "expr", exc: true, inst: inst, excArgs: append([]*sym(nil), args...)}
+	return r.taint(args...)
+}
+
+// asText returns what converting v to text yields (str(v), print(v),
+// f'{v}', format(v)): an object of a class defined here converts through
+// its __str__/__repr__/__format__ (dunder names the first one tried, the
+// others are Python's fallbacks), an exception through its arguments;
+// anything else is v itself.
+func (a *analyzer) asText(v *sym, dunder string, c *callCtx) *sym {
+	if v == nil {
+		return v
+	}
+	if strings.HasPrefix(v.inst, "obj:") {
+		order := []string{dunder}
+		switch dunder {
+		case "__format__":
+			order = append(order, "__str__", "__repr__")
+		case "__str__":
+			order = append(order, "__repr__")
+		}
+		for _, m := range order {
+			fi := a.findMethod(v.inst[4:], m)
+			if fi == nil {
+				continue
+			}
+			var args []*sym
+			if m == "__format__" {
+				args = []*sym{strSym("")}
+			}
+			if r := a.invoke(&sym{kind: "name", localFn: fi.key, recv: v, src: m}, args, c); r != nil {
+				return r
+			}
+			return v
+		}
+	}
+	if v.exc && dunder != "__repr__" && len(v.excArgs) == 1 && v.excArgs[0].isStr() {
+		return v.excArgs[0]
+	}
+	return v
+}
+
+// textArgs converts the operand of a % format (one value or a tuple of
+// them) to text as the format does: objects through their __str__.
+func (a *analyzer) textArgs(r *sym, c *callCtx) *sym {
+	if r.kind != "tuple" {
+		return a.asText(r, "__str__", c)
+	}
+	var out *sym
+	for i, v := range r.items {
+		if t := a.asText(v, "__str__", c); t != v {
+			if out == nil {
+				cp := *r
+				cp.items = append([]*sym(nil), r.items...)
+				out = &cp
+			}
+			out.items[i] = t
+			out.taint(t)
+		}
+	}
+	if out == nil {
+		return r
+	}
+	return out
 }

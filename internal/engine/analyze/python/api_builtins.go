@@ -21,6 +21,7 @@ func init() {
 	registerAPI("builtins", apiChr, "chr")
 	registerAPI("builtins", apiOrd, "ord")
 	registerAPI("builtins", apiStr, "str")
+	registerAPI("builtins", apiRepr, "repr", "ascii", "format")
 	registerAPI("builtins", apiBytes, "bytes", "bytearray")
 	registerAPI("builtins", apiReversed, "reversed")
 	registerAPI("builtins", apiMap, "map")
@@ -295,11 +296,31 @@ func apiStr(a *analyzer, c *callCtx) *sym {
 	if arg0 == nil {
 		return strSym("")
 	}
+	if t := a.asText(arg0, "__str__", c); t != arg0 {
+		return (&sym{kind: "str"}).taint(t).fromText(t)
+	}
 	if arg0.isStr() || arg0.isNum() {
 		return (&sym{kind: "str", cnst: true, s: arg0.s}).taint(arg0)
 	}
 	if arg0.inst == "pathlib.Path" && arg0.path != nil {
 		return arg0.path
+	}
+	return nil
+}
+
+// apiRepr: repr(obj), ascii(obj) and format(obj, spec) of an object of a
+// class defined here run its __repr__ (format: __format__, then __str__).
+func apiRepr(a *analyzer, c *callCtx) *sym {
+	arg0 := c.arg(0, "")
+	if arg0 == nil {
+		return nil
+	}
+	dunder := "__repr__"
+	if c.name == "format" {
+		dunder = "__format__"
+	}
+	if t := a.asText(arg0, dunder, c); t != arg0 {
+		return (&sym{kind: "str"}).taint(t).fromText(t)
 	}
 	return nil
 }

@@ -539,6 +539,11 @@ func procEnviron(fa *sdk.FileAccess, p *sym) bool {
 		if rs, ok := pathStrSym(root).strVal(); ok && strings.HasPrefix(normPath(rs), "/proc") && strings.HasSuffix(ps.suffix, "environ") {
 			return true
 		}
+		if rs, ok := pathStrSym(root).strVal(); ok && root.glob && ps.suffix == "" && isEnv(normPath(rs)) {
+			// an entry of Path('/proc').glob('*/environ') or
+			// glob.glob('/proc/*/environ'): the pattern names it
+			return true
+		}
 	}
 	return false
 }

@@ -210,6 +210,12 @@ func (a *analyzer) callAlts(c *callCtx) *sym {
 			a.steps++
 			cc := *c
 			cc.fn = f
+			if len(f.boundArgs) > 0 && f.inst != "operator.methodcaller" && f.localFn != "" {
+				// one alternative is bound to arguments of its own (a
+				// decorated method's wrapper bound to the instance)
+				cc.args = append(append([]*sym(nil), f.boundArgs...), c.args...)
+				cc.argEx = append(make([]*expr, len(f.boundArgs)), c.argEx...)
+			}
 			rs = append(rs, a.callAlts(&cc))
 		}
 		a.altDepth--
@@ -282,6 +288,9 @@ func (a *analyzer) callResolved(c *callCtx) *sym {
 		// instantiating a class defined here: run __init__ with the
 		// arguments when they are known
 		obj := &sym{kind: "expr", inst: "obj:" + fn.inst[6:]}
+		if a.excClasses[fn.inst[6:]] {
+			obj = excInstance(obj.inst, c.args)
+		}
 		if fi := a.findMethod(fn.inst[6:], "__init__"); fi != nil {
 			init := &callCtx{e: c.e, sc: c.sc, fn: &sym{localFn: fi.key, recv: obj}, args: c.args, argEx: c.argEx, kws: c.kws, kwEx: c.kwEx, kwList: c.kwList, line: c.line, col: c.col}
 			a.localCall(fi.key, init)
@@ -315,6 +324,10 @@ func (a *analyzer) callResolved(c *callCtx) *sym {
 		}
 	}
 	if fn.qual == "" {
+		if fn.kind == "name" && isExcQual(fn.src) {
+			// ValueError(msg), a builtin not bound here
+			return excInstance("", c.args)
+		}
 		r := &sym{kind: "call"}
 		return r.taint(c.args...)
 	}
@@ -336,6 +349,10 @@ func (a *analyzer) finishCall(c *callCtx) *sym {
 	fn := c.fn
 	a.recordCall(c)
 	r := a.dispatch(c)
+	if r == nil && isExcQual(fn.qual) {
+		// ValueError(msg): an exception carrying its arguments
+		return excInstance("", c.args)
+	}
 	if r == nil {
 		r = &sym{kind: "call"}
 		if opaqueBuiltins[fn.qual] {
@@ -385,6 +402,7 @@ func (a *analyzer) localCall(name string, c *callCtx) *sym {
 		}
 	}
 	fi.called = true
+	defer func() { a.raise(fi.raises...) }()
 	// a method called on an object created here (not on `self` inside
 	// another method) is walked again: its constructor may have set
 	// constants
@@ -456,6 +474,15 @@ func (a *analyzer) recordCall(c *callCtx) {
 func (a *analyzer) method(fn *sym, c *callCtx) *sym {
 	recv := fn.recv
 	m := fn.s
+	if m == "format" && recv != nil && recv.isStr() {
+		// '{}'.format(obj): each object converts through its __format__
+		for i, v := range c.args {
+			if t := a.asText(v, "__format__", c); t != v {
+				c.args = append([]*sym(nil), c.args...)
+				c.args[i] = t
+			}
+		}
+	}
 	arg0 := c.arg(0, "")
 	if m == "update" || m == "setdefault" {
 		// s.headers.update({'Authorization': token}): the session sends it.
@@ -961,6 +988,7 @@ func (a *analyzer) output(c *callCtx, sink string, vals ...*sym) {
 		if v == nil {
 			continue
 		}
+		v = a.asText(v, "__str__", c)
 		vars = mergeNames(vars, v.env)
 		if v.qual == "os.environ" {
 			vars = mergeNames(vars, []string{"*"})

@@ -25,7 +25,13 @@
 // defined and again, with the arguments bound, where they are called with
 // constants, functions or objects; calls made on the program's behalf (map,
 // filter, executors, threads, partial, methodcaller) are
-// followed like direct ones. Work, nesting, folded sizes and nested content are bounded
+// followed like direct ones. Decorators defined in the content are applied
+// at the def (the name is bound to the callable they return, with the
+// function itself as an alternative); what a try body raises (directly or
+// from a function it calls) binds its handlers' names, an exception's
+// .args and text being its arguments; converting an object of a class
+// defined here to text (print, str, repr, format, f-strings) runs its
+// __str__, __repr__ or __format__. Work, nesting, folded sizes and nested content are bounded
 // so no input makes a scan slow; past a bound the document is marked
 // Truncated. Input that does not tokenize or parse yields an
 // sdk.ParseError, and the statements before the error are still analyzed.

@@ -69,6 +69,10 @@ type sym struct {
 	// dlPath marks the path of a file holding downloaded bytes whose name
 	// the analysis cannot know (urlretrieve's temporary file).
 	dlPath bool
+	// exc marks an exception instance; excArgs are the arguments it was
+	// raised with (its .args, what str() of it shows).
+	exc     bool
+	excArgs []*sym
 }
 
 func (v *sym) elem() *sym { return v.el }
@@ -936,4 +940,13 @@ func quoteWord(a string) string {
 		return a
 	}
 	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+}
+
+// fromText returns r, a str() result, folded to t when t is a constant
+// string (the text a __str__ returned, an exception's one argument).
+func (r *sym) fromText(t *sym) *sym {
+	if t != nil && t.isStr() {
+		r.cnst, r.s = true, t.s
+	}
+	return r
 }
