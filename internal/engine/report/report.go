@@ -192,12 +192,8 @@ func clean(f sdk.Finding, o sdk.RuleOverride) (sdk.Finding, bool) {
 	meta := make(map[string]any, len(f.Metadata))
 	redacted := false
 	for k, v := range f.Metadata {
-		if s, ok := v.(string); ok {
-			// Boxed again only when redaction changed it: converting a
-			// string to an interface value allocates.
-			if rs, r := secrets.Redact(s); r {
-				v, redacted = rs, true
-			}
+		if rv, r := redactValue(v, 0); r {
+			v, redacted = rv, true
 		}
 		meta[k] = v
 	}
@@ -226,6 +222,93 @@ func clean(f sdk.Finding, o sdk.RuleOverride) (sdk.Finding, bool) {
 	f.Recommendation, r3 = redactText(f.Recommendation)
 	f.Evidence = Truncate(f.Evidence, MaxEvidenceBytes)
 	return f, redacted || r1 || r2 || r3
+}
+
+// maxMetaDepth bounds how deep redactValue follows nested metadata; a
+// container deeper than that is replaced whole (fail closed: a secret
+// cannot hide below the bound).
+const maxMetaDepth = 8
+
+// redactValue redacts the secrets in a metadata value: a string, and the
+// strings inside lists and objects at any depth (a plugin's metadata is
+// JSON; native packs may use []string and map[string]string). It returns
+// the value unchanged, and false, when nothing needed redacting, so a clean
+// value is neither copied nor boxed again.
+func redactValue(v any, depth int) (any, bool) {
+	switch x := v.(type) {
+	case string:
+		if rs, r := secrets.Redact(x); r {
+			return rs, true
+		}
+		return v, false
+	case []any, map[string]any, []string, map[string]string:
+		if depth >= maxMetaDepth {
+			return "[REDACTED:nested_metadata]", true
+		}
+	default:
+		return v, false
+	}
+	switch x := v.(type) {
+	case []any:
+		var out []any
+		for i, e := range x {
+			if re, r := redactValue(e, depth+1); r {
+				if out == nil {
+					out = append([]any(nil), x...)
+				}
+				out[i] = re
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	case []string:
+		var out []string
+		for i, e := range x {
+			if re, r := secrets.Redact(e); r {
+				if out == nil {
+					out = append([]string(nil), x...)
+				}
+				out[i] = re
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	case map[string]any:
+		var out map[string]any
+		for k, e := range x {
+			if re, r := redactValue(e, depth+1); r {
+				if out == nil {
+					out = make(map[string]any, len(x))
+					for k2, e2 := range x {
+						out[k2] = e2
+					}
+				}
+				out[k] = re
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	case map[string]string:
+		var out map[string]string
+		for k, e := range x {
+			if re, r := secrets.Redact(e); r {
+				if out == nil {
+					out = make(map[string]string, len(x))
+					for k2, e2 := range x {
+						out[k2] = e2
+					}
+				}
+				out[k] = re
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	}
+	return v, false
 }
 
 // Messages and recommendations are mostly the rules' fixed texts, the same

@@ -235,6 +235,37 @@ func TestBuildRedactsSecrets(t *testing.T) {
 	}
 }
 
+// TestBuildRedactsNestedMetadata: a secret inside a metadata list or object
+// (a plugin's JSON metadata, a native pack's []string) is redacted as a
+// top-level string is; the caller's values are not changed in place, and a
+// container nested past the bound is replaced whole.
+func TestBuildRedactsNestedMetadata(t *testing.T) {
+	token := "ghp_" + strings.Repeat("A1b2C3d4E5", 4)[:36]
+	f := finding("PLUGIN_RULE", sdk.Deny, sdk.RiskHigh, 1)
+	list := []any{"ok", "GITHUB_TOKEN=" + token}
+	obj := map[string]any{"headers": map[string]any{"Authorization": "token " + token}, "n": 1}
+	strs := []string{"x", "k=" + token}
+	deep := any("GITHUB_TOKEN=" + token)
+	for range maxMetaDepth + 2 {
+		deep = []any{deep}
+	}
+	f.Metadata = map[string]any{"list": list, "obj": obj, "strs": strs, "deep": deep, "plain": []any{"a", 1.0}}
+	rep := Build(Meta{}, []sdk.Finding{f}, nil)
+	out, _ := json.Marshal(rep)
+	if strings.Contains(string(out), token) || strings.Contains(string(out), token[4:]) {
+		t.Fatalf("report leaks the token: %s", out)
+	}
+	if !rep.Sanitized {
+		t.Error("sanitized not set")
+	}
+	if list[1] != "GITHUB_TOKEN="+token || strs[1] != "k="+token {
+		t.Error("Build redacted the caller's metadata in place")
+	}
+	if got := rep.Findings[0].Metadata["plain"].([]any); got[0] != "a" {
+		t.Errorf("clean list changed: %v", got)
+	}
+}
+
 func TestBuildCapsEvidence(t *testing.T) {
 	f := finding("A", sdk.Deny, sdk.RiskHigh, 1)
 	f.Evidence = strings.Repeat("é", 400) // 800 bytes
