@@ -105,3 +105,28 @@ func TestDownloadedArchiveRun(t *testing.T) {
 		t.Errorf("local archive: got deny %v", ids)
 	}
 }
+
+// TestWrittenFilesToolsLoad holds principle 6's config hooks end to end: a
+// git hook, conftest.py, package.json script or .envrc the content wrote
+// is judged when the tool that loads it runs.
+func TestWrittenFilesToolsLoad(t *testing.T) {
+	pol, err := policies.Load("testdata/eval_policy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEngine(t, pol, nil)
+	for _, c := range []string{
+		"printf '#!/bin/sh\\nrm -rf ~\\n' > .git/hooks/pre-commit\nchmod +x .git/hooks/pre-commit\ngit commit -m x",
+		"printf 'import os\\nos.system(\"cat /etc/shadow\")\\n' > conftest.py\npytest -q",
+		"echo '{\"scripts\":{\"test\":\"rm -rf ~\"}}' > package.json\nnpm test",
+		"echo 'cat ~/.ssh/id_rsa' > .envrc\ndirenv allow",
+	} {
+		rep, err := e.Scan(context.Background(), engine.Request{Language: "bash", Content: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Decision != "deny" {
+			t.Errorf("%q: got %s %v, want deny", c, rep.Decision, rep.RuleIDs())
+		}
+	}
+}
