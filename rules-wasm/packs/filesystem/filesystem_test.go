@@ -130,6 +130,8 @@ func TestPersistenceAndEvasion(t *testing.T) {
 		{Name: "append to bashrc", Facts: sdk.Facts{Files: []sdk.FileAccess{file("~/.bashrc", "append", "redirect")}}, Rule: "PERSISTENCE", Want: deny},
 		{Name: "authorized_keys anywhere", Facts: sdk.Facts{Files: []sdk.FileAccess{file("/home/u/.ssh/authorized_keys", "write", "tee")}}, Rule: "PERSISTENCE", Want: deny},
 		{Name: "systemd unit", Facts: sdk.Facts{Files: []sdk.FileAccess{file("/etc/systemd/system/x.service", "write", "cp")}}, Rule: "PERSISTENCE", Want: deny},
+		{Name: "append to bash_aliases", Facts: sdk.Facts{Files: []sdk.FileAccess{file("~/.bash_aliases", "append", "redirect")}}, Rule: "PERSISTENCE", Want: deny},
+		{Name: "fish conf.d", Facts: sdk.Facts{Files: []sdk.FileAccess{file("~/.config/fish/conf.d/x.fish", "write", "redirect")}}, Rule: "PERSISTENCE", Want: deny},
 		{Name: "reading bashrc is fine", Facts: sdk.Facts{Files: []sdk.FileAccess{file("~/.bashrc", "read", "cat")}}, Rule: "PERSISTENCE"},
 		{Name: "crontab -", Facts: cmds(packtest.Cmd(1, "crontab", "-")), Rule: "PERSISTENCE", Want: deny},
 		{Name: "crontab file", Facts: cmds(packtest.Cmd(1, "crontab", "jobs.txt")), Rule: "PERSISTENCE", Want: deny},

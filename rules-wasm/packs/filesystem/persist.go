@@ -19,6 +19,10 @@ var rcFiles = map[string]bool{
 	"/.profile": true, "/.zshrc": true, "/.zprofile": true, "/.zshenv": true, "/.zlogin": true,
 	"/.kshrc": true, "/.cshrc": true, "/.tcshrc": true, "/.config/fish/config.fish": true,
 	"/.xinitrc": true, "/.xprofile": true, "/.pam_environment": true,
+	// sourced by the files above on common distributions, or read by the
+	// shell or its line editor at every start
+	"/.bash_aliases": true, "/.bash_functions": true, "/.zlogout": true, "/.mkshrc": true, "/.inputrc": true,
+	"/.xsessionrc": true, "/.config/zsh/.zshrc": true,
 }
 
 // persistenceTrees are directories whose contents the system runs on its own.
@@ -29,7 +33,7 @@ var persistenceTrees = []string{"/etc/cron", "/var/spool/cron", "/etc/systemd/",
 
 // homePersistence are home-relative trees with the same effect.
 var homePersistence = []string{"/.config/systemd/", "/.config/autostart/", "/Library/LaunchAgents/",
-	"/.ssh/rc", "/.ssh/environment"}
+	"/.ssh/rc", "/.ssh/environment", "/.config/fish/conf.d/", "/.config/environment.d/", "/.bashrc.d/"}
 
 // persistenceTarget reports why writing p persists code, or "".
 //
