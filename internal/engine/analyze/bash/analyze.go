@@ -633,7 +633,58 @@ func (a *analyzer) walkWhile(s *syntax.Stmt, w *syntax.WhileClause, c *ctx) {
 		}
 	}
 	a.walkVia(w.Cond, nil, c, "condition")
+	a.pipedRead(w, c)
 	a.walkVia(w.Do, nil, c, "loop")
+}
+
+// pipedRead gives the variables of `… | while read NAMES` the first line
+// of what the earlier stages print, when that is static (`echo /etc/shadow
+// | while read f; do cat "$f"; done`): the loop body sees the value the
+// shell gives it. Later lines are not followed.
+func (a *analyzer) pipedRead(w *syntax.WhileClause, c *ctx) {
+	if w.Until || len(w.Cond) != 1 || len(c.earlier) == 0 {
+		return
+	}
+	call, ok := w.Cond[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) < 1 || len(w.Cond[0].Redirs) > 0 {
+		return
+	}
+	if name, _ := a.staticWord(call.Args[0]); name != "read" {
+		return
+	}
+	var names []string
+	for _, arg := range call.Args[1:] {
+		v, ok := a.staticWord(arg)
+		if !ok {
+			return
+		}
+		switch {
+		case v == "-r":
+		case strings.HasPrefix(v, "-"):
+			return // -a, -d, -n …: not followed
+		case isIdent(v):
+			names = append(names, v)
+		}
+	}
+	if len(names) == 0 {
+		names = []string{"REPLY"}
+	}
+	r := a.foldStages(c.earlier)
+	if !r.static || r.encoded || r.downloaded {
+		return
+	}
+	line, _, _ := strings.Cut(r.content, "\n")
+	words := strings.Fields(line)
+	for i, n := range names {
+		v := ""
+		switch {
+		case i == len(names)-1 && i < len(words):
+			v = strings.Join(words[i:], " ")
+		case i < len(words):
+			v = words[i]
+		}
+		a.setVar(n, v, true)
+	}
 }
 
 func (a *analyzer) walkFor(s *syntax.Stmt, f *syntax.ForClause, c *ctx) {

@@ -25,3 +25,18 @@ func TestArrayIndexesAndMapfile(t *testing.T) {
 		}
 	}
 }
+
+// TestPipedWhileRead checks that `… | while read VAR` gives VAR the first
+// line the earlier stages print when it is static.
+func TestPipedWhileRead(t *testing.T) {
+	hasFile(t, "echo /etc/shadow | while read f; do cat \"$f\"; done", "/etc/shadow", "read")
+	if f := run(t, "printf '%s\\n' 'shred -u k' | while read -r c; do $c; done"); findCmd(f, "shred", "-u", "k") == nil {
+		t.Errorf("piped command line not followed: %s", dump(f))
+	}
+	f := run(t, "cat list.txt | while read f; do cat \"$f\"; done")
+	for _, fa := range f.Files {
+		if fa.Path == "list.txt" && fa.Op != "read" {
+			t.Errorf("unexpected %+v", fa)
+		}
+	}
+}
