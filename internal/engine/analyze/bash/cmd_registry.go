@@ -303,6 +303,7 @@ func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c *ctx) 
 // commandSemantics is semantics in the working directory in effect.
 func (a *analyzer) commandSemantics(s *syntax.Stmt, name string, args []field, c *ctx) {
 	a.optExecCommands(s, name, args, c)
+	a.remoteSpecArgs(s, name, args)
 	if extractors[name] != nil {
 		defer a.noteDownloadedTree(name, args, c, len(a.b.Facts.Files))
 	}

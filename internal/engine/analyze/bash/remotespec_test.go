@@ -40,3 +40,72 @@ func TestInlineEvalOfDownload(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteSpecs checks the remote spec table: each program given a URL
+// or a remote package spec records the spec's host and, when it runs
+// what it fetched, downloaded code executed; local look-alikes record
+// neither.
+func TestRemoteSpecs(t *testing.T) {
+	for _, tc := range []struct {
+		src, host string
+		runs      bool
+	}{
+		{`deno run https://h.example/x.ts`, "h.example", true},
+		{`deno run -A --import-map=https://h.example/m.json main.ts`, "h.example", true},
+		{`deno run -A npm:cowsay`, "registry.npmjs.org", true},
+		{`deno run jsr:@std/http/file-server`, "jsr.io", true},
+		{`deno https://h.example/x.ts`, "h.example", true},
+		{`bun run https://h.example/x.ts`, "h.example", true},
+		{`node --import=https://h.example/x.mjs app.js`, "h.example", true},
+		{`node --experimental-loader https://h.example/l.mjs app.js`, "h.example", true},
+		{`npx github:user/repo`, "github.com", true},
+		{`npx user/repo`, "github.com", true},
+		{`npx git@gitlab.com:u/r.git`, "gitlab.com", true},
+		{`npx https://h.example/x.tgz`, "h.example", true},
+		{`npm exec --package=https://h.example/x.tgz x`, "h.example", true},
+		{`npm exec -p https://h.example/x.tgz -- x`, "h.example", true},
+		{`pnpm dlx https://h.example/x.tgz`, "h.example", true},
+		{`pipx run --spec git+https://h.example/r x`, "h.example", true},
+		{`uvx --from git+https://h.example/r x`, "h.example", true},
+		{`uv tool run --from git+https://h.example/r x`, "h.example", true},
+		{`uv run https://h.example/x.py`, "h.example", true},
+		{`uv run --with git+https://h.example/r script.py`, "h.example", true},
+		{`go run github.com/u/r@latest`, "github.com", true},
+		{`go run -tags x example.org/m/cmd/y@v1.2.3 arg`, "example.org", true},
+		{`cargo install --git https://h.example/r`, "h.example", false},
+		{`gem install --source https://h.example foo`, "h.example", false},
+		{`pip install git+https://h.example/r`, "h.example", false},
+		{`pip install "pkg @ git+https://h.example/r"`, "h.example", false},
+		{`pip install -i https://h.example/simple foo`, "h.example", false},
+	} {
+		f := run(t, tc.src)
+		found := false
+		for _, n := range f.Network {
+			if n.Host == tc.host {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no network use of %s\n%s", tc.src, tc.host, dump(f))
+		}
+		if got := findDyn(f, "remote_spec") != nil; got != tc.runs {
+			t.Errorf("%s: remote_spec exec %v, want %v\n%s", tc.src, got, tc.runs, dump(f))
+		}
+	}
+	for _, src := range []string{
+		`deno run ./local.ts`, `deno run -A main.ts`, `bun run build`, `node app.js`, `node --import=./r.mjs app.js`,
+		`npx eslint .`, `npx @scope/pkg`, `npx --no-install user/repo`, `npm exec --no -- eslint`,
+		`uv run script.py`, `uvx ruff check .`, `go run ./cmd/x`, `go run main.go`, `go run ./cmd/x@foo`,
+		`pip install requests`, `cargo install ripgrep`, `deno run file:///tmp/x.ts`,
+	} {
+		f := run(t, src)
+		if len(f.Network) > 0 || findDyn(f, "remote_spec") != nil {
+			t.Errorf("%s: unexpected remote spec\n%s", src, dump(f))
+		}
+	}
+	// A spec option whose value is not known statically is a dynamic
+	// destination (review), not a silent allow.
+	if f := run(t, `npx --package=$P x`); len(f.Network) == 0 || !f.Network[0].Dynamic {
+		t.Errorf("npx --package=$P: no dynamic destination\n%s", dump(f))
+	}
+}
