@@ -245,3 +245,45 @@ func remoteURL(spec string, row remoteRow) string {
 	}
 	return ""
 }
+
+// containerRunners are the container engines whose run, create and pull
+// subcommands download an image: code from a registry that RULES.md
+// names under no rule. The registry an image comes from depends on the
+// engine's configuration and local cache (mirrors, an image already
+// pulled), so the pull is a destination not known statically: a review,
+// never a silent allow. `--pull=never` downloads nothing.
+var containerRunners = map[string]bool{"docker": true, "podman": true, "nerdctl": true}
+
+// containerPull records the image download of docker/podman run, create
+// and pull.
+func (a *analyzer) containerPull(s *syntax.Stmt, name string, args []field) {
+	if !containerRunners[name] {
+		return
+	}
+	sub := ""
+	for _, f := range args {
+		if !strings.HasPrefix(f.s, "-") {
+			sub = f.s
+			break
+		}
+	}
+	if sub == "container" || sub == "image" {
+		rest, _ := afterSub(args, []string{sub})
+		sub = ""
+		for _, f := range rest {
+			if !strings.HasPrefix(f.s, "-") {
+				sub = f.s
+				break
+			}
+		}
+	}
+	if sub != "run" && sub != "create" && sub != "pull" {
+		return
+	}
+	for _, f := range args {
+		if f.s == "--pull=never" {
+			return
+		}
+	}
+	a.addNet(s, field{s: "$image", dyn: true}, "https", name+" "+sub, nil)
+}

@@ -109,3 +109,20 @@ func TestRemoteSpecs(t *testing.T) {
 		t.Errorf("npx --package=$P: no dynamic destination\n%s", dump(f))
 	}
 }
+
+// TestContainerPull checks that docker/podman run, create and pull
+// download an image from a registry not known statically (a review),
+// and that --pull=never and other subcommands download nothing.
+func TestContainerPull(t *testing.T) {
+	for _, src := range []string{`docker run alpine`, `podman run --rm -it alpine sh`, `docker container run alpine`,
+		`nerdctl pull ghcr.io/u/x`, `docker create alpine`} {
+		if f := run(t, src); len(f.Network) != 1 || !f.Network[0].Dynamic {
+			t.Errorf("%s: no dynamic image pull\n%s", src, dump(f))
+		}
+	}
+	for _, src := range []string{`docker run --pull=never alpine`, `docker ps`, `docker build .`, `docker images`} {
+		if f := run(t, src); len(f.Network) != 0 {
+			t.Errorf("%s: unexpected network use\n%s", src, dump(f))
+		}
+	}
+}
