@@ -310,6 +310,17 @@ func scanInterp(l *interpLang, code string, operands ...field) []interpCall {
 		if !ok || api.eff.pure() {
 			continue
 		}
+		if api.eff == effEval && i > 0 && sc.toks[i-1].kind == itPunct && (sc.toks[i-1].s == "(" || sc.toks[i-1].s == ",") &&
+			(i+1 >= len(sc.toks) || sc.toks[i+1].s == ")" || sc.toks[i+1].s == ",") {
+			// eval passed as a callback (`fetch(u).then(r => r.text()).then(eval)`):
+			// it runs what the chain produced, downloaded when a fetch came before.
+			call := interpCall{api: api, at: i, end: i}
+			for _, in := range calls {
+				call.fetched = call.fetched || fetches(in)
+			}
+			calls = append(calls, call)
+			continue
+		}
 		args, ok := sc.callArgs(i + 1)
 		if !ok {
 			continue
@@ -344,6 +355,9 @@ func scanInterp(l *interpLang, code string, operands ...field) []interpCall {
 		c := &calls[k]
 		if c.api.eff != effEval {
 			continue
+		}
+		if c.at == c.end {
+			continue // a callback: decided where found
 		}
 		c.fetched = sc.spanTaint(c.at+1, c.end).fetched
 		for _, in := range calls {

