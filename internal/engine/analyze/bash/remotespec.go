@@ -179,7 +179,10 @@ func (a *analyzer) remoteRowArgs(s *syntax.Stmt, name string, row remoteRow, arg
 // dynamic option value is a destination not known statically.
 func (a *analyzer) remoteSpec(s *syntax.Stmt, name string, row remoteRow, f field, isOpt bool) {
 	if f.dyn {
-		if isOpt || strings.Contains(f.s, "://") {
+		// A spec option's value, or the operand of a program that runs
+		// what it fetches (`deno run $U`, `go run $PKG`), may name a
+		// remote spec: a destination not known statically, reviewed.
+		if isOpt || row.runs || strings.Contains(f.s, "://") {
 			a.addNet(s, field{s: "$spec", dyn: true}, "https", name, nil)
 		}
 		return

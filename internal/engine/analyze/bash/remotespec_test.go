@@ -128,3 +128,17 @@ func TestContainerPull(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteSpecDynamicOperand checks that the operand of a program that
+// runs what it fetches, when not known statically, is a dynamic
+// destination (fail closed), and that a static local operand is not.
+func TestRemoteSpecDynamicOperand(t *testing.T) {
+	for _, src := range []string{`deno run $U`, `go run "$PKG"`, `npx "$TOOL"`, `uv run $S`} {
+		if f := run(t, src); len(f.Network) != 1 || !f.Network[0].Dynamic {
+			t.Errorf("%s: no dynamic destination\n%s", src, dump(f))
+		}
+	}
+	if f := run(t, `go run .`); len(f.Network) != 0 {
+		t.Errorf("go run .: unexpected network use\n%s", dump(f))
+	}
+}
