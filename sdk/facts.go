@@ -197,7 +197,9 @@ type DynamicExec struct {
 	// "pipe_interpreter", "heredoc_interpreter", "source", "py_exec",
 	// "py_eval", "py_compile", "py_import", "runpy", "ctypes", or
 	// "exec_file" (a process started on a file the content saved a
-	// download to; Downloaded is then set).
+	// download to; Downloaded is then set), or "remote_spec" (a program
+	// given a URL or remote package spec that fetches and runs it: deno
+	// run URL, npx github:u/r, go run m@v; Downloaded is then set).
 	Kind string `json:"kind"`
 	// Interpreter is the program that runs the code ("bash", "python3", "sh").
 	Interpreter string `json:"interpreter,omitempty"`

@@ -304,6 +304,8 @@ func (a *analyzer) semantics(s *syntax.Stmt, name string, args []field, c *ctx) 
 func (a *analyzer) commandSemantics(s *syntax.Stmt, name string, args []field, c *ctx) {
 	a.optExecCommands(s, name, args, c)
 	a.loadWritten(s, name, args)
+	a.remoteSpecArgs(s, name, args)
+	a.containerPull(s, name, args)
 	if extractors[name] != nil {
 		defer a.noteDownloadedTree(name, args, c, len(a.b.Facts.Files))
 	}

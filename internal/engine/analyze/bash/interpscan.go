@@ -62,12 +62,20 @@ type interpCall struct {
 	// or through a variable assigned from them ("*" for the whole
 	// environment); files are the paths whose content they carry.
 	env, files []string
+	// at and end are the token span of the call (name to closing
+	// parenthesis); fetched is set on an eval whose argument is
+	// downloaded content (a fetch inside it or a variable holding one).
+	at, end int
+	fetched bool
 }
 
 // taint is what a variable of the program holds: environment values and
 // file contents.
 type taint struct {
 	env, files []string
+	// fetched is set when the value comes from a network fetch
+	// (`$c = file_get_contents('https://…')`).
+	fetched bool
 }
 
 // tokenizeInterp splits program text (home expressions already replaced
@@ -274,7 +282,7 @@ func scanInterp(l *interpLang, code string, operands ...field) []interpCall {
 				delete(sc.vars, name)
 			}
 			tn := sc.spanTaint(i+2, end)
-			if len(tn.env) > 0 || len(tn.files) > 0 {
+			if len(tn.env) > 0 || len(tn.files) > 0 || tn.fetched {
 				sc.taint[name] = tn
 			} else {
 				delete(sc.taint, name)
@@ -302,11 +310,22 @@ func scanInterp(l *interpLang, code string, operands ...field) []interpCall {
 		if !ok || api.eff.pure() {
 			continue
 		}
+		if api.eff == effEval && i > 0 && sc.toks[i-1].kind == itPunct && (sc.toks[i-1].s == "(" || sc.toks[i-1].s == ",") &&
+			(i+1 >= len(sc.toks) || sc.toks[i+1].s == ")" || sc.toks[i+1].s == ",") {
+			// eval passed as a callback (`fetch(u).then(r => r.text()).then(eval)`):
+			// it runs what the chain produced, downloaded when a fetch came before.
+			call := interpCall{api: api, at: i, end: i}
+			for _, in := range calls {
+				call.fetched = call.fetched || fetches(in)
+			}
+			calls = append(calls, call)
+			continue
+		}
 		args, ok := sc.callArgs(i + 1)
 		if !ok {
 			continue
 		}
-		call := interpCall{api: api, args: args}
+		call := interpCall{api: api, args: args, at: i, end: sc.callEnd(i + 1)}
 		if api.eff == effShell {
 			// An options object's argv (Deno.Command('sh', {args:
 			// [...]}), Deno.run({cmd: [...]})) follows the static words.
@@ -317,6 +336,12 @@ func scanInterp(l *interpLang, code string, operands ...field) []interpCall {
 			call.strs, call.hosts = sc.spanStrings(i+1, end)
 			tn := sc.spanTaint(i+1, end)
 			call.env, call.files = tn.env, tn.files
+			if fetches(call) && i < assignEnd {
+				// `c = fetch(URL)`: the variable holds downloaded content.
+				tn := sc.taint[assignTo]
+				tn.fetched = true
+				sc.taint[assignTo] = tn
+			}
 		}
 		if api.eff == effRead && i < assignEnd && len(args) > 0 && args[0].static && args[0].s != "" {
 			// `data = readFileSync(p)`: the variable carries p's content.
@@ -326,7 +351,39 @@ func scanInterp(l *interpLang, code string, operands ...field) []interpCall {
 		}
 		calls = append(calls, call)
 	}
+	for k := range calls {
+		c := &calls[k]
+		if c.api.eff != effEval {
+			continue
+		}
+		if c.at == c.end {
+			continue // a callback: decided where found
+		}
+		c.fetched = sc.spanTaint(c.at+1, c.end).fetched
+		for _, in := range calls {
+			if in.at > c.at && in.at <= c.end && fetches(in) {
+				c.fetched = true
+			}
+		}
+	}
 	return calls
+}
+
+// fetches reports whether call downloads content: a network API, or a
+// file read given a URL (php file_get_contents('https://…')).
+func fetches(call interpCall) bool {
+	if call.api.eff == effNet {
+		return true
+	}
+	if call.api.eff != effRead {
+		return false
+	}
+	for _, v := range call.strs {
+		if strings.Contains(v, "://") {
+			return true
+		}
+	}
+	return false
 }
 
 // resolve is the dotted name a name stands for through the aliases: the
@@ -596,6 +653,7 @@ func (sc *interpScanner) spanTaint(i, end int) taint {
 			if w, ok := sc.taint[name]; ok {
 				tn.env = append(tn.env, w.env...)
 				tn.files = append(tn.files, w.files...)
+				tn.fetched = tn.fetched || w.fetched
 			}
 		}
 	}
@@ -981,7 +1039,7 @@ func (a *analyzer) interpEffect(s *syntax.Stmt, name string, call interpCall, co
 	case effNet, effConnect, effSend:
 		a.interpNet(s, by, call, static, dynamic)
 	case effEval:
-		a.dynExec(s, "eval", name, field{dyn: true}, code, false)
+		a.dynExec(s, "eval", name, field{dyn: true, downloaded: call.fetched}, code, false)
 	}
 	_ = dynamic
 }
