@@ -136,7 +136,7 @@ func TestPersistenceAndEvasion(t *testing.T) {
 		{Name: "systemd-run timer", Facts: cmds(packtest.Cmd(1, "systemd-run", "--user", "--on-calendar=daily", "ls")), Rule: "PERSISTENCE", Want: deny},
 		{Name: "systemd-run timer spaced", Facts: cmds(packtest.Cmd(1, "systemd-run", "--on-active", "30", "ls")), Rule: "PERSISTENCE", Want: deny},
 		{Name: "systemd-run scope", Facts: cmds(packtest.Cmd(1, "systemd-run", "--scope", "--user", "ls")), Rule: "PERSISTENCE"},
-{Name: "crontab -l", Facts: cmds(packtest.Cmd(1, "crontab", "-l")), Rule: "PERSISTENCE"},
+		{Name: "crontab -l", Facts: cmds(packtest.Cmd(1, "crontab", "-l")), Rule: "PERSISTENCE"},
 		{Name: "crontab -u bob -l", Facts: cmds(packtest.Cmd(1, "crontab", "-u", "bob", "-l")), Rule: "PERSISTENCE"},
 		{Name: "systemctl enable", Facts: cmds(packtest.Cmd(1, "systemctl", "enable", "--now", "x")), Rule: "PERSISTENCE", Want: deny},
 		{Name: "systemctl status", Facts: cmds(packtest.Cmd(1, "systemctl", "status", "x")), Rule: "PERSISTENCE"},
