@@ -696,7 +696,7 @@ func (a *analyzer) copyRemote(s *syntax.Stmt, name string, args []field, c *ctx)
 				local = append(local, f)
 			}
 		}
-		a.landInRoot(s, name, local, ops[len(ops)-1], name == "rsync", c)
+		a.landInRoot(s, name, local, ops[len(ops)-1], name == "rsync", name == "scp" && copiesTrees("cp", args) || name == "rsync" && copiesTrees(name, args), c)
 	}
 	if remoteLast && from != "" {
 		for i := range a.b.Facts.Network {

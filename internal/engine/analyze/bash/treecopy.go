@@ -17,8 +17,10 @@ import (
 
 // landInRoot records what sources copied or moved into dest land as when
 // dest is the root directory. slashContents: a source ending in "/" copies
-// its contents (rsync), not itself.
-func (a *analyzer) landInRoot(s *syntax.Stmt, name string, sources []field, dest field, slashContents bool, c *ctx) {
+// its contents (rsync), not itself. tree: directories are copied (cp -r/-a,
+// rsync -r/-a, mv); without it only files land, each as /NAME, which no
+// system tree is.
+func (a *analyzer) landInRoot(s *syntax.Stmt, name string, sources []field, dest field, slashContents, tree bool, c *ctx) {
 	if dest.dyn || dest.s == "" || a.underCwd(normPath(dest.s), false) != "/" {
 		return
 	}
@@ -29,6 +31,9 @@ func (a *analyzer) landInRoot(s *syntax.Stmt, name string, sources []field, dest
 		base := path.Base(src.s)
 		contents := src.dyn || src.glob || hasGlobMeta(base) || base == "." || base == "/" ||
 			slashContents && strings.HasSuffix(src.s, "/")
+		if contents && !tree {
+			continue
+		}
 		if contents {
 			a.addFile(s, field{s: "/"}, "write", name, c, fileFlags{recursive: true})
 			continue
@@ -38,6 +43,25 @@ func (a *analyzer) landInRoot(s *syntax.Stmt, name string, sources []field, dest
 		}
 		a.addFile(s, field{s: "/" + base}, "copy_to", name, c, fileFlags{recursive: true})
 	}
+}
+
+// copiesTrees reports whether cp or rsync arguments copy directories
+// (-r, -R, -a, --recursive, --archive); mv always moves them.
+func copiesTrees(name string, args []field) bool {
+	if name == "mv" {
+		return true
+	}
+	for _, f := range args {
+		switch {
+		case f.s == "--":
+			return false
+		case f.s == "--recursive" || f.s == "--archive":
+			return true
+		case strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "--") && strings.ContainsAny(f.s[1:], "rRa"):
+			return true
+		}
+	}
+	return false
 }
 
 // targetDirValue returns the -t DIR / --target-directory=DIR of cp, mv

@@ -16,6 +16,7 @@ func TestTreeCopyIntoRoot(t *testing.T) {
 		{"rsync -av ./ /", "write", "/"},
 		{"rsync -a usr //", "copy_to", "/usr"},
 		{"cd / && cp -a /tmp/r/. .", "write", "/"},
+		{`cp -r "$X" /`, "write", "/"},
 	}
 	for _, tc := range cases {
 		f := run(t, tc.src)
@@ -24,8 +25,10 @@ func TestTreeCopyIntoRoot(t *testing.T) {
 			t.Errorf("%q: want a recursive %s of %s\n%s", tc.src, tc.op, tc.path, dump(f))
 		}
 	}
-	// Copies elsewhere land nothing in /.
-	for _, src := range []string{"cp -r x ./out/", "cp -a rootfs/. ./dist/", "rsync -a x/ /tmp/y/", "cp x /"} {
+	// Copies elsewhere, and copies of files only (no -r/-a), land no
+	// tree in /.
+	for _, src := range []string{"cp -r x ./out/", "cp -a rootfs/. ./dist/", "rsync -a x/ /tmp/y/", "cp x /",
+		"cp x/* /", `cp "$X" /`, "rsync x/ /"} {
 		f := run(t, src)
 		if x := findFile(f, "write", "/"); x != nil {
 			t.Errorf("%q: unexpected write of /\n%s", src, dump(f))
