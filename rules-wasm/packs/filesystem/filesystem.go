@@ -61,7 +61,7 @@ var (
 	kindBlock = catalog.NewKind(catalog.KindSpec{Prefixes: []string{"mkfs"},
 		Names: append(keys(mkfsLike), "dd")})
 	kindPersist = catalog.NamesKind("crontab", "systemctl", "launchctl", "update-rc.d", "chkconfig", "rc-update",
-		"at", "batch")
+		"at", "batch", "systemd-run")
 	kindEvasion = catalog.NamesKind("history", "set", "setenforce", "ufw", "iptables", "ip6tables", "iptables-legacy",
 		"iptables-nft", "nft", "auditctl", "aa-teardown", "aa-disable", "spctl", "csrutil", "systemctl", "service",
 		"journalctl", "ln", "truncate", "shred", "firewall-cmd", "firewall-offline-cmd")

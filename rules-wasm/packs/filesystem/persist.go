@@ -124,6 +124,12 @@ func checkPersistence(e *catalog.Env) {
 			e.Add(catalog.Finding{Rule: "PERSISTENCE", Evidence: c.Evidence, Pos: c.Pos, Key: c.Name,
 				Message:  fmt.Sprintf("%s registers a service that starts on its own.", c.Name),
 				Metadata: map[string]any{"command": c.Name}})
+		case catalog.Is(c, "systemd-run"):
+			if opt := systemdRunTimer(c.Args); opt != "" {
+				e.Add(catalog.Finding{Rule: "PERSISTENCE", Evidence: c.Evidence, Pos: c.Pos, Key: "systemd-run",
+					Message:  fmt.Sprintf("systemd-run %s installs a timer that runs the command later.", opt),
+					Metadata: map[string]any{"command": "systemd-run " + opt}})
+			}
 		case catalog.Is(c, "at", "batch"):
 			if !catalog.HasShortFlag(c.Args, 'l') && !catalog.HasShortFlag(c.Args, 'd') {
 				e.Add(catalog.Finding{Rule: "PERSISTENCE", Evidence: c.Evidence, Pos: c.Pos, Key: c.Name,
@@ -139,6 +145,29 @@ func checkPersistence(e *catalog.Env) {
 				Message: "Python edits the crontab.", Metadata: map[string]any{"api": c.Name}})
 		}
 	}
+}
+
+// systemdRunTimers are the systemd-run options that make it create a
+// timer unit: the command runs later, on a schedule, on its own.
+var systemdRunTimers = []string{"--on-calendar", "--on-active", "--on-boot", "--on-startup",
+	"--on-unit-active", "--on-unit-inactive", "--on-timezone-change", "--on-clock-change", "--timer-property"}
+
+// systemdRunTimer returns the timer option among systemd-run arguments
+// ("" when none); an option word anywhere counts, so that a value option
+// not known here cannot hide it.
+func systemdRunTimer(args []string) string {
+	for _, a := range args {
+		if a == "--" || !strings.HasPrefix(a, "-") {
+			continue
+		}
+		opt, _, _ := strings.Cut(a, "=")
+		for _, t := range systemdRunTimers {
+			if opt == t {
+				return opt
+			}
+		}
+	}
+	return ""
 }
 
 // crontabEdits reports whether crontab arguments install or remove a

@@ -42,9 +42,10 @@ func checkSystemWrite(e *catalog.Env, a *access) {
 	c := match.CleanPath(normalizeHome(a.path))
 	if c == "/" && a.recursive && a.op == "write" {
 		// A tree written into the root itself (an archive extracted into
-		// /) reaches /etc, /usr … whatever the archive holds.
+		// /, a directory's contents copied into /) reaches /etc, /usr …
+		// whatever the tree holds.
 		e.Add(catalog.Finding{Rule: "SYSTEM_FILE_WRITE", Evidence: a.evidence, Pos: a.pos, Key: c,
-			Message:  fmt.Sprintf("Extraction into the root directory (by %s) reaches the system trees.", a.by),
+			Message:  fmt.Sprintf("A tree written into the root directory (by %s) reaches the system trees: whatever it holds lands in /etc, /usr …", a.by),
 			Metadata: map[string]any{"path": c, "op": a.op}})
 		return
 	}

@@ -29,28 +29,38 @@ type clientShell struct {
 	// escapes are the prefixes of a client command (after leading space)
 	// that run the rest of the line as a shell command line.
 	escapes []string
-	// stdin: a heredoc, a here-string or the text piped in holds client
-	// commands.
+	// stdin: a heredoc, a here-string, the text piped in or a file
+	// redirected in (`< setup.sql`) holds client commands.
 	stdin bool
+	// files are the options whose value is a file of client commands
+	// (psql -f FILE); its text is judged when the script wrote it.
+	files []string
+	// includes are the client commands that read a file of client
+	// commands (sqlite3 `.read FILE`, psql `\i FILE`, mysql `source FILE`).
+	includes []string
 }
 
 var clientShells = map[string]*clientShell{
-	"sqlite3": {opts: []string{"-cmd"}, positional: true, skipFirst: true, stdin: true,
-		valued:  []string{"-separator", "-newline", "-nullvalue", "-init", "-vfs", "-mmap", "-pagecache", "-lookaside", "-heap", "-maxsize"},
-		escapes: []string{".shell ", ".system ", ".once |", ".output |", ".once '|", ".output '|", ".once \"|", ".output \"|"}},
-	"psql": {opts: []string{"-c", "--command"}, stdin: true,
-		escapes: []string{`\!`, `\o |`, `\g |`}},
-	"mysql": {opts: []string{"-e", "--execute"}, stdin: true,
+	"sqlite3": {opts: []string{"-cmd"}, positional: true, skipFirst: true, stdin: true, files: []string{"-init"},
+		includes: []string{".read "},
+		valued:   []string{"-separator", "-newline", "-nullvalue", "-vfs", "-mmap", "-pagecache", "-lookaside", "-heap", "-maxsize"},
+		escapes:  []string{".shell ", ".system ", ".once |", ".output |", ".once '|", ".output '|", ".once \"|", ".output \"|"}},
+	"psql": {opts: []string{"-c", "--command"}, stdin: true, files: []string{"-f", "--file"},
+		includes: []string{`\i `, `\ir `, `\include `, `\include_relative `},
+		escapes:  []string{`\!`, `\o |`, `\g |`}},
+	"mysql": {opts: []string{"-e", "--execute"}, stdin: true, includes: []string{"source ", `\. `},
 		escapes: []string{`\!`, "system ", "pager "}},
 	"gdb": {opts: []string{"-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--init-eval-command"}, stdin: true,
+		files: []string{"-x", "--command", "-ix", "--init-command"}, includes: []string{"source "},
 		escapes: []string{"!", "shell ", "pipe "}},
 	"lldb": {opts: []string{"-o", "--one-line", "-O", "--one-line-before-file", "-k", "--one-line-on-crash"},
+		files: []string{"-s", "--source", "-S", "--source-before-file"}, includes: []string{"command source "},
 		escapes: []string{"platform shell ", "shell "}},
 	"expect": {opts: []string{"-c"}, stdin: true,
 		escapes: []string{"spawn ", "exec ", "system "}},
 	"ftp":  {stdin: true, escapes: []string{"!"}},
 	"sftp": {stdin: true, escapes: []string{"!"}},
-	"lftp": {opts: []string{"-c", "-e"}, stdin: true, escapes: []string{"!", "shell "}},
+	"lftp": {opts: []string{"-c", "-e"}, stdin: true, files: []string{"-f"}, includes: []string{"source "}, escapes: []string{"!", "shell "}},
 }
 
 // clientAliases share a row with another name.
@@ -86,6 +96,19 @@ func clientRunner(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx
 	seenFirst := false
 	for i := 0; i < len(args); i++ {
 		f := args[i]
+		if val, attached, ok := clientOption(row.files, f.s); ok {
+			if !attached && i+1 < len(args) {
+				i++
+				val = args[i].s
+				attached = !args[i].dyn
+			}
+			if attached {
+				if text, known := a.writtenText(normPath(val)); known {
+					scripts = append(scripts, field{s: text})
+				}
+			}
+			continue
+		}
 		if val, attached, ok := clientOption(row.opts, f.s); ok {
 			if attached {
 				scripts = append(scripts, field{s: val, dyn: f.dyn})
@@ -120,6 +143,12 @@ func clientRunner(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx
 				scripts = append(scripts, a.heredocBody(r, false))
 			case syntax.WordHdoc:
 				scripts = append(scripts, a.expandOne(r.Word, false))
+			case syntax.RdrIn:
+				if p, static := a.staticWord(r.Word); static {
+					if text, known := a.writtenText(normPath(p)); known {
+						scripts = append(scripts, field{s: text})
+					}
+				}
 			}
 		}
 	}
@@ -133,12 +162,21 @@ func clientRunner(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx
 			scripts = append(scripts, field{s: r.content})
 		}
 	}
-	n := 0
-	for _, sc := range scripts {
+	n, reads := 0, 0
+	for k := 0; k < len(scripts); k++ {
+		sc := scripts[k]
 		if sc.dyn {
 			continue
 		}
 		for _, line := range strings.Split(sc.s, "\n") {
+			if p, ok := clientInclude(row.includes, line); ok && reads < maxClientIncludes {
+				// A file of client commands this script wrote, read by
+				// the client: its commands are judged too.
+				reads++
+				if text, known := a.writtenText(normPath(p)); known {
+					scripts = append(scripts, field{s: text})
+				}
+			}
 			for _, at := range clientCommandStarts(line) {
 				code, ok := clientEscape(row.escapes, line[at:])
 				if !ok || code == "" {
@@ -157,6 +195,26 @@ func clientRunner(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx
 			}
 		}
 	}
+}
+
+// maxClientIncludes bounds the files of client commands one invocation
+// reads through its include commands (a file that reads itself).
+const maxClientIncludes = 8
+
+// clientInclude returns the file a client command line reads client
+// commands from (`.read setup.sql`), quotes and a trailing ';' removed.
+func clientInclude(includes []string, line string) (string, bool) {
+	line = strings.TrimSpace(line)
+	for _, inc := range includes {
+		if rest, ok := strings.CutPrefix(line, inc); ok {
+			rest = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), ";"))
+			if len(rest) >= 2 && (rest[0] == '"' || rest[0] == '\'') && rest[len(rest)-1] == rest[0] {
+				rest = rest[1 : len(rest)-1]
+			}
+			return rest, rest != ""
+		}
+	}
+	return "", false
 }
 
 // clientOption reports whether word is one of opts, alone ("-c": the value

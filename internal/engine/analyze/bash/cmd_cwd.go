@@ -39,7 +39,7 @@ var cwdOpts = map[string]*cwdOpt{
 	"make":              {short: 'C', long: []string{"--directory"}, shortVal: "fIjlOoW", longVal: []string{"--file", "--makefile", "--include-dir", "--jobs", "--load-average", "--old-file", "--assume-old", "--what-if", "--new-file", "--assume-new"}, writesHere: true},
 	"gmake":             {short: 'C', long: []string{"--directory"}, shortVal: "fIjlOoW", longVal: []string{"--file", "--makefile", "--include-dir", "--jobs", "--load-average", "--old-file", "--assume-old", "--what-if", "--new-file", "--assume-new"}, writesHere: true},
 	"ninja":             {short: 'C', shortVal: "fjlkdt", writesHere: true},
-	"nsenter":           {short: 'w', long: []string{"--wd"}, shortVal: "tSGnmuipUCTr", longVal: []string{"--target", "--setuid", "--setgid"}, leading: true},
+	"nsenter":           {short: 0, shortVal: "tSGL", longVal: []string{"--target", "--setuid", "--setgid"}, leading: true},
 	"systemd-run":       {long: []string{"--working-directory"}, shortVal: "pEuMH", longVal: []string{"--property", "--setenv", "--unit", "--machine", "--host", "--description", "--slice", "--uid", "--gid", "--nice", "--on-calendar"}, leading: true},
 	"start-stop-daemon": {short: 'd', long: []string{"--chdir"}, shortVal: "pxnaucrgNPIk", longVal: []string{"--pidfile", "--exec", "--name", "--startas", "--user", "--chuid", "--chroot", "--group", "--nicelevel", "--umask"}, leading: false},
 }

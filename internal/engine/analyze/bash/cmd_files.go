@@ -254,6 +254,13 @@ func (a *analyzer) specFiles(s *syntax.Stmt, name string, spec *argSpec, args []
 		owner = operands[0].s
 	}
 	operands = operands[skip:]
+	if name == "cp" || name == "mv" || name == "install" {
+		if dir, ok := targetDirValue(args); ok {
+			a.landInRoot(s, name, operands, dir, false, copiesTrees(name, args), c)
+		} else if len(operands) >= 2 {
+			a.landInRoot(s, name, operands[:len(operands)-1], operands[len(operands)-1], false, copiesTrees(name, args), c)
+		}
+	}
 	if name == "ln" && len(operands) == 2 && last != "" && !operands[0].dyn && !operands[1].dyn {
 		a.addLink(operands[1].s, operands[0].s)
 	}

@@ -689,6 +689,15 @@ func (a *analyzer) copyRemote(s *syntax.Stmt, name string, args []field, c *ctx)
 			a.addFile(s, f, "copy_from", name, c, fileFlags{recursive: name == "rsync"})
 		}
 	}
+	if !remoteLast && len(ops) >= 2 && name != "sftp" {
+		var local []field
+		for _, f := range ops[:len(ops)-1] {
+			if _, remote := remoteSpec(f.s); !remote {
+				local = append(local, f)
+			}
+		}
+		a.landInRoot(s, name, local, ops[len(ops)-1], name == "rsync", name == "scp" && copiesTrees("cp", args) || name == "rsync" && copiesTrees(name, args), c)
+	}
 	if remoteLast && from != "" {
 		for i := range a.b.Facts.Network {
 			n := &a.b.Facts.Network[i]

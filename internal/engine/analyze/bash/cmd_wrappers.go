@@ -21,15 +21,12 @@ func registerWrapperCommands(r *registry) {
 		"--role", "--type", "--close-from", "--host", "--other-user", "--command-timeout"}, 0), "sudo")
 	r.wrapper(topic, optsWrapper("uC", nil, 0), "doas")
 	r.wrapper(topic, optsWrapper("", []string{"--user"}, 0), "pkexec")
-	r.wrapper(topic, optsWrapper("ugGlcw", []string{"--user", "--group", "--supp-group", "--command",
-		"--shell", "--whitelist-environment"}, 0), "runuser")
 	r.wrapper(topic, optsWrapper("n", []string{"--adjustment"}, 0), "nice")
 	r.wrapper(topic, optsWrapper("sk", []string{"--signal", "--kill-after"}, 1), "timeout")
 	// screen -dmS NAME cmd args…
 	r.wrapper(topic, optsWrapper("SLhpcsTtXe", nil, 0), "screen")
 	r.wrapper(topic, busyboxWrapper, "busybox", "toybox")
-	r.wrapper(topic, optsWrapper("", nil, 0), "nohup", "builtin", "setsid", "unbuffer", "caffeinate", "proxychains",
-		"proxychains4", "torsocks", "unshare", "fakeroot", "catchsegv")
+	r.wrapper(topic, optsWrapper("", nil, 0), "nohup", "builtin", "setsid", "caffeinate", "fakeroot", "catchsegv")
 	r.wrapper(topic, commandWrapper, "command")
 	r.wrapper(topic, optsWrapper("a", nil, 0), "exec")
 	r.wrapper(topic, optsWrapper("ioe", []string{"--input", "--output", "--error"}, 0), "stdbuf")
@@ -38,11 +35,10 @@ func registerWrapperCommands(r *registry) {
 	r.wrapper(topic, optsWrapper("", []string{"--userspec", "--groups"}, 1), "chroot")
 	r.wrapper(topic, watchWrapper, "watch")
 	r.wrapper(topic, flockWrapper, "flock")
-	r.wrapper(topic, optsWrapper("", []string{"--cpu-list"}, 1), "taskset")
-	r.wrapper(topic, optsWrapper("T", nil, 1), "chrt")
 	r.wrapper(topic, envWrapper, "env")
 	// npx/pnpx/bunx PKG ARGS: run a package's command (npx http-server).
 	r.wrapper(topic, optsWrapper("p", []string{"--package"}, 0), "npx", "pnpx", "bunx")
+	registerRunWrappers(r)
 	r.run(topic, exclusive((*analyzer).xargs), "xargs")
 	r.run(topic, exclusive((*analyzer).find), "find")
 }

@@ -1,0 +1,265 @@
+package bash
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Run wrappers described as data: programs that run the command in their
+// arguments after options of their own (systemd-run, nsenter, bwrap,
+// numactl …). Each one's value-taking options are listed, with how many
+// values they take, so that an option's value is never taken for the inner
+// command and the inner command is never taken for a value.
+
+// runSpec describes the options of one run wrapper.
+type runSpec struct {
+	// shortVal are the short options that take one value (-p VAL / -pVAL).
+	shortVal string
+	// longVal maps the long options that take values to how many
+	// (--bind SRC DEST is 2); --opt=VAL is always one word.
+	longVal map[string]int
+	// extra operands precede the command (a new root, a priority).
+	extra int
+	// noRun are options with which no command runs (taskset -p PID).
+	noRun []string
+}
+
+// vals builds a longVal map of one-value options.
+func vals(names ...string) map[string]int {
+	m := make(map[string]int, len(names))
+	for _, n := range names {
+		m[n] = 1
+	}
+	return m
+}
+
+// runSpecs are the run wrappers described as data.
+var runSpecs = map[string]*runSpec{
+	"systemd-run": {shortVal: "pEuMHsC", longVal: vals("--property", "--setenv", "--unit", "--machine", "--host",
+		"--description", "--slice", "--uid", "--gid", "--nice", "--working-directory", "--on-calendar",
+		"--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--timer-property",
+		"--path-property", "--socket-property", "--service-type", "--capsule", "--background", "--json")},
+	// nsenter's namespace options take an optional value, attached only.
+	"nsenter": {shortVal: "tSGL", longVal: vals("--target", "--setuid", "--setgid", "--wdns", "--env-file")},
+	"unshare": {shortVal: "SGRwl", longVal: vals("--setuid", "--setgid", "--root", "--wd", "--propagation",
+		"--map-user", "--map-group", "--map-users", "--map-groups", "--setgroups", "--monotonic", "--boottime",
+		"--load-interp")},
+	"setpriv": {longVal: vals("--reuid", "--regid", "--ruid", "--euid", "--rgid", "--egid", "--groups",
+		"--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label",
+		"--apparmor-profile", "--landlock-access", "--landlock-rule", "--seccomp-filter")},
+	"firejail": {longVal: vals("--profile", "--name", "--join", "--private", "--whitelist", "--blacklist")},
+	"bwrap": {longVal: map[string]int{"--bind": 2, "--ro-bind": 2, "--dev-bind": 2, "--bind-try": 2,
+		"--ro-bind-try": 2, "--dev-bind-try": 2, "--symlink": 2, "--chmod": 2, "--setenv": 2, "--file": 2,
+		"--bind-data": 2, "--ro-bind-data": 2, "--overlay": 3, "--unsetenv": 1, "--lock-file": 1, "--sync-fd": 1,
+		"--tmpfs": 1, "--dev": 1, "--proc": 1, "--mqueue": 1, "--dir": 1, "--remount-ro": 1, "--seccomp": 1,
+		"--add-seccomp-fd": 1, "--userns": 1, "--userns2": 1, "--pidns": 1, "--uid": 1, "--gid": 1,
+		"--hostname": 1, "--chdir": 1, "--exec-label": 1, "--file-label": 1, "--info-fd": 1,
+		"--json-status-fd": 1, "--block-fd": 1, "--userns-block-fd": 1, "--cap-add": 1, "--cap-drop": 1,
+		"--perms": 1, "--size": 1, "--args": 1, "--argv0": 1, "--overlay-src": 1, "--tmp-overlay": 1,
+		"--ro-overlay": 1}},
+	"proot": {shortVal: "rbmqwkivRS", longVal: vals("--rootfs", "--bind", "--mount", "--qemu", "--pwd", "--cwd",
+		"--kernel-release", "--change-id", "--verbose")},
+	"chrt":        {shortVal: "TPD", longVal: vals("--sched-runtime", "--sched-period", "--sched-deadline"), extra: 1, noRun: []string{"-p", "--pid", "-m", "--max"}},
+	"taskset":     {extra: 1, noRun: []string{"-p", "--pid"}},
+	"numactl":     {shortVal: "imNCpPwb", longVal: vals("--interleave", "--membind", "--cpunodebind", "--physcpubind", "--preferred", "--preferred-many", "--weighted-interleave"), noRun: []string{"-s", "--show", "-H", "--hardware"}},
+	"prlimit":     {shortVal: "po", longVal: vals("--pid", "--output"), noRun: []string{"-p", "--pid"}},
+	"cgexec":      {shortVal: "g"},
+	"faketime":    {shortVal: "p", longVal: vals("--date-prog"), extra: 1},
+	"torsocks":    {shortVal: "upaP", longVal: vals("--user", "--pass", "--address", "--port")},
+	"proxychains": {shortVal: "f"}, "proxychains4": {shortVal: "f"},
+	"unbuffer": {},
+}
+
+// specWrapper returns the wrapper handler of a run wrapper described by sp.
+func specWrapper(sp *runSpec) wrapHandler {
+	return func(_ *analyzer, _ *syntax.Stmt, args []field, _ *ctx) (int, string) {
+		return sp.skip(args), "wrapper"
+	}
+}
+
+// skip returns the index of the inner command in args, -1 when none runs.
+func (sp *runSpec) skip(args []field) int {
+	i := 0
+	for i < len(args) {
+		f := args[i]
+		if f.dyn && strings.HasPrefix(f.s, "-") {
+			i++
+			continue
+		}
+		if !strings.HasPrefix(f.s, "-") || f.s == "-" {
+			break
+		}
+		if f.s == "--" {
+			i++
+			break
+		}
+		opt, _, hasVal := strings.Cut(f.s, "=")
+		if contains(sp.noRun, opt) {
+			return -1
+		}
+		if strings.HasPrefix(f.s, "--") {
+			if !hasVal {
+				i += sp.longVal[opt]
+			}
+			i++
+			continue
+		}
+		for j := 1; j < len(f.s); j++ {
+			if contains(sp.noRun, "-"+f.s[j:j+1]) {
+				return -1
+			}
+			if strings.IndexByte(sp.shortVal, f.s[j]) >= 0 {
+				if j == len(f.s)-1 {
+					i++
+				}
+				break
+			}
+		}
+		i++
+	}
+	return i + sp.extra
+}
+
+// registerRunWrappers registers the run wrappers of runSpecs and the ones
+// whose command is built from several options.
+func registerRunWrappers(r *registry) {
+	const topic = "wrappers"
+	for name, sp := range runSpecs {
+		r.wrapper(topic, specWrapper(sp), name)
+	}
+	r.wrapper(topic, capshWrapper, "capsh")
+	r.wrapper(topic, ipWrapper, "ip")
+	r.wrapper(topic, startStopWrapper, "start-stop-daemon")
+	r.wrapper(topic, sgWrapper, "sg")
+	r.wrapper(topic, runuserWrapper, "runuser")
+}
+
+// capshWrapper: capsh [--opt=VAL…] -- ARGS runs a shell with ARGS
+// (`capsh -- -c CMD` is bash -c CMD), the shell of --shell= if given.
+func capshWrapper(a *analyzer, s *syntax.Stmt, args []field, c *ctx) (int, string) {
+	shell := "bash"
+	for i, f := range args {
+		if v, ok := strings.CutPrefix(f.s, "--shell="); ok {
+			shell = v
+		}
+		if f.s == "--" {
+			run := append([]field{{s: shell}}, args[i+1:]...)
+			wc := a.with(c, "wrapper")
+			a.emitCommand(s, run, &wc)
+			return -1, ""
+		}
+	}
+	return -1, ""
+}
+
+// ipWrapper: ip [opts] netns exec NAME CMD (ip -all netns exec CMD) runs
+// CMD; ip's other subcommands get the generic treatment. ip accepts
+// abbreviations (`ip net e`).
+func ipWrapper(a *analyzer, s *syntax.Stmt, args []field, c *ctx) (int, string) {
+	i, all := 0, false
+	for i < len(args) && strings.HasPrefix(args[i].s, "-") {
+		switch strings.TrimPrefix(args[i].s, "-") {
+		case "n", "netns", "b", "batch", "rc", "rcvbuf":
+			i++
+		case "a", "all":
+			all = true
+		}
+		i++
+	}
+	if i+1 < len(args) && len(args[i].s) >= 3 && strings.HasPrefix("netns", args[i].s) &&
+		args[i+1].s != "" && strings.HasPrefix("exec", args[i+1].s) {
+		j := i + 3
+		if all {
+			j = i + 2
+		}
+		if j < len(args) {
+			return j, "wrapper"
+		}
+		return -1, ""
+	}
+	a.genericRefs(s, "ip", args, c)
+	return -1, ""
+}
+
+// startStopWrapper: start-stop-daemon --start --exec X [--startas Y] --
+// ARGS runs Y (else X) with ARGS.
+func startStopWrapper(a *analyzer, s *syntax.Stmt, args []field, c *ctx) (int, string) {
+	start := false
+	var prog *field
+	var rest []field
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		opt, val, hasVal := strings.Cut(f.s, "=")
+		switch {
+		case f.s == "--":
+			rest = args[i+1:]
+			i = len(args)
+		case opt == "-S" || opt == "--start":
+			start = true
+		case (opt == "-x" || opt == "--exec" || opt == "-a" || opt == "--startas") && hasVal:
+			v := field{s: val, dyn: f.dyn}
+			if prog == nil || opt == "-a" || opt == "--startas" {
+				prog = &v
+			}
+		case (opt == "-x" || opt == "--exec" || opt == "-a" || opt == "--startas") && i+1 < len(args):
+			i++
+			if prog == nil || opt == "-a" || opt == "--startas" {
+				prog = &args[i]
+			}
+		case len(f.s) == 2 && strings.IndexByte("pnucrgNPIkdt", f.s[1]) >= 0,
+			contains([]string{"--pidfile", "--name", "--user", "--chuid", "--chroot", "--group", "--nicelevel",
+				"--umask", "--chdir", "--signal", "--retry", "--procsched", "--iosched", "--ppid", "--output",
+				"--notify-timeout"}, f.s):
+			i++
+		}
+	}
+	if !start || prog == nil {
+		return -1, ""
+	}
+	run := append([]field{*prog}, rest...)
+	wc := a.with(c, "wrapper")
+	a.emitCommand(s, run, &wc)
+	return -1, ""
+}
+
+// sgWrapper: sg [-] GROUP [-c] CMD runs CMD through /bin/sh -c.
+func sgWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, string) {
+	i := 0
+	if i < len(args) && args[i].s == "-" {
+		i++
+	}
+	i++ // the group
+	if i < len(args) && args[i].s == "-c" {
+		i++
+	}
+	if i < len(args) {
+		a.nestedShell(s, "sg", args[i])
+	}
+	return -1, ""
+}
+
+// runuserWrapper: runuser -u USER [--] CMD runs CMD; runuser [-l] USER
+// -c CMD runs CMD through the user's shell, as su does.
+func runuserWrapper(a *analyzer, s *syntax.Stmt, args []field, c *ctx) (int, string) {
+	for i, f := range args {
+		if f.s == "--" {
+			break
+		}
+		if (f.s == "-c" || f.s == "--command") && i+1 < len(args) {
+			a.nestedShell(s, "runuser", args[i+1])
+			return -1, ""
+		}
+		if v, ok := strings.CutPrefix(f.s, "--command="); ok {
+			a.nestedShell(s, "runuser", field{s: v, dyn: f.dyn})
+			return -1, ""
+		}
+	}
+	for _, f := range args {
+		if f.s == "-u" || f.s == "--user" || strings.HasPrefix(f.s, "--user=") || strings.HasPrefix(f.s, "-u") && len(f.s) > 2 {
+			return skipOpts(args, "ugGws", []string{"--user", "--group", "--supp-group", "--shell",
+				"--whitelist-environment"}, 0), "wrapper"
+		}
+	}
+	return -1, ""
+}
