@@ -61,3 +61,10 @@ func BenchmarkParseOnly1KB(b *testing.B) {
 		parserPool.Put(p)
 	}
 }
+
+// shortCommand is the engine's short-scan command (engine/bench_test.go).
+const shortCommand = "cd /srv/app && git status --short && go test ./... 2>&1 | tail -n 20"
+
+// BenchmarkAnalyzeShort measures a typical agent command (≤ 100 bytes),
+// the analyzer's share of the engine's ScanNativeShort.
+func BenchmarkAnalyzeShort(b *testing.B) { benchmarkAnalyze(b, shortCommand) }
