@@ -84,14 +84,8 @@ func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, t
 		}
 	}
 	commands() // the command table semantics reads, built once
-	a := &analyzer{
-		b:          b,
-		nestBudget: len(src) + nestMargin,
-		src:        src,
-		at:         at,
-		vars:       map[string]varVal{},
-		assigned:   map[string]bool{},
-	}
+	a := analyzerPool.Get().(*analyzer)
+	a.b, a.nestBudget, a.src, a.at = b, len(src)+nestMargin, src, at
 	if at.Depth == 0 && b.Facts.Commands == nil {
 		presize(b.Facts, &scan)
 	}
@@ -109,6 +103,61 @@ func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, t
 		start.reach = []string{"eval"}
 	}
 	a.walkStmts(file.Stmts, &start)
+	// Not reached when the walk panics: a half-walked analyzer is left
+	// to the collector rather than reset.
+	a.recycle()
+}
+
+// analyzerPool keeps analyzers between scans for their working memory:
+// the two variable maps, the field stack and the small caches, which a
+// short command would otherwise allocate afresh every scan.
+var analyzerPool = sync.Pool{New: func() any {
+	return &analyzer{vars: map[string]varVal{}, assigned: map[string]bool{}}
+}}
+
+// Bounds on what recycle keeps: a long script's larger maps and field
+// chunks go to the collector instead of being cleared and held.
+const (
+	maxPooledVars   = 64
+	maxPooledFields = 4 * minFieldChunk
+)
+
+// recycle resets a to a fresh analyzer's state and returns it to
+// analyzerPool. It keeps only working memory no fact refers to (see
+// fieldStack), cleared so that no text of this scan stays reachable; the
+// slabs, whose blocks facts keep using, start anew.
+func (a *analyzer) recycle() {
+	keep := analyzer{
+		vars:     a.vars,
+		assigned: a.assigned,
+		reaches:  a.reaches[:0],
+		idStack:  a.idStack[:0],
+		saved:    a.saved[:0],
+	}
+	if len(keep.vars) > maxPooledVars {
+		keep.vars = map[string]varVal{}
+	} else {
+		clear(keep.vars)
+	}
+	if len(keep.assigned) > maxPooledVars {
+		keep.assigned = map[string]bool{}
+	} else {
+		clear(keep.assigned)
+	}
+	clear(a.reaches)
+	clear(a.saved[:cap(a.saved)])
+	fields := 0
+	for _, c := range a.fieldSlab.chunks {
+		fields += len(c)
+	}
+	if fields <= maxPooledFields {
+		for _, c := range a.fieldSlab.chunks {
+			clear(c)
+		}
+		keep.fieldSlab.chunks = a.fieldSlab.chunks
+	}
+	*a = keep
+	analyzerPool.Put(a)
 }
 
 // presize reserves room for the facts of a top-level script so appending
