@@ -16,8 +16,27 @@ import (
 // Language is the language name the analyzer registers under.
 const Language = "bash"
 
+// parserKit is a parser with the reader it reads from, pooled together
+// so that a parse allocates neither.
+type parserKit struct {
+	p *syntax.Parser
+	r strings.Reader
+}
+
+// reader points k's reader at src.
+func (k *parserKit) reader(src string) *strings.Reader {
+	k.r.Reset(src)
+	return &k.r
+}
+
+// put drops k's reference to the source and returns it to parserPool.
+func (k *parserKit) put() {
+	k.r.Reset("")
+	parserPool.Put(k)
+}
+
 var parserPool = sync.Pool{New: func() any {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false))
+	return &parserKit{p: syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false))}
 }}
 
 // Analyze parses src as bash and appends its facts to b.Facts, placing
@@ -55,9 +74,9 @@ func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, t
 		})
 		return
 	}
-	p := parserPool.Get().(*syntax.Parser)
-	file, err := p.Parse(strings.NewReader(src), "")
-	parserPool.Put(p)
+	k := parserPool.Get().(*parserKit)
+	file, err := k.p.Parse(k.reader(src), "")
+	k.put()
 	if err != nil {
 		line, col := 1, 1
 		if pe, ok := err.(syntax.ParseError); ok {

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"mvdan.cc/sh/v3/syntax"
-
 	"github.com/toolwarden/toolwarden/internal/engine/facts"
 )
 
@@ -56,9 +54,9 @@ func BenchmarkAnalyze20KB(b *testing.B) {
 func BenchmarkParseOnly1KB(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		p := parserPool.Get().(*syntax.Parser)
-		p.Parse(strings.NewReader(typicalScript), "")
-		parserPool.Put(p)
+		k := parserPool.Get().(*parserKit)
+		k.p.Parse(k.reader(typicalScript), "")
+		k.put()
 	}
 }
 
