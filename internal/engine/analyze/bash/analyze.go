@@ -117,11 +117,13 @@ func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, t
 	if positional != nil {
 		a.setPositional(positional, true)
 	}
-	start := ctx{targets: targets}
+	start := a.pushCtx()
+	start.targets = targets
 	if at.Depth > 0 && (at.Via == "eval" || strings.HasSuffix(at.Via, ">eval")) {
 		start.reach = []string{"eval"}
 	}
-	a.walkStmts(file.Stmts, &start)
+	a.walkStmts(file.Stmts, start)
+	a.popCtx()
 	// Not reached when the walk panics: a half-walked analyzer is left
 	// to the collector rather than reset.
 	a.recycle()
@@ -139,7 +141,27 @@ var analyzerPool = sync.Pool{New: func() any {
 const (
 	maxPooledVars   = 64
 	maxPooledFields = 4 * minFieldChunk
+	maxPooledCtxs   = 16
 )
+
+// pushCtx returns a zero ctx from a's stack of them, for a walk that
+// passes its address down; popCtx gives back the last one pushed, which
+// must then no longer be used. The ctx values are reused across scans
+// with the analyzer (ctx holds nothing a fact keeps).
+func (a *analyzer) pushCtx() *ctx {
+	if a.ctxTop == len(a.ctxs) {
+		a.ctxs = append(a.ctxs, new(ctx))
+	}
+	c := a.ctxs[a.ctxTop]
+	a.ctxTop++
+	return c
+}
+
+// popCtx releases the ctx pushCtx returned last, zeroing it.
+func (a *analyzer) popCtx() {
+	a.ctxTop--
+	*a.ctxs[a.ctxTop] = ctx{}
+}
 
 // recycle resets a to a fresh analyzer's state and returns it to
 // analyzerPool. It keeps only working memory no fact refers to (see
@@ -152,6 +174,10 @@ func (a *analyzer) recycle() {
 		reaches:  a.reaches[:0],
 		idStack:  a.idStack[:0],
 		saved:    a.saved[:0],
+	}
+	if len(a.ctxs) <= maxPooledCtxs {
+		// popCtx left them zero.
+		keep.ctxs = a.ctxs
 	}
 	if len(keep.vars) > maxPooledVars {
 		keep.vars = map[string]varVal{}
@@ -310,6 +336,9 @@ type analyzer struct {
 	// before its outer one continues), so each is a region at the top of
 	// one shared stack instead of a slice of its own.
 	idStack []int
+	// ctxs is the stack of pushCtx, ctxTop how much of it is in use.
+	ctxs   []*ctx
+	ctxTop int
 }
 
 // ctx is how the statement being walked is reached.
@@ -615,16 +644,16 @@ func (a *analyzer) walkPipeline(s *syntax.Stmt, c *ctx) {
 	netStart := len(a.b.Facts.Network)
 	base := len(a.idStack)
 	var prev []int
-	// sc is declared outside the loop: its address goes down the
-	// recursive walk, and one declared inside would be moved to the heap.
-	var sc ctx
+	// sc comes from a's ctx stack: its address goes down the recursive
+	// walk (through handler values), so a local would be moved to the heap.
+	sc := a.pushCtx()
 	for i, st := range stages {
-		sc = *c
+		*sc = *c
 		sc.pipe, sc.stage = id, i
 		sc.stdin = prev
 		sc.earlier = stages[:i]
 		if i > 0 {
-			sc = a.with(&sc, "pipe")
+			*sc = a.with(sc, "pipe")
 			sc.prevStage = stages[i-1]
 		} else {
 			sc.prevStage = nil
@@ -637,9 +666,10 @@ func (a *analyzer) walkPipeline(s *syntax.Stmt, c *ctx) {
 		// stdin and, when c collects, part of c's collection.
 		sc.collect = true
 		start := len(a.idStack)
-		a.walkStmt(st, &sc)
+		a.walkStmt(st, sc)
 		prev = a.idStack[start:len(a.idStack):len(a.idStack)]
 	}
+	a.popCtx()
 	if !c.collect {
 		a.idStack = a.idStack[:base]
 	}
