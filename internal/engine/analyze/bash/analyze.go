@@ -113,7 +113,6 @@ func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, t
 	a.intSlab.reserve(scan.calls + scan.ops + 8)
 	a.redirSlab.reserve(scan.redirs)
 	a.extraSlab.reserve(scan.dyns/2 + 2) // many expand statically
-	a.stmtSlab.reserve(8 * scan.pipes)
 	if positional != nil {
 		a.setPositional(positional, true)
 	}
@@ -142,6 +141,7 @@ const (
 	maxPooledVars   = 64
 	maxPooledFields = 4 * minFieldChunk
 	maxPooledCtxs   = 16
+	maxPooledStages = 64
 )
 
 // pushCtx returns a zero ctx from a's stack of them, for a walk that
@@ -174,6 +174,10 @@ func (a *analyzer) recycle() {
 		reaches:  a.reaches[:0],
 		idStack:  a.idStack[:0],
 		saved:    a.saved[:0],
+		stages:   a.stages[:0],
+	}
+	if cap(keep.stages) > maxPooledStages {
+		keep.stages = nil
 	}
 	if len(a.ctxs) <= maxPooledCtxs {
 		// popCtx left them zero.
@@ -323,7 +327,6 @@ type analyzer struct {
 	fieldSlab fieldStack
 	strSlab   slab[string]
 	intSlab   slab[int]
-	stmtSlab  slab[*syntax.Stmt]
 	redirSlab slab[sdk.Redirect]
 	extraSlab slab[fieldExtra]
 	// reaches interns ctx.reach slices (see with).
@@ -336,6 +339,8 @@ type analyzer struct {
 	// before its outer one continues), so each is a region at the top of
 	// one shared stack instead of a slice of its own.
 	idStack []int
+	// stages is the stack of the pipelines being walked (walkPipeline).
+	stages []*syntax.Stmt
 	// ctxs is the stack of pushCtx, ctxTop how much of it is in use.
 	ctxs   []*ctx
 	ctxTop int
@@ -634,9 +639,14 @@ func (a *analyzer) walkPipeline(s *syntax.Stmt, c *ctx) {
 	defer func() { a.cwd = cwd }()
 	b := s.Cmd.(*syntax.BinaryCmd)
 	var opBuf [8]syntax.Pos
-	stages, ops := flattenPipe(b.X, a.stmtSlab.take(8), opBuf[:0])
+	// The stages are working memory on a.stages, released when the
+	// pipeline is walked (nested pipelines push theirs above them).
+	stageBase := len(a.stages)
+	stages, ops := flattenPipe(b.X, a.stages, opBuf[:0])
 	ops = append(ops, b.OpPos)
 	stages, ops = flattenPipe(b.Y, stages, ops)
+	a.stages = stages
+	stages = stages[stageBase:len(stages):len(stages)]
 	for _, op := range ops {
 		a.feature("pipe", op)
 	}
@@ -676,6 +686,8 @@ func (a *analyzer) walkPipeline(s *syntax.Stmt, c *ctx) {
 	a.pipeInterpreter(stages, c)
 	a.crontabPipe(stages)
 	a.pipedShell(stages, netStart)
+	clear(a.stages[stageBase:])
+	a.stages = a.stages[:stageBase]
 }
 
 // pipedShell marks the connections of a pipeline that also runs a shell
