@@ -776,11 +776,13 @@ func (a *analyzer) walkFor(s *syntax.Stmt, f *syntax.ForClause, c *ctx) {
 				// A loop over known words runs its body with each of them:
 				// `for d in / ~; do rm -rf "$d"; done` deletes / and ~.
 				a.loopWalks++
-				lc := a.with(c, "loop")
+				lc := a.pushCtx()
+				*lc = a.with(c, "loop")
 				for _, v := range vals {
 					a.setVar(l.Name.Value, v.s, true)
-					a.walkStmts(f.Do, &lc)
+					a.walkStmts(f.Do, lc)
 				}
+				a.popCtx()
 				a.setVar(l.Name.Value, "", false)
 				return
 			}
@@ -789,8 +791,10 @@ func (a *analyzer) walkFor(s *syntax.Stmt, f *syntax.ForClause, c *ctx) {
 			a.setVar(l.Name.Value, "", false)
 		}
 	}
-	lc := a.with(c, "loop")
-	a.walkStmts(f.Do, &lc)
+	lc := a.pushCtx()
+	*lc = a.with(c, "loop")
+	a.walkStmts(f.Do, lc)
+	a.popCtx()
 }
 
 // maxLoopValues bounds the words a for loop's body is walked with, and
@@ -869,12 +873,14 @@ func (a *analyzer) walkFunc(f *syntax.FuncDecl, c *ctx) {
 		}
 		a.funcBodies[name] = f.Body
 	}
-	fc := a.with(c, "function")
+	fc := a.pushCtx()
+	*fc = a.with(c, "function")
 	fc.inFunc = name
 	fc.bg = false
 	fc.pipe = 0
 	fc.earlier, fc.prevStage, fc.nextStage, fc.stdin = nil, nil, nil, nil
-	a.walkStmt(f.Body, &fc)
+	a.walkStmt(f.Body, fc)
+	a.popCtx()
 }
 
 func (a *analyzer) setVar(name, val string, static bool) {
@@ -1285,11 +1291,13 @@ func (a *analyzer) callFunc(name string, args []field, c *ctx) {
 	}
 	a.calling[name] = true
 	a.setPositional(args, false)
-	fc := a.with(c, "function")
+	fc := a.pushCtx()
+	*fc = a.with(c, "function")
 	fc.inFunc = name
 	fc.pipe, fc.bg = 0, false
 	fc.earlier, fc.prevStage, fc.nextStage, fc.stdin, fc.collect = nil, nil, nil, nil, false
-	a.walkStmt(body, &fc)
+	a.walkStmt(body, fc)
+	a.popCtx()
 	delete(a.calling, name)
 	for i, n := range positionalNames {
 		if sv := a.saved[base+i]; sv.had {
