@@ -18,6 +18,9 @@ type slab[T any] struct {
 	// to maxSlabBytes, so short scripts allocate little and long ones few
 	// blocks.
 	size int
+	// hint is the length reserve asked for, made on the first take so
+	// that a slab an analysis never uses costs nothing.
+	hint int
 }
 
 // Block sizes of a slab, in bytes: the first block (unless reserve sized
@@ -28,11 +31,11 @@ const (
 )
 
 // reserve makes the next block hold n elements, when the caller knows
-// about how many the analysis will take (see treeScan).
+// about how many the analysis will take (see treeScan). The block is made
+// when the slab is first used.
 func (s *slab[T]) reserve(n int) {
 	if n > cap(s.block) {
-		s.block = make([]T, n)
-		s.size = n
+		s.hint = n
 	}
 }
 
@@ -40,6 +43,13 @@ func (s *slab[T]) reserve(n int) {
 func (s *slab[T]) take(n int) []T {
 	if n <= 0 {
 		return nil
+	}
+	if h := s.hint; h > 0 && n > cap(s.block) {
+		s.hint = 0
+		if n <= h {
+			s.block = make([]T, h)
+			s.size = h
+		}
 	}
 	if n > cap(s.block) {
 		var zero T

@@ -16,8 +16,27 @@ import (
 // Language is the language name the analyzer registers under.
 const Language = "bash"
 
+// parserKit is a parser with the reader it reads from, pooled together
+// so that a parse allocates neither.
+type parserKit struct {
+	p *syntax.Parser
+	r strings.Reader
+}
+
+// reader points k's reader at src.
+func (k *parserKit) reader(src string) *strings.Reader {
+	k.r.Reset(src)
+	return &k.r
+}
+
+// put drops k's reference to the source and returns it to parserPool.
+func (k *parserKit) put() {
+	k.r.Reset("")
+	parserPool.Put(k)
+}
+
 var parserPool = sync.Pool{New: func() any {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false))
+	return &parserKit{p: syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false))}
 }}
 
 // Analyze parses src as bash and appends its facts to b.Facts, placing
@@ -55,9 +74,9 @@ func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, t
 		})
 		return
 	}
-	p := parserPool.Get().(*syntax.Parser)
-	file, err := p.Parse(strings.NewReader(src), "")
-	parserPool.Put(p)
+	k := parserPool.Get().(*parserKit)
+	file, err := k.p.Parse(k.reader(src), "")
+	k.put()
 	if err != nil {
 		line, col := 1, 1
 		if pe, ok := err.(syntax.ParseError); ok {
@@ -84,14 +103,8 @@ func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, t
 		}
 	}
 	commands() // the command table semantics reads, built once
-	a := &analyzer{
-		b:          b,
-		nestBudget: len(src) + nestMargin,
-		src:        src,
-		at:         at,
-		vars:       map[string]varVal{},
-		assigned:   map[string]bool{},
-	}
+	a := analyzerPool.Get().(*analyzer)
+	a.b, a.nestBudget, a.src, a.at = b, len(src)+nestMargin, src, at
 	if at.Depth == 0 && b.Facts.Commands == nil {
 		presize(b.Facts, &scan)
 	}
@@ -100,15 +113,100 @@ func analyze(b *facts.Builder, src string, at facts.Frame, positional []field, t
 	a.intSlab.reserve(scan.calls + scan.ops + 8)
 	a.redirSlab.reserve(scan.redirs)
 	a.extraSlab.reserve(scan.dyns/2 + 2) // many expand statically
-	a.stmtSlab.reserve(8 * scan.pipes)
 	if positional != nil {
 		a.setPositional(positional, true)
 	}
-	start := ctx{targets: targets}
+	start := a.pushCtx()
+	start.targets = targets
 	if at.Depth > 0 && (at.Via == "eval" || strings.HasSuffix(at.Via, ">eval")) {
 		start.reach = []string{"eval"}
 	}
-	a.walkStmts(file.Stmts, &start)
+	a.walkStmts(file.Stmts, start)
+	a.popCtx()
+	// Not reached when the walk panics: a half-walked analyzer is left
+	// to the collector rather than reset.
+	a.recycle()
+}
+
+// analyzerPool keeps analyzers between scans for their working memory:
+// the two variable maps, the field stack and the small caches, which a
+// short command would otherwise allocate afresh every scan.
+var analyzerPool = sync.Pool{New: func() any {
+	return &analyzer{vars: map[string]varVal{}, assigned: map[string]bool{}}
+}}
+
+// Bounds on what recycle keeps: a long script's larger maps and field
+// chunks go to the collector instead of being cleared and held.
+const (
+	maxPooledVars   = 64
+	maxPooledFields = 4 * minFieldChunk
+	maxPooledCtxs   = 16
+	maxPooledStages = 64
+)
+
+// pushCtx returns a zero ctx from a's stack of them, for a walk that
+// passes its address down; popCtx gives back the last one pushed, which
+// must then no longer be used. The ctx values are reused across scans
+// with the analyzer (ctx holds nothing a fact keeps).
+func (a *analyzer) pushCtx() *ctx {
+	if a.ctxTop == len(a.ctxs) {
+		a.ctxs = append(a.ctxs, new(ctx))
+	}
+	c := a.ctxs[a.ctxTop]
+	a.ctxTop++
+	return c
+}
+
+// popCtx releases the ctx pushCtx returned last, zeroing it.
+func (a *analyzer) popCtx() {
+	a.ctxTop--
+	*a.ctxs[a.ctxTop] = ctx{}
+}
+
+// recycle resets a to a fresh analyzer's state and returns it to
+// analyzerPool. It keeps only working memory no fact refers to (see
+// fieldStack), cleared so that no text of this scan stays reachable; the
+// slabs, whose blocks facts keep using, start anew.
+func (a *analyzer) recycle() {
+	keep := analyzer{
+		vars:     a.vars,
+		assigned: a.assigned,
+		reaches:  a.reaches[:0],
+		idStack:  a.idStack[:0],
+		saved:    a.saved[:0],
+		stages:   a.stages[:0],
+	}
+	if cap(keep.stages) > maxPooledStages {
+		keep.stages = nil
+	}
+	if len(a.ctxs) <= maxPooledCtxs {
+		// popCtx left them zero.
+		keep.ctxs = a.ctxs
+	}
+	if len(keep.vars) > maxPooledVars {
+		keep.vars = map[string]varVal{}
+	} else {
+		clear(keep.vars)
+	}
+	if len(keep.assigned) > maxPooledVars {
+		keep.assigned = map[string]bool{}
+	} else {
+		clear(keep.assigned)
+	}
+	clear(a.reaches)
+	clear(a.saved[:cap(a.saved)])
+	fields := 0
+	for _, c := range a.fieldSlab.chunks {
+		fields += len(c)
+	}
+	if fields <= maxPooledFields {
+		for _, c := range a.fieldSlab.chunks {
+			clear(c)
+		}
+		keep.fieldSlab.chunks = a.fieldSlab.chunks
+	}
+	*a = keep
+	analyzerPool.Put(a)
 }
 
 // presize reserves room for the facts of a top-level script so appending
@@ -229,7 +327,6 @@ type analyzer struct {
 	fieldSlab fieldStack
 	strSlab   slab[string]
 	intSlab   slab[int]
-	stmtSlab  slab[*syntax.Stmt]
 	redirSlab slab[sdk.Redirect]
 	extraSlab slab[fieldExtra]
 	// reaches interns ctx.reach slices (see with).
@@ -242,6 +339,11 @@ type analyzer struct {
 	// before its outer one continues), so each is a region at the top of
 	// one shared stack instead of a slice of its own.
 	idStack []int
+	// stages is the stack of the pipelines being walked (walkPipeline).
+	stages []*syntax.Stmt
+	// ctxs is the stack of pushCtx, ctxTop how much of it is in use.
+	ctxs   []*ctx
+	ctxTop int
 }
 
 // ctx is how the statement being walked is reached.
@@ -379,8 +481,11 @@ func sdkEnvRead(name string, p sdk.Pos) sdk.EnvRead { return sdk.EnvRead{Name: n
 // the commands they emit.
 func (a *analyzer) walkNested(stmts []*syntax.Stmt, reach string) []int {
 	base := len(a.idStack)
-	nc := a.with(&ctx{collect: true}, reach)
-	a.walkStmts(stmts, &nc)
+	nc := a.pushCtx()
+	nc.collect = true
+	nc.reach = a.reach(nil, reach)
+	a.walkStmts(stmts, nc)
+	a.popCtx()
 	ids := a.intSlab.copyOf(a.idStack[base:])
 	a.idStack = a.idStack[:base]
 	return ids
@@ -420,21 +525,25 @@ func (a *analyzer) walkStmt(s *syntax.Stmt, c *ctx) {
 //go:noinline
 func (a *analyzer) walkBackground(s *syntax.Stmt, c *ctx) {
 	a.feature("background", s.Pos())
-	bc := a.with(c, "background")
+	bc := a.pushCtx()
+	*bc = a.with(c, "background")
 	bc.bg = true
-	a.walkStmtIn(s, &bc)
+	a.walkStmtIn(s, bc)
+	a.popCtx()
 }
 
 // walkVia walks stmts (or the one statement s) reached from c through r.
 //
 //go:noinline
 func (a *analyzer) walkVia(stmts []*syntax.Stmt, s *syntax.Stmt, c *ctx, r string) {
-	nc := a.with(c, r)
+	nc := a.pushCtx()
+	*nc = a.with(c, r)
 	if s != nil {
-		a.walkStmt(s, &nc)
-		return
+		a.walkStmt(s, nc)
+	} else {
+		a.walkStmts(stmts, nc)
 	}
-	a.walkStmts(stmts, &nc)
+	a.popCtx()
 }
 
 // walkStmtIn walks s in context c, its background step already taken.
@@ -537,9 +646,14 @@ func (a *analyzer) walkPipeline(s *syntax.Stmt, c *ctx) {
 	defer func() { a.cwd = cwd }()
 	b := s.Cmd.(*syntax.BinaryCmd)
 	var opBuf [8]syntax.Pos
-	stages, ops := flattenPipe(b.X, a.stmtSlab.take(8), opBuf[:0])
+	// The stages are working memory on a.stages, released when the
+	// pipeline is walked (nested pipelines push theirs above them).
+	stageBase := len(a.stages)
+	stages, ops := flattenPipe(b.X, a.stages, opBuf[:0])
 	ops = append(ops, b.OpPos)
 	stages, ops = flattenPipe(b.Y, stages, ops)
+	a.stages = stages
+	stages = stages[stageBase:len(stages):len(stages)]
 	for _, op := range ops {
 		a.feature("pipe", op)
 	}
@@ -547,16 +661,16 @@ func (a *analyzer) walkPipeline(s *syntax.Stmt, c *ctx) {
 	netStart := len(a.b.Facts.Network)
 	base := len(a.idStack)
 	var prev []int
-	// sc is declared outside the loop: its address goes down the
-	// recursive walk, and one declared inside would be moved to the heap.
-	var sc ctx
+	// sc comes from a's ctx stack: its address goes down the recursive
+	// walk (through handler values), so a local would be moved to the heap.
+	sc := a.pushCtx()
 	for i, st := range stages {
-		sc = *c
+		*sc = *c
 		sc.pipe, sc.stage = id, i
 		sc.stdin = prev
 		sc.earlier = stages[:i]
 		if i > 0 {
-			sc = a.with(&sc, "pipe")
+			*sc = a.with(sc, "pipe")
 			sc.prevStage = stages[i-1]
 		} else {
 			sc.prevStage = nil
@@ -569,15 +683,18 @@ func (a *analyzer) walkPipeline(s *syntax.Stmt, c *ctx) {
 		// stdin and, when c collects, part of c's collection.
 		sc.collect = true
 		start := len(a.idStack)
-		a.walkStmt(st, &sc)
+		a.walkStmt(st, sc)
 		prev = a.idStack[start:len(a.idStack):len(a.idStack)]
 	}
+	a.popCtx()
 	if !c.collect {
 		a.idStack = a.idStack[:base]
 	}
 	a.pipeInterpreter(stages, c)
 	a.crontabPipe(stages)
 	a.pipedShell(stages, netStart)
+	clear(a.stages[stageBase:])
+	a.stages = a.stages[:stageBase]
 }
 
 // pipedShell marks the connections of a pipeline that also runs a shell
@@ -710,11 +827,13 @@ func (a *analyzer) walkFor(s *syntax.Stmt, f *syntax.ForClause, c *ctx) {
 				// A loop over known words runs its body with each of them:
 				// `for d in / ~; do rm -rf "$d"; done` deletes / and ~.
 				a.loopWalks++
-				lc := a.with(c, "loop")
+				lc := a.pushCtx()
+				*lc = a.with(c, "loop")
 				for _, v := range vals {
 					a.setVar(l.Name.Value, v.s, true)
-					a.walkStmts(f.Do, &lc)
+					a.walkStmts(f.Do, lc)
 				}
+				a.popCtx()
 				a.setVar(l.Name.Value, "", false)
 				return
 			}
@@ -723,8 +842,10 @@ func (a *analyzer) walkFor(s *syntax.Stmt, f *syntax.ForClause, c *ctx) {
 			a.setVar(l.Name.Value, "", false)
 		}
 	}
-	lc := a.with(c, "loop")
-	a.walkStmts(f.Do, &lc)
+	lc := a.pushCtx()
+	*lc = a.with(c, "loop")
+	a.walkStmts(f.Do, lc)
+	a.popCtx()
 }
 
 // maxLoopValues bounds the words a for loop's body is walked with, and
@@ -803,12 +924,14 @@ func (a *analyzer) walkFunc(f *syntax.FuncDecl, c *ctx) {
 		}
 		a.funcBodies[name] = f.Body
 	}
-	fc := a.with(c, "function")
+	fc := a.pushCtx()
+	*fc = a.with(c, "function")
 	fc.inFunc = name
 	fc.bg = false
 	fc.pipe = 0
 	fc.earlier, fc.prevStage, fc.nextStage, fc.stdin = nil, nil, nil, nil
-	a.walkStmt(f.Body, &fc)
+	a.walkStmt(f.Body, fc)
+	a.popCtx()
 }
 
 func (a *analyzer) setVar(name, val string, static bool) {
@@ -1219,11 +1342,13 @@ func (a *analyzer) callFunc(name string, args []field, c *ctx) {
 	}
 	a.calling[name] = true
 	a.setPositional(args, false)
-	fc := a.with(c, "function")
+	fc := a.pushCtx()
+	*fc = a.with(c, "function")
 	fc.inFunc = name
 	fc.pipe, fc.bg = 0, false
 	fc.earlier, fc.prevStage, fc.nextStage, fc.stdin, fc.collect = nil, nil, nil, nil, false
-	a.walkStmt(body, &fc)
+	a.walkStmt(body, fc)
+	a.popCtx()
 	delete(a.calling, name)
 	for i, n := range positionalNames {
 		if sv := a.saved[base+i]; sv.had {

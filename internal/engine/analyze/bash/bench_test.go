@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"mvdan.cc/sh/v3/syntax"
-
 	"github.com/toolwarden/toolwarden/internal/engine/facts"
 )
 
@@ -56,8 +54,15 @@ func BenchmarkAnalyze20KB(b *testing.B) {
 func BenchmarkParseOnly1KB(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		p := parserPool.Get().(*syntax.Parser)
-		p.Parse(strings.NewReader(typicalScript), "")
-		parserPool.Put(p)
+		k := parserPool.Get().(*parserKit)
+		k.p.Parse(k.reader(typicalScript), "")
+		k.put()
 	}
 }
+
+// shortCommand is the engine's short-scan command (engine/bench_test.go).
+const shortCommand = "cd /srv/app && git status --short && go test ./... 2>&1 | tail -n 20"
+
+// BenchmarkAnalyzeShort measures a typical agent command (≤ 100 bytes),
+// the analyzer's share of the engine's ScanNativeShort.
+func BenchmarkAnalyzeShort(b *testing.B) { benchmarkAnalyze(b, shortCommand) }

@@ -99,12 +99,12 @@ func (a *analyzer) resolveAlias(fields []field) []field {
 			break
 		}
 		var pre []field
-		p := parserPool.Get().(*syntax.Parser)
-		_ = p.Words(strings.NewReader(def), func(w *syntax.Word) bool {
+		k := parserPool.Get().(*parserKit)
+		_ = k.p.Words(k.reader(def), func(w *syntax.Word) bool {
 			pre = a.appendWord(pre, w, false)
 			return true
 		})
-		parserPool.Put(p)
+		k.put()
 		if len(pre) == 0 {
 			break
 		}

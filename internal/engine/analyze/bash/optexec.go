@@ -136,7 +136,7 @@ func optValue(name string, f field, args []field, i int) (val field, next, ok bo
 			return args[i+1], true, true
 		}
 		return field{}, false, false
-	case strings.HasPrefix(f.s, name+"="):
+	case len(f.s) > len(name) && f.s[len(name)] == '=' && strings.HasPrefix(f.s, name):
 		return field{s: f.s[len(name)+1:], dyn: f.dyn}, false, true
 	case len(name) == 2 && name[0] == '-' && name[1] != '-' && strings.HasPrefix(f.s, name) && len(f.s) > 2:
 		return field{s: f.s[2:], dyn: f.dyn}, false, true
