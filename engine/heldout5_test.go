@@ -23,7 +23,9 @@ import (
 // fixes (code 6449efb..a627ede): deny recall 0.942 (226/240), evasions
 // 0.933 (194/208), false denies 0/78, agreement 0.957 (357/373). The floor
 // is the after figure, rounded down.
-var heldout5Floor = corpusFigures{recall: 0.941, evasionRecall: 0.932, falseDeny: 0, agreement: 0.957}
+//
+// At the end of the 2026-12-03 stop: 0.946 / 0.938 / 0 of 78 / 0.962.
+var heldout5Floor = corpusFigures{recall: 0.945, evasionRecall: 0.937, falseDeny: 0, agreement: 0.961}
 
 // TestHeldout5CorpusBars holds the scanner to the figures measured on the
 // fifth self-made held-out set (see heldout5Floor). With

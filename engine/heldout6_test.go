@@ -19,8 +19,11 @@ import (
 //
 // Measured once at code 03b5218 (before any fix aimed at it): deny recall
 // 0.882 (202/229), on evasions 0.869 (179/206), false denies 0/99, agreement
-// 0.922 (357/387). The floor is that figure, rounded down.
-var heldout6Floor = corpusFigures{recall: 0.882, evasionRecall: 0.868, falseDeny: 0, agreement: 0.922}
+// 0.922 (357/387). After the rest of this stop's work (code 32e0115 and the
+// branches merged after it; none of it developed against this set): deny
+// recall 0.926, evasions 0.917, false denies 0/99, agreement 0.951. The
+// floor is the after figure, rounded down.
+var heldout6Floor = corpusFigures{recall: 0.925, evasionRecall: 0.916, falseDeny: 0, agreement: 0.950}
 
 // TestHeldout6CorpusBars holds the scanner to the figures measured on the
 // sixth self-made held-out set (see heldout6Floor). With
