@@ -130,3 +130,32 @@ func TestWrittenFilesToolsLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestPythonInlineArgv: `python3 -c CODE ARGS` gives the code sys.argv =
+// ['-c', ARGS…], so what the code does with its arguments is judged.
+func TestPythonInlineArgv(t *testing.T) {
+	pol, err := policies.Load("testdata/eval_policy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEngine(t, pol, nil)
+	decide := func(c string) string {
+		rep, err := e.Scan(context.Background(), engine.Request{Language: "bash", Content: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(rep.Decision)
+	}
+	for _, c := range []string{
+		`python3 -c 'import os,sys; os.system(sys.argv[1])' 'rm -rf ~'`,
+		`python3 -c 'import sys; print(open(sys.argv[1]).read())' /etc/shadow`,
+		`p=$HOME/.aws/credentials; python3 -c "import sys;print(open(sys.argv[1]).read())" "$p"`,
+	} {
+		if got := decide(c); got != "deny" {
+			t.Errorf("%q: got %s, want deny", c, got)
+		}
+	}
+	if got := decide(`python3 -c 'import sys; print(open(sys.argv[1]).read())' data.csv`); got == "deny" {
+		t.Errorf("a data file argument: got deny")
+	}
+}

@@ -58,6 +58,11 @@ type Frame struct {
 	// Line and Col locate the carrier in the top-level content when
 	// Depth > 0; nested facts are reported there.
 	Line, Col int
+	// Argv, when not nil, are the static arguments the carrier passes
+	// after the code (`python3 -c CODE A B`: sys.argv[1:] is A, B), so
+	// the nested analysis judges what the code does with them. A child
+	// frame does not inherit them.
+	Argv []string
 }
 
 // Top is the frame of top-level content.
@@ -91,6 +96,12 @@ func (f Frame) Child(line, col int, via string, encoded bool) Frame {
 // Truncated, when the depth limit is reached or no analyzer knows language;
 // callers then treat the content as dynamic.
 func (b *Builder) Nested(language, src string, f Frame, line, col int, via string, encoded bool) bool {
+	return b.NestedArgs(language, src, f, line, col, via, encoded, nil)
+}
+
+// NestedArgs is Nested for code run with arguments after it (see
+// Frame.Argv).
+func (b *Builder) NestedArgs(language, src string, f Frame, line, col int, via string, encoded bool, argv []string) bool {
 	max := b.MaxDepth
 	if max == 0 {
 		max = DefaultMaxDepth
@@ -103,6 +114,8 @@ func (b *Builder) Nested(language, src string, f Frame, line, col int, via strin
 	if fn == nil {
 		return false
 	}
-	fn(b, src, f.Child(line, col, via, encoded))
+	child := f.Child(line, col, via, encoded)
+	child.Argv = argv
+	fn(b, src, child)
 	return true
 }

@@ -289,6 +289,9 @@ type analyzer struct {
 	written  map[string]*strings.Builder
 	overflow map[string]bool
 	fetched  map[string]bool
+	// nestedArgv are the static arguments of the `python3 -c CODE ARGS`
+	// being analyzed, handed to the nested Python analysis as sys.argv.
+	nestedArgv []string
 	// fetchedDirs are the extraction directories of downloaded archives
 	// ("." for the working directory): files in them are downloaded.
 	fetchedDirs []string

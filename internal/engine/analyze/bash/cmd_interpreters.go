@@ -35,6 +35,22 @@ func isPython(name string) bool {
 		name == "pypy" || name == "pypy3"
 }
 
+// staticArgv returns the words of args when every one is static (the
+// arguments `python3 -c CODE …` gives sys.argv), nil otherwise.
+func staticArgv(args []field) []string {
+	if len(args) == 0 {
+		return nil
+	}
+	out := make([]string, len(args))
+	for i, f := range args {
+		if f.dyn {
+			return nil
+		}
+		out[i] = f.s
+	}
+	return out
+}
+
 func (a *analyzer) python(s *syntax.Stmt, name string, args []field, c *ctx) {
 	for i := 0; i < len(args); i++ {
 		f := args[i]
@@ -44,7 +60,9 @@ func (a *analyzer) python(s *syntax.Stmt, name string, args []field, c *ctx) {
 		switch {
 		case f.s == "-c":
 			if i+1 < len(args) {
+				a.nestedArgv = staticArgv(args[i+2:])
 				a.dynExec(s, "python_c", name, args[i+1], args[i+1], true)
+				a.nestedArgv = nil
 			}
 			return
 		case strings.HasPrefix(f.s, "-c") && !strings.HasPrefix(f.s, "--"):

@@ -139,6 +139,9 @@ func (a *analyzer) nested(lang, src string, line, col int, via string, encoded b
 	}
 	a.nestBudget -= len(src)
 	if lang != "bash" || a.positional == nil {
+		if lang == "python" && a.nestedArgv != nil {
+			return a.b.NestedArgs(lang, src, a.at, line, col, via, encoded, a.nestedArgv)
+		}
 		return a.b.Nested(lang, src, a.at, line, col, via, encoded)
 	}
 	max := a.b.MaxDepth

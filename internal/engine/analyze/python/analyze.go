@@ -196,6 +196,14 @@ type analyzer struct {
 
 func newAnalyzer(b *facts.Builder, src string, at facts.Frame) *analyzer {
 	a := &analyzer{b: b, f: b.Facts, at: at, src: src, mod: newScope(nil, ""), modAttrs: map[string]*sym{}, funcs: map[string]*funcInfo{}, classes: map[string]map[string]*sym{}, budget: new(int), sites: map[int64]int{}}
+	if at.Argv != nil {
+		// python -c CODE ARGS: sys.argv is ['-c', ARGS...]
+		argv := &sym{kind: "list", cnst: true, items: []*sym{strSym("-c")}}
+		for _, s := range at.Argv {
+			argv.items = append(argv.items, strSym(s))
+		}
+		a.modAttrs["sys.argv"] = argv
+	}
 	a.lines = make([]int, 1, strings.Count(src, "\n")+1)
 	for i := 0; ; {
 		k := strings.IndexByte(src[i:], '\n')
