@@ -1,12 +1,8 @@
 package engine_test
 
 import (
-	"context"
 	"slices"
 	"testing"
-
-	"github.com/toolwarden/toolwarden/engine"
-	"github.com/toolwarden/toolwarden/internal/policies"
 )
 
 // TestProcRootOfAnyProcess holds RULES.md principle 6 (path resolution) for
@@ -16,18 +12,7 @@ import (
 // process it names, the link leads to this tree's root, so the secret path
 // behind it is judged as itself.
 func TestProcRootOfAnyProcess(t *testing.T) {
-	pol, err := policies.Load("testdata/eval_policy.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newEngine(t, pol, nil)
-	scan := func(lang, content string) (string, []string) {
-		rep, err := e.Scan(context.Background(), engine.Request{Language: lang, Content: content})
-		if err != nil {
-			t.Fatalf("%q: %v", content, err)
-		}
-		return string(rep.Decision), rep.RuleIDs()
-	}
+	scan := evalScanner(t)
 	deny := []struct{ lang, content string }{
 		{"bash", `cat /proc/$$/root/etc/shadow`},
 		{"bash", `cat "/proc/$BASHPID/root/root/.ssh/id_rsa"`},

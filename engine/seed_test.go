@@ -46,6 +46,25 @@ func newEngine(t testing.TB, pol *sdk.Policy, packs []engine.Pack) *engine.Engin
 	return e
 }
 
+// evalScanner returns a scan under testdata/eval_policy.yaml with the
+// built-in packs: content in lang to its decision and rule IDs.
+func evalScanner(t *testing.T) func(lang, content string) (string, []string) {
+	t.Helper()
+	pol, err := policies.Load("testdata/eval_policy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEngine(t, pol, nil)
+	return func(lang, content string) (string, []string) {
+		t.Helper()
+		rep, err := e.Scan(context.Background(), engine.Request{Language: lang, Content: content})
+		if err != nil {
+			t.Fatalf("%q: %v", content, err)
+		}
+		return string(rep.Decision), rep.RuleIDs()
+	}
+}
+
 func scan(t *testing.T, e *engine.Engine, req engine.Request) *sdk.SafetyReport {
 	t.Helper()
 	rep, err := e.Scan(context.Background(), req)

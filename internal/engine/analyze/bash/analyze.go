@@ -794,17 +794,7 @@ func (a *analyzer) pipedRead(w *syntax.WhileClause, c *ctx) {
 		return
 	}
 	line, _, _ := strings.Cut(r.content, "\n")
-	words := strings.Fields(line)
-	for i, n := range names {
-		v := ""
-		switch {
-		case i == len(names)-1 && i < len(words):
-			v = strings.Join(words[i:], " ")
-		case i < len(words):
-			v = words[i]
-		}
-		a.setVar(n, v, true)
-	}
+	a.readAssign(names, strings.Fields(line))
 }
 
 func (a *analyzer) walkFor(s *syntax.Stmt, f *syntax.ForClause, c *ctx) {

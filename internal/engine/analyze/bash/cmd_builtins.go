@@ -312,11 +312,16 @@ func (a *analyzer) read(s *syntax.Stmt, name string, args []field, c *ctx) {
 		v.arr = words
 		a.vars[array] = v
 	}
+	a.readAssign(names, words)
+}
+
+// readAssign gives read's variables the words of its line: one word each,
+// the last variable the rest of the line.
+func (a *analyzer) readAssign(names, words []string) {
 	for i, n := range names {
 		v := ""
 		switch {
 		case i == len(names)-1 && i < len(words):
-			// The last variable takes the rest of the line.
 			v = strings.Join(words[i:], " ")
 		case i < len(words):
 			v = words[i]
