@@ -67,3 +67,38 @@ func TestRunWrappers(t *testing.T) {
 		}
 	}
 }
+
+// TestPipeThroughWrappers: a pipe into an interpreter behind any wrapper
+// the registry sees through is re-scanned as code, as behind sudo; a
+// wrapper that runs code of its own or nothing is not looked through.
+func TestPipeThroughWrappers(t *testing.T) {
+	for _, tail := range []string{
+		"sudo sh",
+		"firejail sh",
+		"firejail --noprofile --private=/tmp/x bash -s",
+		"setpriv --reuid=1 sh",
+		"setpriv --reuid 1000 --init-groups sh",
+		"systemd-run --pipe sh",
+		"systemd-run --user -P --unit job bash",
+		"sudo -u root firejail env A=b sh",
+		"nsenter -t 1 -m sh",
+		"bwrap --ro-bind / / --dev /dev sh",
+		"runuser -u bob -- sh",
+		"timeout 10 sh",
+	} {
+		src := "echo 'cat /etc/shadow' | " + tail
+		f := run(t, src)
+		if findFile(f, "read", "/etc/shadow") == nil {
+			t.Errorf("%q: the piped text is not scanned as code\n%s", src, dump(f))
+		}
+	}
+	for _, tail := range []string{
+		"taskset -p 0x3 sh",
+		"firejail cat",
+	} {
+		src := "echo 'cat /etc/shadow' | " + tail
+		if f := run(t, src); findFile(f, "read", "/etc/shadow") != nil {
+			t.Errorf("%q: unexpected read of /etc/shadow\n%s", src, dump(f))
+		}
+	}
+}

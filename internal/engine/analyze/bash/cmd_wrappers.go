@@ -17,27 +17,27 @@ import (
 // registerWrapperCommands registers the wrappers, xargs and find.
 func registerWrapperCommands(r *registry) {
 	const topic = "wrappers"
-	r.wrapper(topic, optsWrapper("ugCDhpRrtTU", []string{"--user", "--group", "--prompt", "--chdir", "--chroot",
+	r.pureWrapper(topic, optsWrapper("ugCDhpRrtTU", []string{"--user", "--group", "--prompt", "--chdir", "--chroot",
 		"--role", "--type", "--close-from", "--host", "--other-user", "--command-timeout"}, 0), "sudo")
-	r.wrapper(topic, optsWrapper("uC", nil, 0), "doas")
-	r.wrapper(topic, optsWrapper("", []string{"--user"}, 0), "pkexec")
-	r.wrapper(topic, optsWrapper("n", []string{"--adjustment"}, 0), "nice")
-	r.wrapper(topic, optsWrapper("sk", []string{"--signal", "--kill-after"}, 1), "timeout")
+	r.pureWrapper(topic, optsWrapper("uC", nil, 0), "doas")
+	r.pureWrapper(topic, optsWrapper("", []string{"--user"}, 0), "pkexec")
+	r.pureWrapper(topic, optsWrapper("n", []string{"--adjustment"}, 0), "nice")
+	r.pureWrapper(topic, optsWrapper("sk", []string{"--signal", "--kill-after"}, 1), "timeout")
 	// screen -dmS NAME cmd args…
-	r.wrapper(topic, optsWrapper("SLhpcsTtXe", nil, 0), "screen")
-	r.wrapper(topic, busyboxWrapper, "busybox", "toybox")
-	r.wrapper(topic, optsWrapper("", nil, 0), "nohup", "builtin", "setsid", "caffeinate", "fakeroot", "catchsegv")
-	r.wrapper(topic, commandWrapper, "command")
-	r.wrapper(topic, optsWrapper("a", nil, 0), "exec")
-	r.wrapper(topic, optsWrapper("ioe", []string{"--input", "--output", "--error"}, 0), "stdbuf")
-	r.wrapper(topic, ioniceWrapper, "ionice")
-	r.wrapper(topic, optsWrapper("fo", []string{"--format", "--output"}, 0), "time")
-	r.wrapper(topic, optsWrapper("", []string{"--userspec", "--groups"}, 1), "chroot")
+	r.pureWrapper(topic, optsWrapper("SLhpcsTtXe", nil, 0), "screen")
+	r.pureWrapper(topic, busyboxWrapper, "busybox", "toybox")
+	r.pureWrapper(topic, optsWrapper("", nil, 0), "nohup", "builtin", "setsid", "caffeinate", "fakeroot", "catchsegv")
+	r.pureWrapper(topic, commandWrapper, "command")
+	r.pureWrapper(topic, optsWrapper("a", nil, 0), "exec")
+	r.pureWrapper(topic, optsWrapper("ioe", []string{"--input", "--output", "--error"}, 0), "stdbuf")
+	r.pureWrapper(topic, ioniceWrapper, "ionice")
+	r.pureWrapper(topic, optsWrapper("fo", []string{"--format", "--output"}, 0), "time")
+	r.pureWrapper(topic, optsWrapper("", []string{"--userspec", "--groups"}, 1), "chroot")
 	r.wrapper(topic, watchWrapper, "watch")
 	r.wrapper(topic, flockWrapper, "flock")
-	r.wrapper(topic, envWrapper, "env")
+	r.wrapperPeel(topic, envWrapper, envInner, "env")
 	// npx/pnpx/bunx PKG ARGS: run a package's command (npx http-server).
-	r.wrapper(topic, optsWrapper("p", []string{"--package"}, 0), "npx", "pnpx", "bunx")
+	r.pureWrapper(topic, optsWrapper("p", []string{"--package"}, 0), "npx", "pnpx", "bunx")
 	registerRunWrappers(r)
 	r.run(topic, exclusive((*analyzer).xargs), "xargs")
 	r.run(topic, exclusive((*analyzer).find), "find")
@@ -46,39 +46,39 @@ func registerWrapperCommands(r *registry) {
 // optsWrapper is a wrapper whose inner command follows its options
 // (skipOpts: shortVal and longVal take a value, extra operands precede
 // the command).
-func optsWrapper(shortVal string, longVal []string, extra int) wrapHandler {
-	return func(_ *analyzer, _ *syntax.Stmt, args []field, _ *ctx) (int, string) {
-		return skipOpts(args, shortVal, longVal, extra), "wrapper"
+func optsWrapper(shortVal string, longVal []string, extra int) innerFunc {
+	return func(args []field) int {
+		return skipOpts(args, shortVal, longVal, extra)
 	}
 }
 
 // busyboxWrapper: busybox APPLET args… runs the applet.
-func busyboxWrapper(_ *analyzer, _ *syntax.Stmt, args []field, _ *ctx) (int, string) {
+func busyboxWrapper(args []field) int {
 	if len(args) > 0 && !strings.HasPrefix(args[0].s, "-") {
-		return 0, "wrapper"
+		return 0
 	}
-	return -1, ""
+	return -1
 }
 
 // commandWrapper: command CMD runs CMD; command -v / -V only looks it up.
-func commandWrapper(_ *analyzer, _ *syntax.Stmt, args []field, _ *ctx) (int, string) {
+func commandWrapper(args []field) int {
 	for _, f := range args {
 		if f.s == "-v" || f.s == "-V" {
-			return -1, ""
+			return -1
 		}
 	}
-	return skipOpts(args, "", nil, 0), "wrapper"
+	return skipOpts(args, "", nil, 0)
 }
 
 // ioniceWrapper: ionice -p/-P/-u changes running processes; otherwise it
 // runs its command.
-func ioniceWrapper(_ *analyzer, _ *syntax.Stmt, args []field, _ *ctx) (int, string) {
+func ioniceWrapper(args []field) int {
 	for _, f := range args {
 		if f.s == "-p" || f.s == "-P" || f.s == "-u" {
-			return -1, ""
+			return -1
 		}
 	}
-	return skipOpts(args, "cnt", []string{"--class", "--classdata"}, 0), "wrapper"
+	return skipOpts(args, "cnt", []string{"--class", "--classdata"}, 0)
 }
 
 // watchWrapper: watch CMD ARGS… runs the command; one operand holding a
@@ -108,7 +108,27 @@ func flockWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, strin
 // envWrapper: env [-u NAME] [NAME=VALUE…] CMD… runs the command; -S
 // splits a string into one, which is shell code to the analyzer.
 func envWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, string) {
-	i := 0
+	i, split := envSkip(args)
+	if split >= 0 {
+		if split+1 < len(args) {
+			a.nestedShell(s, "env", args[split+1])
+		}
+		return -1, ""
+	}
+	return i, "wrapper"
+}
+
+// envInner is env's inner command, -1 with -S (code of its own).
+func envInner(args []field) int {
+	if i, split := envSkip(args); split < 0 {
+		return i
+	}
+	return -1
+}
+
+// envSkip returns the index of env's inner command, or the index of its
+// -S option (split >= 0) when it has one.
+func envSkip(args []field) (i, split int) {
 	for i < len(args) {
 		f := args[i]
 		switch {
@@ -116,10 +136,7 @@ func envWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, string)
 			i++
 			continue
 		case f.s == "-S" || f.s == "--split-string":
-			if i+1 < len(args) {
-				a.nestedShell(s, "env", args[i+1])
-			}
-			return -1, ""
+			return -1, i
 		case f.s == "-u" || f.s == "-C" || f.s == "--unset" || f.s == "--chdir":
 			i += 2
 			continue
@@ -132,7 +149,7 @@ func envWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, string)
 		}
 		break
 	}
-	return i, "wrapper"
+	return i, -1
 }
 
 // skipOpts returns the index of the first operand after options; shortVal
