@@ -31,7 +31,7 @@ func TestCwdOptions(t *testing.T) {
 		{"env -C ./build make", "/etc"},
 		{"git -C /etc log", "/etc"},
 		{"env tar -C ./out -xf a.tar", "/etc"},
-		{"nsenter --wd -t 1 tar -xf a.tar", "/etc"}, // a bare --wd is the target's directory
+		{"nsenter --wd -t 1 tar -xf a.tar", "/etc"},      // a bare --wd is the target's directory
 		{"nsenter -t 1 --wd /etc tar -xf a.tar", "/etc"}, // /etc is the command, not --wd's value
 	} {
 		if findFile(run(t, tc.src), "write", tc.path) != nil {
