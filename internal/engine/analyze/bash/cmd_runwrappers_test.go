@@ -102,3 +102,33 @@ func TestPipeThroughWrappers(t *testing.T) {
 		}
 	}
 }
+
+// TestXargsWholeItems: with -0 / -d the known input items are taken whole,
+// so the static text piped into `xargs -0 sh -c` is the code sh runs.
+func TestXargsWholeItems(t *testing.T) {
+	for _, src := range []string{
+		"echo 'cat /etc/shadow' | xargs -0 sh -c",
+		"echo 'cat /etc/shadow' | xargs --null bash -c",
+		"echo 'cat /etc/shadow' | xargs -r0 sh -c",
+		`echo 'cat /etc/shadow' | xargs -d '\n' sh -c`,
+		`echo 'cat /etc/shadow' | xargs -d $'\n' -n 1 sh -c`,
+		`printf 'cat /etc/shadow\0' | xargs -0 -n1 sh -c`,
+		`printf 'true\ncat /etc/shadow\n' | xargs -d '\n' -n 1 sh -c`,
+		`xargs --delimiter='\n' sh -c <<< 'cat /etc/shadow'`,
+		"echo 'cat /etc/shadow' | sudo xargs -0 sh -c",
+	} {
+		f := run(t, src)
+		if findFile(f, "read", "/etc/shadow") == nil {
+			t.Errorf("%q: the piped item is not sh's code\n%s", src, dump(f))
+		}
+	}
+	// The first item is the code; the next ones are its $0 and arguments.
+	for _, src := range []string{
+		`printf 'true\ncat /etc/shadow\n' | xargs -d '\n' sh -c`,
+		"echo 'cat /etc/shadow' | xargs -0 echo",
+	} {
+		if f := run(t, src); findFile(f, "read", "/etc/shadow") != nil {
+			t.Errorf("%q: unexpected read of /etc/shadow\n%s", src, dump(f))
+		}
+	}
+}

@@ -2,6 +2,7 @@ package bash
 
 import (
 	"path"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -192,6 +193,9 @@ const placeholder = "{}"
 
 func (a *analyzer) xargs(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	repl := ""
+	// delim is the input delimiter of -0 / -d (items are then taken
+	// whole, not split at blanks); perRun the items per run of -n / -L.
+	delim, hasDelim, perRun := "", false, 0
 	i := 0
 	for i < len(args) {
 		f := args[i]
@@ -220,7 +224,29 @@ func (a *analyzer) xargs(s *syntax.Stmt, _ string, args []field, c *ctx) {
 			}
 			i += 2
 			continue
-		case len(f.s) == 2 && strings.IndexByte("dEeLlnPs", f.s[1]) >= 0:
+		case f.s == "--null" || !strings.HasPrefix(f.s, "--") && strings.Trim(f.s[1:], "0rtpx") == "" && strings.IndexByte(f.s, '0') > 0:
+			delim, hasDelim = "\x00", true
+		case f.s == "-d" || f.s == "--delimiter":
+			if i+1 < len(args) {
+				delim, hasDelim = args[i+1].s, !args[i+1].dyn
+			}
+			i += 2
+			continue
+		case strings.HasPrefix(f.s, "--delimiter="):
+			delim, hasDelim = strings.TrimPrefix(f.s, "--delimiter="), !f.dyn
+		case strings.HasPrefix(f.s, "-d") && !strings.HasPrefix(f.s, "--"):
+			delim, hasDelim = f.s[2:], !f.dyn
+		case f.s == "-n" || f.s == "-L" || f.s == "--max-args" || f.s == "--max-lines":
+			if i+1 < len(args) {
+				perRun = atoiOr(args[i+1].s, 1)
+			}
+			i += 2
+			continue
+		case strings.HasPrefix(f.s, "--max-args=") || strings.HasPrefix(f.s, "--max-lines="):
+			perRun = atoiOr(f.s[strings.IndexByte(f.s, '=')+1:], 1)
+		case len(f.s) > 2 && (f.s[1] == 'n' || f.s[1] == 'L'):
+			perRun = atoiOr(f.s[2:], 1)
+		case len(f.s) == 2 && strings.IndexByte("EeLlnPs", f.s[1]) >= 0:
 			i += 2
 			continue
 		}
@@ -246,7 +272,25 @@ done:
 		ic.targets = a.stdinWords(s)
 	}
 	var lines []string
-	if repl != "" {
+	if hasDelim {
+		if items, ok := a.xargsItems(s, c, delim); ok && len(items) > 0 {
+			if repl != "" {
+				lines = items
+			} else if runs := chunk(items, perRun); len(runs) <= maxXargsInputs {
+				// The items are known and taken whole (-0 / -d): the
+				// command that runs is its arguments and theirs
+				// (`echo CODE | xargs -0 sh -c` runs CODE).
+				for _, group := range runs {
+					run := append([]field(nil), inner[:len(inner)-1]...)
+					for _, t := range group {
+						run = append(run, field{s: t})
+					}
+					a.emitCommand(s, run, &ic)
+				}
+				return
+			}
+		}
+	} else if repl != "" {
 		lines = a.xargsLines(s, c)
 	}
 	if len(lines) > 0 && len(lines) <= maxXargsInputs {
@@ -272,19 +316,106 @@ done:
 // command each; more are judged through the placeholder.
 const maxXargsInputs = 8
 
-// xargsLines returns the lines xargs -I reads when they are known: its
-// static here-string or heredoc, or the folded output of the producer
-// piped into it (not find or ls, whose output is unknown). xargs -I takes
-// one whole line per run, leading blanks removed, empty lines skipped.
+// xargsLines returns the lines xargs -I reads when they are known (see
+// xargsInput). xargs -I takes one whole line per run, leading blanks
+// removed, empty lines skipped.
 func (a *analyzer) xargsLines(s *syntax.Stmt, c *ctx) []string {
+	text, ok := a.xargsInput(s, c)
+	if !ok {
+		return nil
+	}
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimLeft(l, " \t"); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+// xargsItems returns the items xargs -0 / -d DELIM reads when its input
+// is known: the input cut at each delimiter (escapes of -d as xargs reads
+// them), a delimiter that ends the input ending the last item.
+func (a *analyzer) xargsItems(s *syntax.Stmt, c *ctx, delim string) ([]string, bool) {
+	d, ok := xargsDelim(delim)
+	if !ok {
+		return nil, false
+	}
+	text, ok := a.xargsInput(s, c)
+	if !ok {
+		return nil, false
+	}
+	text = strings.TrimSuffix(text, string(d))
+	if text == "" {
+		return nil, true
+	}
+	return strings.Split(text, string(d)), true
+}
+
+// xargsDelim reads the value of xargs -d: one character or an escape
+// (\n, \t, \0, \\, \xHH, \NNN octal).
+func xargsDelim(v string) (byte, bool) {
+	if len(v) == 1 {
+		return v[0], true
+	}
+	if len(v) < 2 || v[0] != '\\' {
+		return 0, false
+	}
+	switch v[1:] {
+	case "n":
+		return '\n', true
+	case "t":
+		return '\t', true
+	case "r":
+		return '\r', true
+	case "0":
+		return 0, true
+	case "\\":
+		return '\\', true
+	}
+	digits, base := v[1:], 8
+	if v[1] == 'x' {
+		digits, base = v[2:], 16
+	}
+	if n, err := strconv.ParseUint(digits, base, 8); err == nil {
+		return byte(n), true
+	}
+	return 0, false
+}
+
+// chunk groups items n to a run (all in one run when n <= 0).
+func chunk(items []string, n int) [][]string {
+	if n <= 0 || n >= len(items) {
+		return [][]string{items}
+	}
+	var out [][]string
+	for len(items) > n {
+		out = append(out, items[:n])
+		items = items[n:]
+	}
+	return append(out, items)
+}
+
+// atoiOr parses a positive count, def when it is not one.
+func atoiOr(s string, def int) int {
+	if n, err := strconv.Atoi(s); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+// xargsInput returns the text xargs reads when it is known: its static
+// here-string or heredoc, or the folded output of the producer piped into
+// it (not find or ls, whose output is unknown).
+func (a *analyzer) xargsInput(s *syntax.Stmt, c *ctx) (string, bool) {
 	text, ok := "", false
 	if st := c.prevStage; st != nil {
 		call, isCall := st.Cmd.(*syntax.CallExpr)
 		if !isCall || len(call.Args) == 0 {
-			return nil
+			return "", false
 		}
 		if w, static := a.staticWord(call.Args[0]); !static || path.Base(w) == "find" || path.Base(w) == "ls" {
-			return nil
+			return "", false
 		}
 		r := a.foldStages([]*syntax.Stmt{st})
 		text, ok = r.content, r.static
@@ -302,16 +433,7 @@ func (a *analyzer) xargsLines(s *syntax.Stmt, c *ctx) []string {
 			text, ok = f.s, !f.dyn
 		}
 	}
-	if !ok {
-		return nil
-	}
-	var lines []string
-	for _, l := range strings.Split(text, "\n") {
-		if l = strings.TrimLeft(l, " \t"); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	return lines
+	return text, ok
 }
 
 // upstreamPaths returns the start paths of a `find` (or the operands of
