@@ -85,6 +85,8 @@ func TestPipeThroughWrappers(t *testing.T) {
 		"bwrap --ro-bind / / --dev /dev sh",
 		"runuser -u bob -- sh",
 		"timeout 10 sh",
+		"env -S 'sh -x'",
+		"env -i -S 'bash -s' --",
 	} {
 		src := "echo 'cat /etc/shadow' | " + tail
 		f := run(t, src)

@@ -558,6 +558,20 @@ func (a *analyzer) pipeInterpreter(stages []*syntax.Stmt, c *ctx) {
 	// firejail, systemd-run …): the registry's side-effect-free part of
 	// each names its inner command, which inherits the pipe.
 	for len(fs) > 0 && !fs[0].dyn {
+		if n := path.Base(fs[0].s); n == "env" {
+			// env -S 'sh -x': the split string is the command.
+			if _, split := envSkip(fs[1:]); split >= 0 {
+				if split+2 >= len(fs) || fs[split+2].dyn {
+					return
+				}
+				words := []field{}
+				for _, w := range strings.Fields(fs[split+2].s) {
+					words = append(words, field{s: w})
+				}
+				fs = append(words, fs[split+3:]...)
+				continue
+			}
+		}
 		e := commandsTab.lookup(path.Base(fs[0].s))
 		if e == nil || e.peel == nil {
 			break
