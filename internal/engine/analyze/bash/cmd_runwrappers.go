@@ -125,7 +125,7 @@ func registerRunWrappers(r *registry) {
 		r.pureWrapper(topic, specWrapper(sp), name)
 	}
 	r.wrapper(topic, capshWrapper, "capsh")
-	r.wrapper(topic, ipWrapper, "ip")
+	r.wrapperPeel(topic, ipWrapper, ipInner, "ip")
 	r.wrapper(topic, startStopWrapper, "start-stop-daemon")
 	r.wrapper(topic, sgWrapper, "sg")
 	r.wrapperPeel(topic, runuserWrapper, runuserInner, "runuser")
@@ -153,6 +153,16 @@ func capshWrapper(a *analyzer, s *syntax.Stmt, args []field, c *ctx) (int, strin
 // CMD; ip's other subcommands get the generic treatment. ip accepts
 // abbreviations (`ip net e`).
 func ipWrapper(a *analyzer, s *syntax.Stmt, args []field, c *ctx) (int, string) {
+	if j := ipInner(args); j >= 0 {
+		return j, "wrapper"
+	}
+	a.genericRefs(s, "ip", args, c)
+	return -1, ""
+}
+
+// ipInner is the inner command of ip netns exec, -1 for ip's other
+// subcommands (and a netns exec with no command).
+func ipInner(args []field) int {
 	i, all := 0, false
 	for i < len(args) && strings.HasPrefix(args[i].s, "-") {
 		switch strings.TrimPrefix(args[i].s, "-") {
@@ -170,12 +180,10 @@ func ipWrapper(a *analyzer, s *syntax.Stmt, args []field, c *ctx) (int, string) 
 			j = i + 2
 		}
 		if j < len(args) {
-			return j, "wrapper"
+			return j
 		}
-		return -1, ""
 	}
-	a.genericRefs(s, "ip", args, c)
-	return -1, ""
+	return -1
 }
 
 // startStopWrapper: start-stop-daemon --start --exec X [--startas Y] --

@@ -86,6 +86,8 @@ func TestPipeThroughWrappers(t *testing.T) {
 		"runuser -u bob -- sh",
 		"timeout 10 sh",
 		"env -S 'sh -x'",
+		"ip netns exec ns1 sh",
+		"sudo ip -all netns exec bash -s",
 		"env -i -S 'bash -s' --",
 	} {
 		src := "echo 'cat /etc/shadow' | " + tail
@@ -97,6 +99,7 @@ func TestPipeThroughWrappers(t *testing.T) {
 	for _, tail := range []string{
 		"taskset -p 0x3 sh",
 		"firejail cat",
+		"ip addr show sh",
 	} {
 		src := "echo 'cat /etc/shadow' | " + tail
 		if f := run(t, src); findFile(f, "read", "/etc/shadow") != nil {
