@@ -18,6 +18,9 @@ type cwdOpt struct {
 	short byte
 	// long are the long options (--chdir DIR / --chdir=DIR).
 	long []string
+	// attached are long options whose value is optional and so only ever
+	// attached (nsenter --wd=DIR; a bare --wd names no directory here).
+	attached []string
 	// valued are the other options that take a value, so their value is not
 	// taken for the first operand (where scanning stops when leading).
 	shortVal string
@@ -39,7 +42,7 @@ var cwdOpts = map[string]*cwdOpt{
 	"make":              {short: 'C', long: []string{"--directory"}, shortVal: "fIjlOoW", longVal: []string{"--file", "--makefile", "--include-dir", "--jobs", "--load-average", "--old-file", "--assume-old", "--what-if", "--new-file", "--assume-new"}, writesHere: true},
 	"gmake":             {short: 'C', long: []string{"--directory"}, shortVal: "fIjlOoW", longVal: []string{"--file", "--makefile", "--include-dir", "--jobs", "--load-average", "--old-file", "--assume-old", "--what-if", "--new-file", "--assume-new"}, writesHere: true},
 	"ninja":             {short: 'C', shortVal: "fjlkdt", writesHere: true},
-	"nsenter":           {short: 0, shortVal: "tSGL", longVal: []string{"--target", "--setuid", "--setgid"}, leading: true},
+	"nsenter":           {attached: []string{"--wd"}, shortVal: "tSGL", longVal: []string{"--target", "--setuid", "--setgid"}, leading: true},
 	"systemd-run":       {long: []string{"--working-directory"}, shortVal: "pEuMH", longVal: []string{"--property", "--setenv", "--unit", "--machine", "--host", "--description", "--slice", "--uid", "--gid", "--nice", "--on-calendar"}, leading: true},
 	"start-stop-daemon": {short: 'd', long: []string{"--chdir"}, shortVal: "pxnaucrgNPIk", longVal: []string{"--pidfile", "--exec", "--name", "--startas", "--user", "--chuid", "--chroot", "--group", "--nicelevel", "--umask"}, leading: false},
 }
@@ -77,6 +80,8 @@ func cwdOption(name string, args []field) (field, bool) {
 			opt, val, hasVal := strings.Cut(f.s, "=")
 			switch {
 			case contains(o.long, opt) && hasVal:
+				set(field{s: val, dyn: f.dyn})
+			case contains(o.attached, opt) && hasVal:
 				set(field{s: val, dyn: f.dyn})
 			case contains(o.long, opt) && i+1 < len(args):
 				i++

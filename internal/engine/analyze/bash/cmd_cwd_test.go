@@ -19,6 +19,8 @@ func TestCwdOptions(t *testing.T) {
 		{"make --directory=/usr/src/x install", "write", "/usr/src/x"},
 		{"env -C /etc cp /tmp/x hosts", "copy_to", "/etc/hosts"},
 		{"pushd /etc && tar -xf a.tar", "write", "/etc"},
+		{"nsenter -t 1 -m --wd=/etc tar -xf a.tar", "write", "/etc"},
+		{"nsenter --wd=/usr/lib -t 1 unzip x.zip", "write", "/usr/lib"},
 	} {
 		if findFile(run(t, tc.src), tc.op, tc.path) == nil {
 			t.Errorf("%q: no %s of %s", tc.src, tc.op, tc.path)
@@ -29,6 +31,8 @@ func TestCwdOptions(t *testing.T) {
 		{"env -C ./build make", "/etc"},
 		{"git -C /etc log", "/etc"},
 		{"env tar -C ./out -xf a.tar", "/etc"},
+		{"nsenter --wd -t 1 tar -xf a.tar", "/etc"},      // a bare --wd is the target's directory
+		{"nsenter -t 1 --wd /etc tar -xf a.tar", "/etc"}, // /etc is the command, not --wd's value
 	} {
 		if findFile(run(t, tc.src), "write", tc.path) != nil {
 			t.Errorf("%q: unexpected write of %s", tc.src, tc.path)

@@ -39,6 +39,12 @@ type runHandler func(a *analyzer, s *syntax.Stmt, name string, args []field, c *
 // none to run) and the Reach of the inner command.
 type wrapHandler func(a *analyzer, s *syntax.Stmt, args []field, c *ctx) (inner int, reach string)
 
+// innerFunc is the side-effect-free part of a wrapper: the index of the
+// inner command's name in args, -1 when the wrapper runs none or runs code
+// of its own (env -S, runuser -c). Callers that only need to see through
+// the wrapper (the interpreter at the end of a pipe) use it.
+type innerFunc func(args []field) int
+
 // aspect names one part of a command's semantics (see the table above).
 type aspect uint8
 
@@ -60,6 +66,7 @@ var aspectNames = [numAspects]string{"wrapper", "interp", "runner", "run", "net"
 // aspect is optional; topic records which topic registered each one.
 type command struct {
 	wrapper wrapHandler
+	peel    innerFunc
 	interp  *interpLang
 	runner  stepHandler
 	run     runHandler
@@ -120,6 +127,21 @@ func (r *registry) add(asp aspect, topic string, set func(*command), names []str
 // wrapper registers h as the wrapper aspect of names.
 func (r *registry) wrapper(topic string, h wrapHandler, names ...string) {
 	r.add(aspWrapper, topic, func(e *command) { e.wrapper = h }, names)
+}
+
+// pureWrapper registers f as the wrapper aspect of names: a wrapper that
+// only finds its inner command (Reach "wrapper"), so others can see
+// through it with peel.
+func (r *registry) pureWrapper(topic string, f innerFunc, names ...string) {
+	r.wrapperPeel(topic, func(_ *analyzer, _ *syntax.Stmt, args []field, _ *ctx) (int, string) {
+		return f(args), "wrapper"
+	}, f, names...)
+}
+
+// wrapperPeel registers h as the wrapper aspect of names and peel as its
+// side-effect-free part.
+func (r *registry) wrapperPeel(topic string, h wrapHandler, peel innerFunc, names ...string) {
+	r.add(aspWrapper, topic, func(e *command) { e.wrapper, e.peel = h, peel }, names)
 }
 
 // interpreter registers the interpreter l under its names.

@@ -132,7 +132,7 @@ func TestCommandRegistryDuplicatePanics(t *testing.T) {
 			r.net("test", func(*analyzer, *syntax.Stmt, string, []field, *ctx) {}, "curl")
 		}, []string{`"curl"`, `"network"`, `"test"`}},
 		{"wrapper of sudo", func(r *registry) {
-			r.wrapper("test", optsWrapper("", nil, 0), "sudo")
+			r.pureWrapper("test", optsWrapper("", nil, 0), "sudo")
 		}, []string{`"sudo"`, `"wrappers"`, `"test"`}},
 		{"spec of rm", func(r *registry) {
 			r.spec("test", map[string]*argSpec{"rm": readSpec})
@@ -183,7 +183,7 @@ func TestCommandDispatchThroughRegistry(t *testing.T) {
 		t.Fatalf("unregistered names got semantics:\n%s", dump(f))
 	}
 	useCommands(t, buildCommands(func(r *registry) {
-		r.wrapper("test", optsWrapper("", nil, 0), "tw-wrap")
+		r.pureWrapper("test", optsWrapper("", nil, 0), "tw-wrap")
 		r.net("test", (*analyzer).urlArgsNet, "tw-fetch")
 		r.run("test", func(a *analyzer, s *syntax.Stmt, _ string, args []field, _ *ctx) bool {
 			a.nestedShell(s, "tw-shell", args[0])

@@ -72,11 +72,7 @@ var runSpecs = map[string]*runSpec{
 }
 
 // specWrapper returns the wrapper handler of a run wrapper described by sp.
-func specWrapper(sp *runSpec) wrapHandler {
-	return func(_ *analyzer, _ *syntax.Stmt, args []field, _ *ctx) (int, string) {
-		return sp.skip(args), "wrapper"
-	}
-}
+func specWrapper(sp *runSpec) innerFunc { return sp.skip }
 
 // skip returns the index of the inner command in args, -1 when none runs.
 func (sp *runSpec) skip(args []field) int {
@@ -126,13 +122,13 @@ func (sp *runSpec) skip(args []field) int {
 func registerRunWrappers(r *registry) {
 	const topic = "wrappers"
 	for name, sp := range runSpecs {
-		r.wrapper(topic, specWrapper(sp), name)
+		r.pureWrapper(topic, specWrapper(sp), name)
 	}
 	r.wrapper(topic, capshWrapper, "capsh")
-	r.wrapper(topic, ipWrapper, "ip")
+	r.wrapperPeel(topic, ipWrapper, ipInner, "ip")
 	r.wrapper(topic, startStopWrapper, "start-stop-daemon")
 	r.wrapper(topic, sgWrapper, "sg")
-	r.wrapper(topic, runuserWrapper, "runuser")
+	r.wrapperPeel(topic, runuserWrapper, runuserInner, "runuser")
 }
 
 // capshWrapper: capsh [--opt=VAL…] -- ARGS runs a shell with ARGS
@@ -157,6 +153,16 @@ func capshWrapper(a *analyzer, s *syntax.Stmt, args []field, c *ctx) (int, strin
 // CMD; ip's other subcommands get the generic treatment. ip accepts
 // abbreviations (`ip net e`).
 func ipWrapper(a *analyzer, s *syntax.Stmt, args []field, c *ctx) (int, string) {
+	if j := ipInner(args); j >= 0 {
+		return j, "wrapper"
+	}
+	a.genericRefs(s, "ip", args, c)
+	return -1, ""
+}
+
+// ipInner is the inner command of ip netns exec, -1 for ip's other
+// subcommands (and a netns exec with no command).
+func ipInner(args []field) int {
 	i, all := 0, false
 	for i < len(args) && strings.HasPrefix(args[i].s, "-") {
 		switch strings.TrimPrefix(args[i].s, "-") {
@@ -174,12 +180,10 @@ func ipWrapper(a *analyzer, s *syntax.Stmt, args []field, c *ctx) (int, string) 
 			j = i + 2
 		}
 		if j < len(args) {
-			return j, "wrapper"
+			return j
 		}
-		return -1, ""
 	}
-	a.genericRefs(s, "ip", args, c)
-	return -1, ""
+	return -1
 }
 
 // startStopWrapper: start-stop-daemon --start --exec X [--startas Y] --
@@ -241,25 +245,47 @@ func sgWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, string) 
 
 // runuserWrapper: runuser -u USER [--] CMD runs CMD; runuser [-l] USER
 // -c CMD runs CMD through the user's shell, as su does.
-func runuserWrapper(a *analyzer, s *syntax.Stmt, args []field, c *ctx) (int, string) {
+func runuserWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, string) {
+	if i, code := runuserCode(args); code != nil {
+		if i >= 0 {
+			a.nestedShell(s, "runuser", *code)
+		}
+		return -1, ""
+	}
+	if i := runuserInner(args); i >= 0 {
+		return i, "wrapper"
+	}
+	return -1, ""
+}
+
+// runuserCode returns runuser's -c code (i >= 0 when there is one to
+// run, code non-nil when -c is given at all).
+func runuserCode(args []field) (int, *field) {
 	for i, f := range args {
 		if f.s == "--" {
 			break
 		}
 		if (f.s == "-c" || f.s == "--command") && i+1 < len(args) {
-			a.nestedShell(s, "runuser", args[i+1])
-			return -1, ""
+			return i + 1, &args[i+1]
 		}
 		if v, ok := strings.CutPrefix(f.s, "--command="); ok {
-			a.nestedShell(s, "runuser", field{s: v, dyn: f.dyn})
-			return -1, ""
+			return i, &field{s: v, dyn: f.dyn}
 		}
+	}
+	return -1, nil
+}
+
+// runuserInner is the inner command of runuser -u USER [--] CMD, -1 for
+// the -c form or without -u.
+func runuserInner(args []field) int {
+	if _, code := runuserCode(args); code != nil {
+		return -1
 	}
 	for _, f := range args {
 		if f.s == "-u" || f.s == "--user" || strings.HasPrefix(f.s, "--user=") || strings.HasPrefix(f.s, "-u") && len(f.s) > 2 {
 			return skipOpts(args, "ugGws", []string{"--user", "--group", "--supp-group", "--shell",
-				"--whitelist-environment"}, 0), "wrapper"
+				"--whitelist-environment"}, 0)
 		}
 	}
-	return -1, ""
+	return -1
 }

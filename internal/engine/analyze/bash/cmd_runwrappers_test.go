@@ -67,3 +67,73 @@ func TestRunWrappers(t *testing.T) {
 		}
 	}
 }
+
+// TestPipeThroughWrappers: a pipe into an interpreter behind any wrapper
+// the registry sees through is re-scanned as code, as behind sudo; a
+// wrapper that runs code of its own or nothing is not looked through.
+func TestPipeThroughWrappers(t *testing.T) {
+	for _, tail := range []string{
+		"sudo sh",
+		"firejail sh",
+		"firejail --noprofile --private=/tmp/x bash -s",
+		"setpriv --reuid=1 sh",
+		"setpriv --reuid 1000 --init-groups sh",
+		"systemd-run --pipe sh",
+		"systemd-run --user -P --unit job bash",
+		"sudo -u root firejail env A=b sh",
+		"nsenter -t 1 -m sh",
+		"bwrap --ro-bind / / --dev /dev sh",
+		"runuser -u bob -- sh",
+		"timeout 10 sh",
+		"env -S 'sh -x'",
+		"ip netns exec ns1 sh",
+		"sudo ip -all netns exec bash -s",
+		"env -i -S 'bash -s' --",
+	} {
+		src := "echo 'cat /etc/shadow' | " + tail
+		f := run(t, src)
+		if findFile(f, "read", "/etc/shadow") == nil {
+			t.Errorf("%q: the piped text is not scanned as code\n%s", src, dump(f))
+		}
+	}
+	for _, tail := range []string{
+		"taskset -p 0x3 sh",
+		"firejail cat",
+		"ip addr show sh",
+	} {
+		src := "echo 'cat /etc/shadow' | " + tail
+		if f := run(t, src); findFile(f, "read", "/etc/shadow") != nil {
+			t.Errorf("%q: unexpected read of /etc/shadow\n%s", src, dump(f))
+		}
+	}
+}
+
+// TestXargsWholeItems: with -0 / -d the known input items are taken whole,
+// so the static text piped into `xargs -0 sh -c` is the code sh runs.
+func TestXargsWholeItems(t *testing.T) {
+	for _, src := range []string{
+		"echo 'cat /etc/shadow' | xargs -0 sh -c",
+		"echo 'cat /etc/shadow' | xargs --null bash -c",
+		"echo 'cat /etc/shadow' | xargs -r0 sh -c",
+		`echo 'cat /etc/shadow' | xargs -d '\n' sh -c`,
+		`echo 'cat /etc/shadow' | xargs -d $'\n' -n 1 sh -c`,
+		`printf 'cat /etc/shadow\0' | xargs -0 -n1 sh -c`,
+		`printf 'true\ncat /etc/shadow\n' | xargs -d '\n' -n 1 sh -c`,
+		`xargs --delimiter='\n' sh -c <<< 'cat /etc/shadow'`,
+		"echo 'cat /etc/shadow' | sudo xargs -0 sh -c",
+	} {
+		f := run(t, src)
+		if findFile(f, "read", "/etc/shadow") == nil {
+			t.Errorf("%q: the piped item is not sh's code\n%s", src, dump(f))
+		}
+	}
+	// The first item is the code; the next ones are its $0 and arguments.
+	for _, src := range []string{
+		`printf 'true\ncat /etc/shadow\n' | xargs -d '\n' sh -c`,
+		"echo 'cat /etc/shadow' | xargs -0 echo",
+	} {
+		if f := run(t, src); findFile(f, "read", "/etc/shadow") != nil {
+			t.Errorf("%q: unexpected read of /etc/shadow\n%s", src, dump(f))
+		}
+	}
+}

@@ -2,6 +2,7 @@ package bash
 
 import (
 	"path"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -17,27 +18,27 @@ import (
 // registerWrapperCommands registers the wrappers, xargs and find.
 func registerWrapperCommands(r *registry) {
 	const topic = "wrappers"
-	r.wrapper(topic, optsWrapper("ugCDhpRrtTU", []string{"--user", "--group", "--prompt", "--chdir", "--chroot",
+	r.pureWrapper(topic, optsWrapper("ugCDhpRrtTU", []string{"--user", "--group", "--prompt", "--chdir", "--chroot",
 		"--role", "--type", "--close-from", "--host", "--other-user", "--command-timeout"}, 0), "sudo")
-	r.wrapper(topic, optsWrapper("uC", nil, 0), "doas")
-	r.wrapper(topic, optsWrapper("", []string{"--user"}, 0), "pkexec")
-	r.wrapper(topic, optsWrapper("n", []string{"--adjustment"}, 0), "nice")
-	r.wrapper(topic, optsWrapper("sk", []string{"--signal", "--kill-after"}, 1), "timeout")
+	r.pureWrapper(topic, optsWrapper("uC", nil, 0), "doas")
+	r.pureWrapper(topic, optsWrapper("", []string{"--user"}, 0), "pkexec")
+	r.pureWrapper(topic, optsWrapper("n", []string{"--adjustment"}, 0), "nice")
+	r.pureWrapper(topic, optsWrapper("sk", []string{"--signal", "--kill-after"}, 1), "timeout")
 	// screen -dmS NAME cmd args…
-	r.wrapper(topic, optsWrapper("SLhpcsTtXe", nil, 0), "screen")
-	r.wrapper(topic, busyboxWrapper, "busybox", "toybox")
-	r.wrapper(topic, optsWrapper("", nil, 0), "nohup", "builtin", "setsid", "caffeinate", "fakeroot", "catchsegv")
-	r.wrapper(topic, commandWrapper, "command")
-	r.wrapper(topic, optsWrapper("a", nil, 0), "exec")
-	r.wrapper(topic, optsWrapper("ioe", []string{"--input", "--output", "--error"}, 0), "stdbuf")
-	r.wrapper(topic, ioniceWrapper, "ionice")
-	r.wrapper(topic, optsWrapper("fo", []string{"--format", "--output"}, 0), "time")
-	r.wrapper(topic, optsWrapper("", []string{"--userspec", "--groups"}, 1), "chroot")
+	r.pureWrapper(topic, optsWrapper("SLhpcsTtXe", nil, 0), "screen")
+	r.pureWrapper(topic, busyboxWrapper, "busybox", "toybox")
+	r.pureWrapper(topic, optsWrapper("", nil, 0), "nohup", "builtin", "setsid", "caffeinate", "fakeroot", "catchsegv")
+	r.pureWrapper(topic, commandWrapper, "command")
+	r.pureWrapper(topic, optsWrapper("a", nil, 0), "exec")
+	r.pureWrapper(topic, optsWrapper("ioe", []string{"--input", "--output", "--error"}, 0), "stdbuf")
+	r.pureWrapper(topic, ioniceWrapper, "ionice")
+	r.pureWrapper(topic, optsWrapper("fo", []string{"--format", "--output"}, 0), "time")
+	r.pureWrapper(topic, optsWrapper("", []string{"--userspec", "--groups"}, 1), "chroot")
 	r.wrapper(topic, watchWrapper, "watch")
 	r.wrapper(topic, flockWrapper, "flock")
-	r.wrapper(topic, envWrapper, "env")
+	r.wrapperPeel(topic, envWrapper, envInner, "env")
 	// npx/pnpx/bunx PKG ARGS: run a package's command (npx http-server).
-	r.wrapper(topic, optsWrapper("p", []string{"--package"}, 0), "npx", "pnpx", "bunx")
+	r.pureWrapper(topic, optsWrapper("p", []string{"--package"}, 0), "npx", "pnpx", "bunx")
 	registerRunWrappers(r)
 	r.run(topic, exclusive((*analyzer).xargs), "xargs")
 	r.run(topic, exclusive((*analyzer).find), "find")
@@ -46,39 +47,39 @@ func registerWrapperCommands(r *registry) {
 // optsWrapper is a wrapper whose inner command follows its options
 // (skipOpts: shortVal and longVal take a value, extra operands precede
 // the command).
-func optsWrapper(shortVal string, longVal []string, extra int) wrapHandler {
-	return func(_ *analyzer, _ *syntax.Stmt, args []field, _ *ctx) (int, string) {
-		return skipOpts(args, shortVal, longVal, extra), "wrapper"
+func optsWrapper(shortVal string, longVal []string, extra int) innerFunc {
+	return func(args []field) int {
+		return skipOpts(args, shortVal, longVal, extra)
 	}
 }
 
 // busyboxWrapper: busybox APPLET args… runs the applet.
-func busyboxWrapper(_ *analyzer, _ *syntax.Stmt, args []field, _ *ctx) (int, string) {
+func busyboxWrapper(args []field) int {
 	if len(args) > 0 && !strings.HasPrefix(args[0].s, "-") {
-		return 0, "wrapper"
+		return 0
 	}
-	return -1, ""
+	return -1
 }
 
 // commandWrapper: command CMD runs CMD; command -v / -V only looks it up.
-func commandWrapper(_ *analyzer, _ *syntax.Stmt, args []field, _ *ctx) (int, string) {
+func commandWrapper(args []field) int {
 	for _, f := range args {
 		if f.s == "-v" || f.s == "-V" {
-			return -1, ""
+			return -1
 		}
 	}
-	return skipOpts(args, "", nil, 0), "wrapper"
+	return skipOpts(args, "", nil, 0)
 }
 
 // ioniceWrapper: ionice -p/-P/-u changes running processes; otherwise it
 // runs its command.
-func ioniceWrapper(_ *analyzer, _ *syntax.Stmt, args []field, _ *ctx) (int, string) {
+func ioniceWrapper(args []field) int {
 	for _, f := range args {
 		if f.s == "-p" || f.s == "-P" || f.s == "-u" {
-			return -1, ""
+			return -1
 		}
 	}
-	return skipOpts(args, "cnt", []string{"--class", "--classdata"}, 0), "wrapper"
+	return skipOpts(args, "cnt", []string{"--class", "--classdata"}, 0)
 }
 
 // watchWrapper: watch CMD ARGS… runs the command; one operand holding a
@@ -108,7 +109,27 @@ func flockWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, strin
 // envWrapper: env [-u NAME] [NAME=VALUE…] CMD… runs the command; -S
 // splits a string into one, which is shell code to the analyzer.
 func envWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, string) {
-	i := 0
+	i, split := envSkip(args)
+	if split >= 0 {
+		if split+1 < len(args) {
+			a.nestedShell(s, "env", args[split+1])
+		}
+		return -1, ""
+	}
+	return i, "wrapper"
+}
+
+// envInner is env's inner command, -1 with -S (code of its own).
+func envInner(args []field) int {
+	if i, split := envSkip(args); split < 0 {
+		return i
+	}
+	return -1
+}
+
+// envSkip returns the index of env's inner command, or the index of its
+// -S option (split >= 0) when it has one.
+func envSkip(args []field) (i, split int) {
 	for i < len(args) {
 		f := args[i]
 		switch {
@@ -116,10 +137,7 @@ func envWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, string)
 			i++
 			continue
 		case f.s == "-S" || f.s == "--split-string":
-			if i+1 < len(args) {
-				a.nestedShell(s, "env", args[i+1])
-			}
-			return -1, ""
+			return -1, i
 		case f.s == "-u" || f.s == "-C" || f.s == "--unset" || f.s == "--chdir":
 			i += 2
 			continue
@@ -132,7 +150,7 @@ func envWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, string)
 		}
 		break
 	}
-	return i, "wrapper"
+	return i, -1
 }
 
 // skipOpts returns the index of the first operand after options; shortVal
@@ -175,6 +193,9 @@ const placeholder = "{}"
 
 func (a *analyzer) xargs(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	repl := ""
+	// delim is the input delimiter of -0 / -d (items are then taken
+	// whole, not split at blanks); perRun the items per run of -n / -L.
+	delim, hasDelim, perRun := "", false, 0
 	i := 0
 	for i < len(args) {
 		f := args[i]
@@ -203,7 +224,29 @@ func (a *analyzer) xargs(s *syntax.Stmt, _ string, args []field, c *ctx) {
 			}
 			i += 2
 			continue
-		case len(f.s) == 2 && strings.IndexByte("dEeLlnPs", f.s[1]) >= 0:
+		case f.s == "--null" || !strings.HasPrefix(f.s, "--") && strings.Trim(f.s[1:], "0rtpx") == "" && strings.IndexByte(f.s, '0') > 0:
+			delim, hasDelim = "\x00", true
+		case f.s == "-d" || f.s == "--delimiter":
+			if i+1 < len(args) {
+				delim, hasDelim = args[i+1].s, !args[i+1].dyn
+			}
+			i += 2
+			continue
+		case strings.HasPrefix(f.s, "--delimiter="):
+			delim, hasDelim = strings.TrimPrefix(f.s, "--delimiter="), !f.dyn
+		case strings.HasPrefix(f.s, "-d") && !strings.HasPrefix(f.s, "--"):
+			delim, hasDelim = f.s[2:], !f.dyn
+		case f.s == "-n" || f.s == "-L" || f.s == "--max-args" || f.s == "--max-lines":
+			if i+1 < len(args) {
+				perRun = atoiOr(args[i+1].s, 1)
+			}
+			i += 2
+			continue
+		case strings.HasPrefix(f.s, "--max-args=") || strings.HasPrefix(f.s, "--max-lines="):
+			perRun = atoiOr(f.s[strings.IndexByte(f.s, '=')+1:], 1)
+		case len(f.s) > 2 && (f.s[1] == 'n' || f.s[1] == 'L'):
+			perRun = atoiOr(f.s[2:], 1)
+		case len(f.s) == 2 && strings.IndexByte("EeLlnPs", f.s[1]) >= 0:
 			i += 2
 			continue
 		}
@@ -229,7 +272,25 @@ done:
 		ic.targets = a.stdinWords(s)
 	}
 	var lines []string
-	if repl != "" {
+	if hasDelim {
+		if items, ok := a.xargsItems(s, c, delim); ok && len(items) > 0 {
+			if repl != "" {
+				lines = items
+			} else if runs := chunk(items, perRun); len(runs) <= maxXargsInputs {
+				// The items are known and taken whole (-0 / -d): the
+				// command that runs is its arguments and theirs
+				// (`echo CODE | xargs -0 sh -c` runs CODE).
+				for _, group := range runs {
+					run := append([]field(nil), inner[:len(inner)-1]...)
+					for _, t := range group {
+						run = append(run, field{s: t})
+					}
+					a.emitCommand(s, run, &ic)
+				}
+				return
+			}
+		}
+	} else if repl != "" {
 		lines = a.xargsLines(s, c)
 	}
 	if len(lines) > 0 && len(lines) <= maxXargsInputs {
@@ -255,19 +316,106 @@ done:
 // command each; more are judged through the placeholder.
 const maxXargsInputs = 8
 
-// xargsLines returns the lines xargs -I reads when they are known: its
-// static here-string or heredoc, or the folded output of the producer
-// piped into it (not find or ls, whose output is unknown). xargs -I takes
-// one whole line per run, leading blanks removed, empty lines skipped.
+// xargsLines returns the lines xargs -I reads when they are known (see
+// xargsInput). xargs -I takes one whole line per run, leading blanks
+// removed, empty lines skipped.
 func (a *analyzer) xargsLines(s *syntax.Stmt, c *ctx) []string {
+	text, ok := a.xargsInput(s, c)
+	if !ok {
+		return nil
+	}
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimLeft(l, " \t"); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+// xargsItems returns the items xargs -0 / -d DELIM reads when its input
+// is known: the input cut at each delimiter (escapes of -d as xargs reads
+// them), a delimiter that ends the input ending the last item.
+func (a *analyzer) xargsItems(s *syntax.Stmt, c *ctx, delim string) ([]string, bool) {
+	d, ok := xargsDelim(delim)
+	if !ok {
+		return nil, false
+	}
+	text, ok := a.xargsInput(s, c)
+	if !ok {
+		return nil, false
+	}
+	text = strings.TrimSuffix(text, string(d))
+	if text == "" {
+		return nil, true
+	}
+	return strings.Split(text, string(d)), true
+}
+
+// xargsDelim reads the value of xargs -d: one character or an escape
+// (\n, \t, \0, \\, \xHH, \NNN octal).
+func xargsDelim(v string) (byte, bool) {
+	if len(v) == 1 {
+		return v[0], true
+	}
+	if len(v) < 2 || v[0] != '\\' {
+		return 0, false
+	}
+	switch v[1:] {
+	case "n":
+		return '\n', true
+	case "t":
+		return '\t', true
+	case "r":
+		return '\r', true
+	case "0":
+		return 0, true
+	case "\\":
+		return '\\', true
+	}
+	digits, base := v[1:], 8
+	if v[1] == 'x' {
+		digits, base = v[2:], 16
+	}
+	if n, err := strconv.ParseUint(digits, base, 8); err == nil {
+		return byte(n), true
+	}
+	return 0, false
+}
+
+// chunk groups items n to a run (all in one run when n <= 0).
+func chunk(items []string, n int) [][]string {
+	if n <= 0 || n >= len(items) {
+		return [][]string{items}
+	}
+	var out [][]string
+	for len(items) > n {
+		out = append(out, items[:n])
+		items = items[n:]
+	}
+	return append(out, items)
+}
+
+// atoiOr parses a positive count, def when it is not one.
+func atoiOr(s string, def int) int {
+	if n, err := strconv.Atoi(s); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+// xargsInput returns the text xargs reads when it is known: its static
+// here-string or heredoc, or the folded output of the producer piped into
+// it (not find or ls, whose output is unknown).
+func (a *analyzer) xargsInput(s *syntax.Stmt, c *ctx) (string, bool) {
 	text, ok := "", false
 	if st := c.prevStage; st != nil {
 		call, isCall := st.Cmd.(*syntax.CallExpr)
 		if !isCall || len(call.Args) == 0 {
-			return nil
+			return "", false
 		}
 		if w, static := a.staticWord(call.Args[0]); !static || path.Base(w) == "find" || path.Base(w) == "ls" {
-			return nil
+			return "", false
 		}
 		r := a.foldStages([]*syntax.Stmt{st})
 		text, ok = r.content, r.static
@@ -285,16 +433,7 @@ func (a *analyzer) xargsLines(s *syntax.Stmt, c *ctx) []string {
 			text, ok = f.s, !f.dyn
 		}
 	}
-	if !ok {
-		return nil
-	}
-	var lines []string
-	for _, l := range strings.Split(text, "\n") {
-		if l = strings.TrimLeft(l, " \t"); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	return lines
+	return text, ok
 }
 
 // upstreamPaths returns the start paths of a `find` (or the operands of

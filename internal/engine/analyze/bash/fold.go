@@ -554,17 +554,33 @@ func (a *analyzer) pipeInterpreter(stages []*syntax.Stmt, c *ctx) {
 		return
 	}
 	fs := a.callWords(call)
-	// Skip privilege and environment wrappers in front of the interpreter.
+	// See through the wrappers in front of the interpreter (sudo, env,
+	// firejail, systemd-run …): the registry's side-effect-free part of
+	// each names its inner command, which inherits the pipe.
 	for len(fs) > 0 && !fs[0].dyn {
-		switch path.Base(fs[0].s) {
-		case "sudo", "doas", "env", "nohup", "nice", "command", "exec", "time", "stdbuf", "setsid":
-			fs = fs[1:]
-			for len(fs) > 0 && (strings.HasPrefix(fs[0].s, "-") || strings.Contains(fs[0].s, "=")) {
-				fs = fs[1:]
+		if n := path.Base(fs[0].s); n == "env" {
+			// env -S 'sh -x': the split string is the command.
+			if _, split := envSkip(fs[1:]); split >= 0 {
+				if split+2 >= len(fs) || fs[split+2].dyn {
+					return
+				}
+				words := []field{}
+				for _, w := range strings.Fields(fs[split+2].s) {
+					words = append(words, field{s: w})
+				}
+				fs = append(words, fs[split+3:]...)
+				continue
 			}
-			continue
 		}
-		break
+		e := commandsTab.lookup(path.Base(fs[0].s))
+		if e == nil || e.peel == nil {
+			break
+		}
+		i := e.peel(fs[1:])
+		if i < 0 || 1+i >= len(fs) {
+			return
+		}
+		fs = fs[1+i:]
 	}
 	if len(fs) == 0 || fs[0].dyn {
 		return
@@ -812,15 +828,14 @@ func awkRunsInput(args []field) bool {
 	return false
 }
 
+// interpreterOrWrapper reports an interpreter, source, or a wrapper the
+// registry can see through (a pipe into it may reach an interpreter).
 func interpreterOrWrapper(n string) bool {
-	if _, ok := interpreterLang(n); ok {
+	if _, ok := interpreterLang(n); ok || n == "source" || n == "." {
 		return true
 	}
-	switch n {
-	case "source", ".", "sudo", "doas", "env", "nohup", "nice", "command", "exec", "time", "stdbuf", "setsid":
-		return true
-	}
-	return false
+	e := commandsTab.lookup(n)
+	return e != nil && e.peel != nil
 }
 
 func isKnownCommand(name string) bool {
