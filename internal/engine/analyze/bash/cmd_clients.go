@@ -222,13 +222,8 @@ func clientInclude(includes []string, line string) (string, bool) {
 // for a two-letter option).
 func clientOption(opts []string, word string) (val string, attached, ok bool) {
 	for _, o := range opts {
-		switch {
-		case word == o:
-			return "", false, true
-		case strings.HasPrefix(word, o+"="):
-			return word[len(o)+1:], true, true
-		case len(o) == 2 && o[0] == '-' && strings.HasPrefix(word, o) && len(word) > 2:
-			return word[2:], true, true
+		if val, attached, ok := optWord(o, word); ok {
+			return val, attached, true
 		}
 	}
 	return "", false, false

@@ -130,18 +130,32 @@ func plainCommand(code string) bool {
 // ("--x=V", "-xV" for a two-letter short option) or the next argument
 // (next is then true).
 func optValue(name string, f field, args []field, i int) (val field, next, ok bool) {
+	v, attached, ok := optWord(name, f.s)
 	switch {
-	case f.s == name:
-		if i+1 < len(args) {
-			return args[i+1], true, true
-		}
+	case !ok:
 		return field{}, false, false
-	case len(f.s) > len(name) && f.s[len(name)] == '=' && strings.HasPrefix(f.s, name):
-		return field{s: f.s[len(name)+1:], dyn: f.dyn}, false, true
-	case len(name) == 2 && name[0] == '-' && name[1] != '-' && strings.HasPrefix(f.s, name) && len(f.s) > 2:
-		return field{s: f.s[2:], dyn: f.dyn}, false, true
+	case attached:
+		return field{s: v, dyn: f.dyn}, false, true
+	case i+1 < len(args):
+		return args[i+1], true, true
 	}
 	return field{}, false, false
+}
+
+// optWord reports whether word is option name, alone (attached false: the
+// value is the next argument) or with its value attached ("--x=V", or
+// "-xV" for a two-letter short option). The one reading of an option word
+// for every table in this package that names options.
+func optWord(name, word string) (val string, attached, ok bool) {
+	switch {
+	case word == name:
+		return "", false, true
+	case len(word) > len(name) && word[len(name)] == '=' && strings.HasPrefix(word, name):
+		return word[len(name)+1:], true, true
+	case len(name) == 2 && name[0] == '-' && name[1] != '-' && strings.HasPrefix(word, name) && len(word) > 2:
+		return word[2:], true, true
+	}
+	return "", false, false
 }
 
 // command returns the command an option value runs, when it runs one.
