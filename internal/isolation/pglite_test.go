@@ -196,20 +196,5 @@ func TestLiteRunInheritsNoDescriptors(t *testing.T) {
 	if ex, err := p.Wait(); err != nil || ex.Code != 0 {
 		t.Fatalf("exit %+v %v\n%s", ex, err, out.String())
 	}
-	seen := 0
-	for _, line := range strings.Split(out.String(), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 3 || f[len(f)-2] != "->" {
-			continue
-		}
-		seen++
-		switch f[len(f)-3] {
-		case "0", "1", "2":
-		default:
-			t.Errorf("run inherited descriptor %s", strings.Join(f[len(f)-3:], " "))
-		}
-	}
-	if seen < 3 {
-		t.Errorf("listed %d descriptors, want at least stdin, stdout and stderr:\n%s", seen, out.String())
-	}
+	checkOnlyStdio(t, out.String())
 }
