@@ -13,8 +13,9 @@ import (
 // `printenv | grep -iE 'secret|key'`. The filter prints exactly the secret
 // values (RULES.md SENSITIVE_OUTPUT).
 var (
-	kindEnvDump = catalog.NamesKind("env", "printenv", "export", "declare", "typeset", "set", "compgen")
-	kindFilter  = catalog.NamesKind("grep", "egrep", "fgrep", "rg", "ag", "awk", "gawk", "sed", "findstr")
+	kindEnvDump = catalog.NamesKind("env", "printenv", "export", "declare", "typeset", "set", "compgen", "jq", "gojq",
+		"ps")
+	kindFilter = catalog.NamesKind("grep", "egrep", "fgrep", "rg", "ag", "awk", "gawk", "sed", "findstr")
 )
 
 // secretWords are the parts of a filter pattern that select secrets.
@@ -40,6 +41,93 @@ func isDump(name string, args []string) bool {
 		return len(args) == 0
 	case "compgen":
 		return len(args) == 1 && (args[0] == "-v" || args[0] == "-e")
+	case "jq", "gojq":
+		return jqDumpsEnv(args)
+	case "ps":
+		return psShowsEnv(args)
+	}
+	return false
+}
+
+// jqValueOpts are jq's options that take words after them (--arg NAME
+// VALUE takes two).
+var jqValueOpts = map[string]int{"--arg": 2, "--argjson": 2, "--slurpfile": 2, "--rawfile": 2, "-f": 1,
+	"--from-file": 1, "-L": 1, "--indent": 1}
+
+// jqDumpsEnv reports a jq program that outputs the whole environment: its
+// `env` builtin or `$ENV` as a whole value (`jq -n env`, `jq -n '$ENV'`),
+// not one member of it (`env.HOME`, `$ENV["LANG"]`).
+func jqDumpsEnv(args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if n, ok := jqValueOpts[a]; ok {
+			if a == "-f" || a == "--from-file" {
+				return false // the program is in a file
+			}
+			i += n
+			continue
+		}
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		return wholeEnvIn(a, "$ENV") || wholeEnvIn(a, "env")
+	}
+	return false
+}
+
+// wholeEnvIn reports name in the jq program prog as a whole value: not part
+// of a longer name, not followed by a member access or an index, and (for
+// the builtin env) not a field or variable itself (`.env`, `$env`).
+func wholeEnvIn(prog, name string) bool {
+	for off := 0; off < len(prog); {
+		k := strings.Index(prog[off:], name)
+		if k < 0 {
+			return false
+		}
+		start, end := off+k, off+k+len(name)
+		off = end
+		if start > 0 {
+			if b := prog[start-1]; isNameByte(b) || b == '.' || b == '$' && name == "env" {
+				continue
+			}
+		}
+		rest := strings.TrimLeft(prog[end:], " ")
+		if end < len(prog) && isNameByte(prog[end]) || strings.HasPrefix(rest, ".") || strings.HasPrefix(rest, "[") {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+func isNameByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
+// psValueOpts are the single-letter ps options whose next word is their
+// value (a format, a pid list, a command name), so it is not read as BSD
+// options.
+const psValueOpts = "oOpCuUgGtqsk"
+
+// psShowsEnv reports ps with the BSD option e (`ps e`, `ps eww $$`, `ps
+// auxe`): each process's environment is printed after its command line.
+// "-e" (every process) is the other syntax and shows none.
+func psShowsEnv(args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") {
+			if len(a) == 2 && strings.IndexByte(psValueOpts, a[1]) >= 0 {
+				i++
+			}
+			continue
+		}
+		letters := a != ""
+		for j := 0; j < len(a); j++ {
+			letters = letters && (a[j] >= 'a' && a[j] <= 'z' || a[j] >= 'A' && a[j] <= 'Z')
+		}
+		if letters && strings.IndexByte(a, 'e') >= 0 {
+			return true
+		}
 	}
 	return false
 }
@@ -95,15 +183,22 @@ func checkIndirectOverDump(e *catalog.Env) {
 // and any command reading a process's environ file (`cat
 // /proc/self/environ`, `tr '\0' '\n' < /proc/1/environ`, `strings
 // /proc/$$/environ`).
-func dumpSources(e *catalog.Env) map[int]string {
+func dumpSources(e *catalog.Env) (dumps, fileFilters map[int]string) {
 	f := e.Facts
-	dumps := map[int]string{}
+	dumps = map[int]string{}
+	var files []string
 	for _, i := range e.Commands(kindEnvDump) {
 		c := &f.Commands[i]
 		if isDump(c.Name, c.Args) {
 			dumps[c.ID] = c.Name
+			for _, r := range c.Redirects {
+				if fileRedirect(r) {
+					files = append(files, r.Target)
+				}
+			}
 		}
 	}
+	filters := dumpFileReaders(e, dumps, files)
 	for i := range f.Commands {
 		c := &f.Commands[i]
 		for _, a := range c.Args {
@@ -117,7 +212,44 @@ func dumpSources(e *catalog.Env) map[int]string {
 			}
 		}
 	}
-	return dumps
+	return dumps, filters
+}
+
+// dumpFileReaders adds to dumps the commands that print a file an
+// environment dump was written to (`env > /tmp/e; cat /tmp/e`): reading it
+// whole is reading the dump. A filter reading the file is judged as a
+// filter over the dump (checkEnvDumps), by its pattern.
+func dumpFileReaders(e *catalog.Env, dumps map[int]string, files []string) (filters map[int]string) {
+	if len(files) == 0 {
+		return nil
+	}
+	f := e.Facts
+	for i := range f.Commands {
+		c := &f.Commands[i]
+		filter := e.Of(int32(i), kindFilter)
+		if _, ok := dumps[c.ID]; ok || !(c.Name == "cat" || passThrough[c.Name] || filter) {
+			continue
+		}
+		for _, file := range files {
+			reads := false
+			for _, a := range c.Args {
+				reads = reads || a == file
+			}
+			for _, r := range c.Redirects {
+				reads = reads || r.Op == "<" && r.Target == file
+			}
+			switch {
+			case reads && filter:
+				if filters == nil {
+					filters = map[int]string{}
+				}
+				filters[c.ID] = file
+			case reads:
+				dumps[c.ID] = file
+			}
+		}
+	}
+	return filters
 }
 
 // checkEnvPrinted reports an environment dump whose output reaches the
@@ -178,15 +310,15 @@ func checkEnvPrinted(e *catalog.Env, dumps map[int]string) {
 // dump printed whole.
 func checkEnvDumps(e *catalog.Env) {
 	f := e.Facts
-	dumps := dumpSources(e)
-	if len(dumps) == 0 {
+	dumps, fileFilters := dumpSources(e)
+	if len(dumps) == 0 && len(fileFilters) == 0 {
 		return
 	}
 	checkEnvPrinted(e, dumps)
 	checkIndirectOverDump(e)
 	for _, i := range e.Commands(kindFilter) {
 		c := &f.Commands[i]
-		from := ""
+		from := fileFilters[c.ID]
 		for _, s := range c.StdinSources {
 			if n, ok := dumps[s]; ok {
 				from = n

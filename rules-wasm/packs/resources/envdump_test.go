@@ -62,3 +62,36 @@ func TestIndirectOverDump(t *testing.T) {
 		{Name: "names alone", Lang: "bash", Facts: sdk.Facts{Commands: []sdk.Command{{ID: 1, Name: "compgen", Args: []string{"-e"}}}}, Rule: "SENSITIVE_OUTPUT"},
 	})
 }
+
+// TestOtherDumpers: jq's env builtin and $ENV, ps with the BSD option e,
+// and a dump written to a file then printed from it are dumps too; one
+// member of the environment, ps -e (every process) and a count of the
+// dump's file are not.
+func TestOtherDumpers(t *testing.T) {
+	cmd := func(id int, name string, args ...string) sdk.Command {
+		return sdk.Command{ID: id, Name: name, Args: args, Evidence: name}
+	}
+	one := func(c sdk.Command) sdk.Facts { return sdk.Facts{Commands: []sdk.Command{c}} }
+	saved := cmd(1, "env")
+	saved.Redirects = []sdk.Redirect{{Op: ">", Fd: -1, Target: "/tmp/e.txt"}}
+	readBack := func(c sdk.Command) sdk.Facts { return sdk.Facts{Commands: []sdk.Command{saved, c}} }
+	fromFile := cmd(2, "sort")
+	fromFile.Redirects = []sdk.Redirect{{Op: "<", Fd: -1, Target: "/tmp/e.txt"}}
+	packtest.Run(t, Scan, []C{
+		{Name: "jq -n env", Lang: "bash", Facts: one(cmd(1, "jq", "-n", "env")), Rule: "SENSITIVE_OUTPUT", Want: sdk.Deny},
+		{Name: "jq $ENV", Lang: "bash", Facts: one(cmd(1, "jq", "-n", "$ENV")), Rule: "SENSITIVE_OUTPUT", Want: sdk.Deny},
+		{Name: "jq --arg then env", Lang: "bash", Facts: one(cmd(1, "jq", "--arg", "a", "b", "-n", "env | keys")), Rule: "SENSITIVE_OUTPUT", Want: sdk.Deny},
+		{Name: "jq env.HOME", Lang: "bash", Facts: one(cmd(1, "jq", "-n", "env.HOME")), Rule: "SENSITIVE_OUTPUT"},
+		{Name: "jq $ENV.LANG", Lang: "bash", Facts: one(cmd(1, "jq", "-n", "$ENV.LANG")), Rule: "SENSITIVE_OUTPUT"},
+		{Name: "jq .env field", Lang: "bash", Facts: one(cmd(1, "jq", ".env", "config.json")), Rule: "SENSITIVE_OUTPUT"},
+		{Name: "ps eww", Lang: "bash", Facts: one(cmd(1, "ps", "eww", "1")), Rule: "SENSITIVE_OUTPUT", Want: sdk.Deny},
+		{Name: "ps auxe", Lang: "bash", Facts: one(cmd(1, "ps", "auxe")), Rule: "SENSITIVE_OUTPUT", Want: sdk.Deny},
+		{Name: "ps -ef", Lang: "bash", Facts: one(cmd(1, "ps", "-ef")), Rule: "SENSITIVE_OUTPUT"},
+		{Name: "ps -C sleep", Lang: "bash", Facts: one(cmd(1, "ps", "-C", "sleep")), Rule: "SENSITIVE_OUTPUT"},
+		{Name: "dump saved then cat", Lang: "bash", Facts: readBack(cmd(2, "cat", "/tmp/e.txt")), Rule: "SENSITIVE_OUTPUT", Want: sdk.Deny},
+		{Name: "dump saved then sort <", Lang: "bash", Facts: readBack(fromFile), Rule: "SENSITIVE_OUTPUT", Want: sdk.Deny},
+		{Name: "dump saved then grep token", Lang: "bash", Facts: readBack(cmd(2, "grep", "-i", "token", "/tmp/e.txt")), Rule: "SENSITIVE_OUTPUT", Want: sdk.Deny},
+		{Name: "dump saved then counted", Lang: "bash", Facts: readBack(cmd(2, "grep", "-c", "PATH", "/tmp/e.txt")), Rule: "SENSITIVE_OUTPUT"},
+		{Name: "dump saved, other file printed", Lang: "bash", Facts: readBack(cmd(2, "cat", "notes.txt")), Rule: "SENSITIVE_OUTPUT"},
+	})
+}
