@@ -182,16 +182,8 @@ func startStopWrapper(a *analyzer, s *syntax.Stmt, args []field, c *ctx) (int, s
 
 // sgWrapper: sg [-] GROUP [-c] CMD runs CMD through /bin/sh -c.
 func sgWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, string) {
-	i := 0
-	if i < len(args) && args[i].s == "-" {
-		i++
-	}
-	i++ // the group
-	if i < len(args) && args[i].s == "-c" {
-		i++
-	}
-	if i < len(args) {
-		a.nestedShell(s, "sg", args[i])
+	if code, ok := sgCode(args); ok {
+		a.nestedShell(s, "sg", code)
 	}
 	return -1, ""
 }

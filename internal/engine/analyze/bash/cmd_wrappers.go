@@ -58,8 +58,9 @@ func optsWrapper(shortVal string, longVal []string, extra int) innerFunc {
 var (
 	noOpts     = optTable{}
 	ioniceOpts = optTable{short: "cnt", long: vals("--class", "--classdata")}
-	watchOpts  = optTable{short: "nqd", long: vals("--interval", "--differences")}
-	flockOpts  = optTable{short: "wEo", long: vals("--timeout", "--conflict-exit-code")}
+	// watch -d/--differences take an optional value, attached only.
+	watchOpts = optTable{short: "nq", long: vals("--interval", "--equexit")}
+	flockOpts = optTable{short: "wEo", long: vals("--timeout", "--conflict-exit-code")}
 )
 
 // busyboxWrapper: busybox APPLET args… runs the applet.
@@ -104,13 +105,11 @@ func watchWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, strin
 
 // flockWrapper: flock LOCK CMD… runs the command; -c runs shell code.
 func flockWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, string) {
-	for i, f := range args {
-		if f.s == "-c" || f.s == "--command" {
-			if i+1 < len(args) {
-				a.nestedShell(s, "flock", args[i+1])
-			}
-			return -1, ""
+	if flockCommandOpt(args) >= 0 {
+		if code, ok := flockCode(args); ok {
+			a.nestedShell(s, "flock", code)
 		}
+		return -1, ""
 	}
 	return skipOpts(args, &flockOpts, nil, 1), "wrapper"
 }
@@ -441,7 +440,7 @@ func (a *analyzer) upstreamPaths(st *syntax.Stmt) []string {
 	}
 	// A producer whose output folds (`echo / | xargs rm -rf`): its words.
 	if r := a.foldStages([]*syntax.Stmt{st}); r.static {
-		return strings.Fields(r.content)
+		return xargsWords(r.content)
 	}
 	return nil
 }
@@ -462,7 +461,7 @@ func (a *analyzer) stdinWords(s *syntax.Stmt) []string {
 		if f.dyn {
 			return nil
 		}
-		return strings.Fields(f.s)
+		return xargsWords(f.s)
 	}
 	return nil
 }
