@@ -208,6 +208,27 @@ func TestExtractionIntoRoot(t *testing.T) {
 	})
 }
 
+// TestDynamicSystemWrite checks writes to absolute paths completed by an
+// unresolved expansion: inside a system tree denied, where one may lie
+// below reviewed, elsewhere left alone.
+func TestDynamicSystemWrite(t *testing.T) {
+	dyn := func(path, op string) sdk.Facts {
+		f := file(path, op, "cp")
+		f.Dynamic = true
+		return sdk.Facts{Files: []sdk.FileAccess{f}}
+	}
+	packtest.Run(t, Scan, []C{
+		{Name: "cp to /etc/$X", Facts: dyn("/etc/$X", "copy_to"), Rule: "SYSTEM_FILE_WRITE", Want: deny},
+		{Name: "write /usr/lib/$N/x", Facts: dyn("/usr/lib/$N/x", "write"), Rule: "SYSTEM_FILE_WRITE", Want: deny},
+		{Name: "name completed in /etc", Facts: dyn("/etc/cron$X", "write"), Rule: "SYSTEM_FILE_WRITE", Want: deny},
+		{Name: "cp to /$X", Facts: dyn("/$X", "copy_to"), Rule: "SYSTEM_FILE_WRITE", Want: review},
+		{Name: "write /var/$F", Facts: dyn("/var/$F", "write"), Rule: "SYSTEM_FILE_WRITE", Want: review},
+		{Name: "cp to /tmp/$X", Facts: dyn("/tmp/$X", "copy_to"), Rule: "SYSTEM_FILE_WRITE"},
+		{Name: "cp to $OUT/x", Facts: dyn("$OUT/x", "copy_to"), Rule: "SYSTEM_FILE_WRITE"},
+		{Name: "read of /etc/$X", Facts: dyn("/etc/$X", "read"), Rule: "SYSTEM_FILE_WRITE"},
+	})
+}
+
 func TestFirewalldAndAudit(t *testing.T) {
 	c := func(args ...string) sdk.Facts { return cmds(packtest.Cmd(1, args[0], args[1:]...)) }
 	packtest.Run(t, Scan, []C{

@@ -2,10 +2,12 @@ package filesystem
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/catalog"
 	"github.com/toolwarden/toolwarden/rules-wasm/packs/internal/match"
+	"github.com/toolwarden/toolwarden/sdk"
 )
 
 // systemWriteRoots are the trees SYSTEM_FILE_WRITE protects: the system's
@@ -36,7 +38,11 @@ func systemWriteOp(op string) bool {
 
 // checkSystemWrite reports a change to a file under a system tree.
 func checkSystemWrite(e *catalog.Env, a *access) {
-	if a.dynamic || !systemWriteOp(a.op) {
+	if !systemWriteOp(a.op) {
+		return
+	}
+	if a.dynamic {
+		checkDynamicSystemWrite(e, a)
 		return
 	}
 	c := match.CleanPath(normalizeHome(a.path))
@@ -55,6 +61,40 @@ func checkSystemWrite(e *catalog.Env, a *access) {
 	e.Add(catalog.Finding{Rule: "SYSTEM_FILE_WRITE", Evidence: a.evidence, Pos: a.pos, Key: c,
 		Message:  fmt.Sprintf("%s of system file %s (by %s).", opNoun(a.op), c, a.by),
 		Metadata: map[string]any{"path": c, "op": a.op}})
+}
+
+// checkDynamicSystemWrite judges a change to an absolute path completed by
+// an expansion the scan cannot resolve, by the directory its known part
+// names: inside a system tree (`cp x "/etc/$X"`, `> "/usr/lib/$N/x"`) the
+// change is a system write whatever the name; where a system tree may lie
+// below (`cp x "/$X"`, `> "/var/$F"`) the target cannot be resolved and is
+// reviewed; elsewhere (`/tmp/$X`, `$OUT/x`) it is left alone.
+func checkDynamicSystemWrite(e *catalog.Env, a *access) {
+	p := normalizeHome(a.path)
+	if !strings.HasPrefix(p, "/") {
+		return
+	}
+	dir := staticPrefix(p)
+	if !strings.HasSuffix(dir, "/") {
+		dir = path.Dir(dir) // "/etc/cron$X": a name in /etc being completed
+	}
+	c := match.CleanPath(dir)
+	meta := map[string]any{"path": p, "op": a.op}
+	if isSystemWritePath(c) {
+		e.Add(catalog.Finding{Rule: "SYSTEM_FILE_WRITE", Evidence: a.evidence, Pos: a.pos, Key: p, Metadata: meta,
+			Message: fmt.Sprintf("%s under system tree %s of a name that cannot be resolved statically (%s, by %s).",
+				opNoun(a.op), c, p, a.by)})
+		return
+	}
+	for _, r := range systemWriteRoots {
+		if c == "/" || strings.HasPrefix(r, c+"/") {
+			e.Add(catalog.Finding{Rule: "SYSTEM_FILE_WRITE", Decision: sdk.NeedsHumanReview, Risk: sdk.RiskMedium,
+				Evidence: a.evidence, Pos: a.pos, Key: p, Metadata: meta,
+				Message: fmt.Sprintf("%s of %s (by %s): a path under %s that cannot be resolved statically may reach a system tree.",
+					opNoun(a.op), p, a.by, c)})
+			return
+		}
+	}
 }
 
 func opNoun(op string) string {

@@ -33,19 +33,20 @@ func (a *analyzer) extractTo(s *syntax.Stmt, dir field, by string, c *ctx) {
 	a.addFile(s, dir, "write", by, c, fileFlags{recursive: true})
 }
 
+// arOpts are ar's options that take a value.
+var arOpts = optTable{words: true, long: vals("--output")}
+
 // arFiles: ar KEY[mods] ARCHIVE [MEMBER…]; x extracts into the working
 // directory or --output DIR; r/q/d/m/s change the archive.
 func (a *analyzer) arFiles(s *syntax.Stmt, name string, args []field, c *ctx) {
 	key, out := "", field{}
 	var operands []field
-	for i := 0; i < len(args); i++ {
-		f := args[i]
+	r := arOpts.read(args)
+	for it, ok := r.next(); ok; it, ok = r.next() {
+		f := it.word
 		switch {
-		case f.s == "--output" && i+1 < len(args):
-			i++
-			out = args[i]
-		case strings.HasPrefix(f.s, "--output="):
-			out = field{s: strings.TrimPrefix(f.s, "--output="), dyn: f.dyn}
+		case it.name == "--output" && it.hasVal:
+			out = it.val
 		case strings.HasPrefix(f.s, "--"):
 		case key == "" && !f.dyn:
 			key = strings.TrimPrefix(f.s, "-")
@@ -69,6 +70,9 @@ func (a *analyzer) arFiles(s *syntax.Stmt, name string, args []field, c *ctx) {
 	}
 }
 
+// paxOpts are pax's options that take a value.
+var paxOpts = optTable{short: "fsobxpU", dyn: dynOperand}
+
 // paxFiles: pax -r reads an archive and extracts it into the working
 // directory; pax -r -w copies its operands into the last one; -f names the
 // archive (written with -w alone).
@@ -76,33 +80,20 @@ func (a *analyzer) paxFiles(s *syntax.Stmt, name string, args []field, c *ctx) {
 	read, write := false, false
 	var archive *field
 	var operands []field
-	for i := 0; i < len(args); i++ {
-		f := args[i]
-		if !strings.HasPrefix(f.s, "-") || f.s == "-" || f.dyn {
-			operands = append(operands, f)
-			continue
-		}
-		for j := 1; j < len(f.s); j++ {
-			ch := f.s[j]
-			switch ch {
-			case 'r':
-				read = true
-			case 'w':
-				write = true
+	r := paxOpts.read(args)
+	for it, ok := r.next(); ok; it, ok = r.next() {
+		switch it.name {
+		case "":
+			if !it.end {
+				operands = append(operands, it.word)
 			}
-			if strings.IndexByte("fsobxpU", ch) >= 0 {
-				var v field
-				if j+1 < len(f.s) {
-					v = field{s: f.s[j+1:]}
-				} else if i+1 < len(args) {
-					i++
-					v = args[i]
-				}
-				if ch == 'f' {
-					archive = &v
-				}
-				break
-			}
+		case "-r":
+			read = true
+		case "-w":
+			write = true
+		case "-f":
+			v := it.val
+			archive = &v
 		}
 	}
 	switch {
@@ -132,25 +123,30 @@ func (a *analyzer) paxFiles(s *syntax.Stmt, name string, args []field, c *ctx) {
 	}
 }
 
+// unsquashfsOpts are unsquashfs's options that take a value; unsquashfsList
+// its options that list or print instead of extracting.
+var (
+	unsquashfsOpts = optTable{words: true, dyn: dynOperand, long: vals("-d", "-dest", "-e", "-ef", "-p", "-processors",
+		"-da", "-fr", "-o", "-offset", "-exclude-file", "-extract-file", "-data-queue", "-frag-queue", "-mem")}
+	unsquashfsList = []string{"-l", "-ls", "-lls", "-lln", "-llnumeric", "-lc", "-llc", "-s", "-stat", "-cat"}
+)
+
 // unsquashfsFiles: unsquashfs [-d DIR] IMAGE [FILE…] extracts into DIR,
 // by default squashfs-root under the working directory; -l/-ls/-lls list.
 func (a *analyzer) unsquashfsFiles(s *syntax.Stmt, name string, args []field, c *ctx) {
 	dest := field{s: "squashfs-root"}
 	list := false
 	var operands []field
-	for i := 0; i < len(args); i++ {
-		f := args[i]
+	r := unsquashfsOpts.read(args)
+	for it, ok := r.next(); ok; it, ok = r.next() {
 		switch {
-		case (f.s == "-d" || f.s == "-dest") && i+1 < len(args):
-			i++
-			dest = args[i]
-		case f.s == "-l" || f.s == "-ls" || f.s == "-lls" || f.s == "-lln" || f.s == "-llnumeric" || f.s == "-lc" || f.s == "-llc" || f.s == "-s" || f.s == "-stat" || f.s == "-cat":
+		case it.end, it.word.s == "-" && !it.word.dyn, it.attached:
+		case it.name == "":
+			operands = append(operands, it.word)
+		case (it.name == "-d" || it.name == "-dest") && it.hasVal:
+			dest = it.val
+		case contains(unsquashfsList, it.name):
 			list = true
-		case contains([]string{"-e", "-ef", "-p", "-processors", "-da", "-fr", "-o", "-offset", "-exclude-file", "-extract-file", "-data-queue", "-frag-queue", "-mem"}, f.s) && i+1 < len(args):
-			i++
-		case strings.HasPrefix(f.s, "-") && !f.dyn:
-		default:
-			operands = append(operands, f)
 		}
 	}
 	if len(operands) > 0 {
@@ -189,22 +185,26 @@ func (a *analyzer) dpkgExtract(s *syntax.Stmt, name string, args []field, c *ctx
 	a.extractTo(s, dir, name, c)
 }
 
+// dirOptNames are the destination options of cabextract and unar, dirOpts
+// the table that reads them.
+var (
+	dirOptNames = []string{"-d", "--directory", "-o", "-output-directory", "--output-directory"}
+	dirOpts     = optTable{words: true, long: vals(dirOptNames...)}
+)
+
 // dirOptExtract: extractors whose destination is -d DIR (cabextract,
 // --directory) or -o DIR (unar, -output-directory), else the working
 // directory; listing and testing options (-l, -t) write nothing.
 func (a *analyzer) dirOptExtract(s *syntax.Stmt, name string, args []field, c *ctx) {
 	dest := field{}
 	list := false
-	for i := 0; i < len(args); i++ {
-		f := args[i]
-		opt, val, hasVal := strings.Cut(f.s, "=")
+	r := dirOpts.read(args)
+	for it, ok := r.next(); ok; it, ok = r.next() {
+		f := it.word
 		switch {
-		case contains([]string{"-d", "--directory", "-o", "-output-directory", "--output-directory"}, opt) && !f.dyn:
-			if hasVal {
-				dest = field{s: val}
-			} else if i+1 < len(args) {
-				i++
-				dest = args[i]
+		case contains(dirOptNames, it.name) && !f.dyn:
+			if it.hasVal {
+				dest = it.val
 			}
 		case strings.HasPrefix(f.s, "-d") && len(f.s) > 2 && name == "cabextract":
 			dest = field{s: f.s[2:], dyn: f.dyn}
@@ -248,22 +248,23 @@ func (a *analyzer) unrarFiles(s *syntax.Stmt, name string, args []field, c *ctx)
 	a.extractTo(s, dest, name, c)
 }
 
+// jarOpts are jar's options that take a value.
+var jarOpts = optTable{words: true, long: vals("-C", "--dir")}
+
 // jarFiles: jar x (-x, --extract) extracts into the working directory or
 // -C DIR / --dir DIR.
 func (a *analyzer) jarFiles(s *syntax.Stmt, name string, args []field, c *ctx) {
 	extract := false
 	dest := field{}
-	for i := 0; i < len(args); i++ {
-		f := args[i]
+	r := jarOpts.read(args)
+	for it, ok := r.next(); ok; it, ok = r.next() {
+		f := it.word
 		switch {
 		case f.s == "--extract":
 			extract = true
-		case (f.s == "-C" || f.s == "--dir") && i+1 < len(args):
-			i++
-			dest = args[i]
-		case strings.HasPrefix(f.s, "--dir="):
-			dest = field{s: strings.TrimPrefix(f.s, "--dir="), dyn: f.dyn}
-		case i == 0 && !strings.HasPrefix(f.s, "--") && strings.Contains(f.s, "x") && !f.dyn:
+		case (it.name == "-C" && !it.attached || it.name == "--dir") && it.hasVal:
+			dest = it.val
+		case it.idx == 0 && !strings.HasPrefix(f.s, "--") && strings.Contains(f.s, "x") && !f.dyn:
 			extract = true
 		}
 	}

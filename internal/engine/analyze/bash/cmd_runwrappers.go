@@ -25,15 +25,6 @@ type runSpec struct {
 	noRun []string
 }
 
-// vals builds a longVal map of one-value options.
-func vals(names ...string) map[string]int {
-	m := make(map[string]int, len(names))
-	for _, n := range names {
-		m[n] = 1
-	}
-	return m
-}
-
 // runSpecs are the run wrappers described as data.
 var runSpecs = map[string]*runSpec{
 	"systemd-run": {shortVal: "pEuMHsC", longVal: vals("--property", "--setenv", "--unit", "--machine", "--host",
@@ -76,45 +67,7 @@ func specWrapper(sp *runSpec) innerFunc { return sp.skip }
 
 // skip returns the index of the inner command in args, -1 when none runs.
 func (sp *runSpec) skip(args []field) int {
-	i := 0
-	for i < len(args) {
-		f := args[i]
-		if f.dyn && strings.HasPrefix(f.s, "-") {
-			i++
-			continue
-		}
-		if !strings.HasPrefix(f.s, "-") || f.s == "-" {
-			break
-		}
-		if f.s == "--" {
-			i++
-			break
-		}
-		opt, _, hasVal := strings.Cut(f.s, "=")
-		if contains(sp.noRun, opt) {
-			return -1
-		}
-		if strings.HasPrefix(f.s, "--") {
-			if !hasVal {
-				i += sp.longVal[opt]
-			}
-			i++
-			continue
-		}
-		for j := 1; j < len(f.s); j++ {
-			if contains(sp.noRun, "-"+f.s[j:j+1]) {
-				return -1
-			}
-			if strings.IndexByte(sp.shortVal, f.s[j]) >= 0 {
-				if j == len(f.s)-1 {
-					i++
-				}
-				break
-			}
-		}
-		i++
-	}
-	return i + sp.extra
+	return skipOpts(args, &optTable{short: sp.shortVal, long: sp.longVal, dyn: dynFlag}, sp.noRun, sp.extra)
 }
 
 // registerRunWrappers registers the run wrappers of runSpecs and the ones
@@ -229,16 +182,8 @@ func startStopWrapper(a *analyzer, s *syntax.Stmt, args []field, c *ctx) (int, s
 
 // sgWrapper: sg [-] GROUP [-c] CMD runs CMD through /bin/sh -c.
 func sgWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, string) {
-	i := 0
-	if i < len(args) && args[i].s == "-" {
-		i++
-	}
-	i++ // the group
-	if i < len(args) && args[i].s == "-c" {
-		i++
-	}
-	if i < len(args) {
-		a.nestedShell(s, "sg", args[i])
+	if code, ok := sgCode(args); ok {
+		a.nestedShell(s, "sg", code)
 	}
 	return -1, ""
 }
@@ -275,6 +220,10 @@ func runuserCode(args []field) (int, *field) {
 	return -1, nil
 }
 
+// runuserOpts are runuser's options that take a value.
+var runuserOpts = optTable{short: "ugGws", long: vals("--user", "--group", "--supp-group", "--shell",
+	"--whitelist-environment")}
+
 // runuserInner is the inner command of runuser -u USER [--] CMD, -1 for
 // the -c form or without -u.
 func runuserInner(args []field) int {
@@ -283,8 +232,7 @@ func runuserInner(args []field) int {
 	}
 	for _, f := range args {
 		if f.s == "-u" || f.s == "--user" || strings.HasPrefix(f.s, "--user=") || strings.HasPrefix(f.s, "-u") && len(f.s) > 2 {
-			return skipOpts(args, "ugGws", []string{"--user", "--group", "--supp-group", "--shell",
-				"--whitelist-environment"}, 0)
+			return skipOpts(args, &runuserOpts, nil, 0)
 		}
 	}
 	return -1

@@ -182,10 +182,7 @@ func (a *analyzer) stdinCode(s *syntax.Stmt, interp string, c *ctx) {
 }
 
 func (a *analyzer) su(s *syntax.Stmt, _ string, args []field, c *ctx) {
-	for i, f := range args {
-		if (f.s == "-c" || f.s == "--command") && i+1 < len(args) {
-			a.dynExec(s, "shell_c", "su", args[i+1], args[i+1], true)
-			return
-		}
+	if code, ok := suCode(args); ok {
+		a.dynExec(s, "shell_c", "su", code, code, true)
 	}
 }

@@ -48,10 +48,20 @@ func registerWrapperCommands(r *registry) {
 // (skipOpts: shortVal and longVal take a value, extra operands precede
 // the command).
 func optsWrapper(shortVal string, longVal []string, extra int) innerFunc {
+	t := &optTable{short: shortVal, long: vals(longVal...)}
 	return func(args []field) int {
-		return skipOpts(args, shortVal, longVal, extra)
+		return skipOpts(args, t, nil, extra)
 	}
 }
+
+// The option tables of the wrappers below.
+var (
+	noOpts     = optTable{}
+	ioniceOpts = optTable{short: "cnt", long: vals("--class", "--classdata")}
+	// watch -d/--differences take an optional value, attached only.
+	watchOpts = optTable{short: "nq", long: vals("--interval", "--equexit")}
+	flockOpts = optTable{short: "wEo", long: vals("--timeout", "--conflict-exit-code")}
+)
 
 // busyboxWrapper: busybox APPLET args… runs the applet.
 func busyboxWrapper(args []field) int {
@@ -68,7 +78,7 @@ func commandWrapper(args []field) int {
 			return -1
 		}
 	}
-	return skipOpts(args, "", nil, 0)
+	return skipOpts(args, &noOpts, nil, 0)
 }
 
 // ioniceWrapper: ionice -p/-P/-u changes running processes; otherwise it
@@ -79,13 +89,13 @@ func ioniceWrapper(args []field) int {
 			return -1
 		}
 	}
-	return skipOpts(args, "cnt", []string{"--class", "--classdata"}, 0)
+	return skipOpts(args, &ioniceOpts, nil, 0)
 }
 
 // watchWrapper: watch CMD ARGS… runs the command; one operand holding a
 // command line (watch 'cmd args') is run through sh -c.
 func watchWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, string) {
-	i := skipOpts(args, "nqd", []string{"--interval", "--differences"}, 0)
+	i := skipOpts(args, &watchOpts, nil, 0)
 	if i >= 0 && i == len(args)-1 && strings.ContainsAny(args[i].s, " \t;|&") {
 		a.nestedShell(s, "watch", args[i])
 		return -1, ""
@@ -95,15 +105,13 @@ func watchWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, strin
 
 // flockWrapper: flock LOCK CMD… runs the command; -c runs shell code.
 func flockWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, string) {
-	for i, f := range args {
-		if f.s == "-c" || f.s == "--command" {
-			if i+1 < len(args) {
-				a.nestedShell(s, "flock", args[i+1])
-			}
-			return -1, ""
+	if flockCommandOpt(args) >= 0 {
+		if code, ok := flockCode(args); ok {
+			a.nestedShell(s, "flock", code)
 		}
+		return -1, ""
 	}
-	return skipOpts(args, "wEo", []string{"--timeout", "--conflict-exit-code"}, 1), "wrapper"
+	return skipOpts(args, &flockOpts, nil, 1), "wrapper"
 }
 
 // envWrapper: env [-u NAME] [NAME=VALUE…] CMD… runs the command; -S
@@ -151,41 +159,6 @@ func envSkip(args []field) (i, split int) {
 		break
 	}
 	return i, -1
-}
-
-// skipOpts returns the index of the first operand after options; shortVal
-// and longVal name options that take a value; extra operands (a duration,
-// a new root) are skipped after the options.
-func skipOpts(args []field, shortVal string, longVal []string, extra int) int {
-	i := 0
-	for i < len(args) {
-		f := args[i]
-		if !strings.HasPrefix(f.s, "-") || f.s == "-" {
-			break
-		}
-		if f.s == "--" {
-			i++
-			break
-		}
-		if strings.HasPrefix(f.s, "--") {
-			if !strings.Contains(f.s, "=") && contains(longVal, f.s) {
-				i++
-			}
-			i++
-			continue
-		}
-		// Short cluster: a value option takes the rest or the next arg.
-		for j := 1; j < len(f.s); j++ {
-			if strings.IndexByte(shortVal, f.s[j]) >= 0 {
-				if j == len(f.s)-1 {
-					i++
-				}
-				break
-			}
-		}
-		i++
-	}
-	return i + extra
 }
 
 // placeholder marks the argument that xargs / find -exec fill in.
@@ -467,7 +440,7 @@ func (a *analyzer) upstreamPaths(st *syntax.Stmt) []string {
 	}
 	// A producer whose output folds (`echo / | xargs rm -rf`): its words.
 	if r := a.foldStages([]*syntax.Stmt{st}); r.static {
-		return strings.Fields(r.content)
+		return xargsWords(r.content)
 	}
 	return nil
 }
@@ -488,7 +461,7 @@ func (a *analyzer) stdinWords(s *syntax.Stmt) []string {
 		if f.dyn {
 			return nil
 		}
-		return strings.Fields(f.s)
+		return xargsWords(f.s)
 	}
 	return nil
 }

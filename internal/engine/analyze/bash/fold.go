@@ -572,6 +572,11 @@ func (a *analyzer) pipeInterpreter(stages []*syntax.Stmt, c *ctx) {
 				continue
 			}
 		}
+		if words, ok := pipedCode(fs); ok {
+			// sg GROUP -c sh: the code's shell reads the pipe.
+			fs = words
+			continue
+		}
 		e := commandsTab.lookup(path.Base(fs[0].s))
 		if e == nil || e.peel == nil {
 			break
@@ -835,7 +840,7 @@ func interpreterOrWrapper(n string) bool {
 		return true
 	}
 	e := commandsTab.lookup(n)
-	return e != nil && e.peel != nil
+	return e != nil && e.peel != nil || codeRunners[n] != nil
 }
 
 func isKnownCommand(name string) bool {

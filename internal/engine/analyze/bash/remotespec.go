@@ -39,6 +39,18 @@ type remoteRow struct {
 	// shorthand: owner/repo is a GitHub repository (npx u/r); registry:
 	// npm:/jsr: specs come from their registries (deno run npm:x).
 	goMod, shorthand, registry bool
+	// opts is the table read by: specOpts and valOpts as whole words
+	// (set by init).
+	opts optTable
+}
+
+func init() {
+	for _, rows := range remoteSpecs {
+		for k := range rows {
+			row := &rows[k]
+			row.opts = optTable{words: true, long: vals(append(append([]string(nil), row.specOpts...), row.valOpts...)...)}
+		}
+	}
 }
 
 var (
@@ -139,33 +151,26 @@ func (a *analyzer) remoteRowArgs(s *syntax.Stmt, name string, row remoteRow, arg
 			local = true
 		}
 	}
-	for i := 0; i < len(args); i++ {
-		f := args[i]
+	r := row.opts.read(args)
+	for {
+		it, ok := r.next()
 		switch {
-		case f.s == "--":
-			if i+1 < len(args) && (row.operand || row.allOperands) && !local {
-				a.remoteSpec(s, name, row, args[i+1], false)
+		case !ok:
+			return
+		case it.end:
+			if it.idx+1 < len(args) && (row.operand || row.allOperands) && !local {
+				a.remoteSpec(s, name, row, args[it.idx+1], false)
 			}
 			return
-		case strings.HasPrefix(f.s, "-") && len(f.s) > 1:
-			opt, val, eq := strings.Cut(f.s, "=")
-			if contains(row.specOpts, opt) {
-				if eq {
-					a.remoteSpec(s, name, row, field{s: val, dyn: f.dyn}, true)
-				} else if i+1 < len(args) {
-					i++
-					a.remoteSpec(s, name, row, args[i], true)
-				}
-				continue
-			}
-			if !eq && contains(row.valOpts, opt) {
-				i++
+		case it.name != "":
+			if it.hasVal && contains(row.specOpts, it.name) {
+				a.remoteSpec(s, name, row, it.val, true)
 			}
 		case row.allOperands:
-			a.remoteSpec(s, name, row, f, false)
+			a.remoteSpec(s, name, row, it.word, false)
 		case row.operand:
 			if !local {
-				a.remoteSpec(s, name, row, f, false)
+				a.remoteSpec(s, name, row, it.word, false)
 			}
 			return
 		default:
