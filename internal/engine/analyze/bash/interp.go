@@ -311,6 +311,9 @@ func (a *analyzer) interpArgs(s *syntax.Stmt, name string, l *interpLang, args [
 			f := args[i]
 			switch {
 			case f.s == "-f" || f.s == "--file":
+				if i+1 < len(args) {
+					a.scriptOperand(s, name, args[i+1], c)
+				}
 				return
 			case f.s == "-F" || f.s == "-v" || f.s == "-i" || f.s == "-l":
 				i++
@@ -326,8 +329,12 @@ func (a *analyzer) interpArgs(s *syntax.Stmt, name string, l *interpLang, args [
 	inv := parseInterpArgs(l, args)
 	switch {
 	case inv.script:
-		// A script file, judged by the command's own handler; under
-		// -n/-p its operands are still the files the loop reads.
+		// A script file, judged by the command's own run handler when it
+		// has one (it reads the interpreter's own options), else here;
+		// under -n/-p its operands are still the files the loop reads.
+		if e := commandsTab.lookup(name); e == nil || e.run == nil {
+			a.scriptOperand(s, name, args[inv.at], c)
+		}
 		a.interpOperands(s, name, l, inv, field{dyn: true}, c)
 		return
 	case inv.stdin || len(inv.codes) == 0:
