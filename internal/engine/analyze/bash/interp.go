@@ -135,6 +135,19 @@ type interpLang struct {
 	// (deno eval, bun eval); subSkip are subcommands that precede the
 	// script or "-" (deno run).
 	subInline, subSkip []string
+	// sigils is set when "$" only starts a variable name (perl, php), so
+	// `system$_` is the call system with $_.
+	sigils bool
+	// assign are assignment operators besides "=" (R's "<-").
+	assign []string
+	// netFiles are the prefixes of paths that open a network connection
+	// when read or written (gawk's /inet/tcp/…).
+	netFiles []string
+}
+
+// netFile reports whether p is one of lang's network special files.
+func (l *interpLang) netFile(p string) bool {
+	return hasPrefixAny(p, l.netFiles...)
 }
 
 // envRes caches the compiled envVar and envAll expressions of each
@@ -184,7 +197,7 @@ var shellAPIs = []interpAPI{{"system", effShell}, {"exec", effShell}, {"popen", 
 // interpreters is the registry.
 var interpreters = []*interpLang{
 	{
-		names: []string{"perl"}, inline: []string{"-e", "-E"}, concat: []string{"."}, backticks: true, bareCalls: true,
+		names: []string{"perl"}, inline: []string{"-e", "-E"}, concat: []string{"."}, backticks: true, bareCalls: true, sigils: true,
 		clusters: true, restFlags: "iFIMmxCdD", sepFlags: "I", digitFlags: "l0", loopFlags: "np", inplace: 'i',
 		argvRead: []string{`<(?:<>|ARGV|\$ARGV)?>`, `\breadline\s*\(?\s*\*?ARGV\b`, `\beof\s*\(\s*\)`},
 		argv:     []string{"$ARGV[%d]", "shift(@ARGV)", "shift @ARGV"},
@@ -196,7 +209,8 @@ var interpreters = []*interpLang{
 			{"glob", effPass}, {"sprintf", effFormat}, {"eval", effEval}, {"get", effNet}, {"getstore", effNet},
 			{"getprint", effNet}, {"post", effNet}, {"post_form", effNet}, {"put", effNet}, {"request", effNet},
 			{"mirror", effNet}, {"head", effNet}, {"IO::Socket::INET->new", effConnect}, {"IO::Socket::IP->new", effConnect},
-			{"IO::Socket::SSL->new", effConnect}, {"File::Slurp::read_file", effRead}, {"read_file", effRead}, {"write_file", effWrite},
+			{"IO::Socket::SSL->new", effConnect}, {"IO::Socket::INET", effConnect}, {"IO::Socket::IP", effConnect},
+			{"connect", effConnect}, {"File::Slurp::read_file", effRead}, {"read_file", effRead}, {"write_file", effWrite},
 			{"copy", effRead}}, shellAPIs...),
 	},
 	{
@@ -240,7 +254,7 @@ var interpreters = []*interpLang{
 	jsLang([]string{"bun"}, []string{"eval"}, []interpAPI{{"Bun.file", effRead}, {"Bun.write", effWrite},
 		{"Bun.spawn", effShell}, {"Bun.spawnSync", effShell}, {"Bun.$", effShell}, {"Bun.connect", effConnect}}),
 	{
-		names: []string{"php"}, inline: []string{"-r"}, concat: []string{"."}, backticks: true,
+		names: []string{"php"}, inline: []string{"-r"}, concat: []string{"."}, backticks: true, sigils: true,
 		argv: []string{"$argv[%d]", "$_SERVER['argv'][%d]", `$_SERVER["argv"][%d]`}, argvBase: 1,
 		wholeEnv: []string{"getenv()", "$_ENV", "$_SERVER"},
 		printers: []string{"print_r", "var_dump", "var_export", "echo", "print", "printf", "json_encode"},
@@ -268,6 +282,7 @@ var interpreters = []*interpLang{
 	},
 	{
 		names: []string{"awk", "gawk", "mawk", "nawk", "busybox-awk"}, programArg: true, juxtapose: true, awkIO: true,
+		netFiles: []string{"/inet/", "/inet4/", "/inet6/"},
 		wholeEnv: []string{"in ENVIRON"}, printers: []string{"print"},
 		home:   []string{`ENVIRON["HOME"]`},
 		envVar: []string{`ENVIRON\[\s*"(\w+)"\s*\]`}, envAll: []string{`\bin\s+ENVIRON\b`},
@@ -581,7 +596,7 @@ func (a *analyzer) interpStdin(s *syntax.Stmt, name string, l *interpLang, c *ct
 			Interpreter: name, Static: !body.dyn, Content: capContent(body.s),
 			Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
 		if !body.dyn {
-			a.codeSockets(s, name, body.s)
+			a.codeListeners(s, name, body.s)
 		}
 		a.interpCode(s, name, l, body, c)
 		return

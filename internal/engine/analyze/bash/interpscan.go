@@ -32,6 +32,7 @@ const (
 	itStr
 	itPunct
 	itShell // a backtick/qx command: s is the command text
+	itNum   // a decimal number: s is its digits
 )
 
 type itok struct {
@@ -67,6 +68,9 @@ type interpCall struct {
 	// downloaded content (a fetch inside it or a variable holding one).
 	at, end int
 	fetched bool
+	// port is the port a connect call gives as an argument of its own
+	// (`connect(4444, host)`, `fsockopen(host, $p)`), 0 when none.
+	port int
 }
 
 // taint is what a variable of the program holds: environment values and
@@ -134,10 +138,17 @@ func tokenizeInterp(l *interpLang, code string) []itok {
 			}
 			out = append(out, itok{kind: kind, s: sb.String()})
 			i = j + 1
+		case c >= '0' && c <= '9':
+			j := i + 1
+			for j < len(code) && code[j] >= '0' && code[j] <= '9' {
+				j++
+			}
+			out = append(out, itok{kind: itNum, s: code[i:j]})
+			i = j
 		case isIdentStart(c) || c == '.' && i+1 < len(code) && isIdentStart(code[i+1]):
 			j := i + 1
 			for j < len(code) {
-				if isWordByte(code[j]) || code[j] == '$' || code[j] == '.' && j+1 < len(code) && isIdentStart(code[j+1]) {
+				if isWordByte(code[j]) || code[j] == '$' && !l.sigils || code[j] == '.' && j+1 < len(code) && isIdentStart(code[j+1]) {
 					j++
 				} else if strings.HasPrefix(code[j:], "::") || strings.HasPrefix(code[j:], "->") && j+2 < len(code) && isIdentStart(code[j+2]) {
 					j += 2
@@ -169,7 +180,7 @@ func tokenizeInterp(l *interpLang, code string) []itok {
 			i++
 		default:
 			// Multi-character operators the folding needs.
-			for _, op := range []string{"..", "<<", ">>", "=>", "==", "!="} {
+			for _, op := range []string{"..", "<<", ">>", "=>", "==", "!=", "|&", "<-"} {
 				if strings.HasPrefix(code[i:], op) {
 					out = append(out, itok{kind: itPunct, s: op})
 					i += len(op)
@@ -273,7 +284,7 @@ func scanInterp(l *interpLang, code string, operands ...field) []interpCall {
 			continue
 		}
 		// name = expr: remember a folded value for later calls.
-		if i+2 < len(sc.toks) && sc.toks[i+1].kind == itPunct && sc.toks[i+1].s == "=" {
+		if i+2 < len(sc.toks) && sc.toks[i+1].kind == itPunct && (sc.toks[i+1].s == "=" || contains(l.assign, sc.toks[i+1].s)) {
 			v, end := sc.fold(i+2, ";")
 			name := t.s
 			if v.static || v.list != nil {
@@ -334,6 +345,9 @@ func scanInterp(l *interpLang, code string, operands ...field) []interpCall {
 		if api.eff == effNet || api.eff == effConnect || api.eff == effSend || api.eff == effRead {
 			end := sc.callEnd(i + 1)
 			call.strs, call.hosts = sc.spanStrings(i+1, end)
+			if api.eff == effConnect {
+				call.port = sc.spanPort(i+1, end)
+			}
 			tn := sc.spanTaint(i+1, end)
 			call.env, call.files = tn.env, tn.files
 			if fetches(call) && i < assignEnd {
@@ -616,16 +630,47 @@ func (sc *interpScanner) callEnd(i int) int {
 // given as a host option's value (`host: 'x'`, `PeerAddr => 'x'`).
 func (sc *interpScanner) spanStrings(i, end int) (all, hosts []string) {
 	for k := i; k <= end && k < len(sc.toks); k++ {
-		if sc.toks[k].kind != itStr {
+		v := sc.toks[k].s
+		switch sc.toks[k].kind {
+		case itStr:
+		case itIdent:
+			// A variable holding a string (`$h = "evil.example";
+			// PeerAddr => $h`) stands for its value.
+			w, ok := sc.vars[v]
+			if !ok || !w.static || w.list != nil {
+				continue
+			}
+			v = w.s
+		default:
 			continue
 		}
-		all = append(all, sc.toks[k].s)
+		all = append(all, v)
 		if k >= 2 && (sc.toks[k-1].s == ":" || sc.toks[k-1].s == "=>" || sc.toks[k-1].s == "=") &&
 			sc.toks[k-1].kind == itPunct && hostKeys[strings.ToLower(sc.toks[k-2].s)] {
-			hosts = append(hosts, sc.toks[k].s)
+			hosts = append(hosts, v)
 		}
 	}
 	return all, hosts
+}
+
+// spanPort returns the first number in tokens i..end that can be a
+// port, given literally or through a variable holding one.
+func (sc *interpScanner) spanPort(i, end int) int {
+	for k := i; k <= end && k < len(sc.toks); k++ {
+		v := ""
+		switch t := sc.toks[k]; t.kind {
+		case itNum:
+			v = t.s
+		case itIdent:
+			if w, ok := sc.vars[t.s]; ok && w.static {
+				v = w.s
+			}
+		}
+		if p, err := strconv.Atoi(v); err == nil && p > 0 && p < 65536 {
+			return p
+		}
+	}
+	return 0
 }
 
 // hostKeys are the option names whose value is a destination host.
@@ -682,6 +727,20 @@ func (sc *interpScanner) awkIO(i int) (interpCall, bool) {
 	}
 	next := sc.toks[i+1]
 	switch t.s {
+	case "|&":
+		// gawk's two-way I/O: `print … |& s`, `s |& getline`. A network
+		// special file (/inet/tcp/…) is a connection; anything else is a
+		// coprocess, a command run.
+		v := value(i + 1)
+		if next.kind == itIdent && next.s == "getline" && i > 0 {
+			v = value(i - 1)
+		} else if !sc.printBefore(i) {
+			return interpCall{}, false
+		}
+		if sc.l.netFile(v.s) {
+			return interpCall{api: interpAPI{"|&", effConnect}, args: []ival{v}, strs: []string{v.s}, at: i, end: i}, true
+		}
+		return interpCall{api: interpAPI{"|&", effShell}, args: []ival{v}, at: i, end: i}, true
 	case "|":
 		if next.kind == itIdent && next.s == "getline" && i > 0 {
 			return interpCall{api: interpAPI{"getline", effShell}, args: []ival{value(i - 1)}}, true
@@ -693,7 +752,11 @@ func (sc *interpScanner) awkIO(i int) (interpCall, bool) {
 		// getline < "file", getline var < "file": a file read.
 		if i > 0 && sc.toks[i-1].kind == itIdent && (sc.toks[i-1].s == "getline" ||
 			i > 1 && sc.toks[i-2].kind == itIdent && sc.toks[i-2].s == "getline") {
-			return interpCall{api: interpAPI{"getline<", effRead}, args: []ival{value(i + 1)}}, true
+			v := value(i + 1)
+			if sc.l.netFile(v.s) {
+				return interpCall{api: interpAPI{"getline<", effConnect}, args: []ival{v}, strs: []string{v.s}}, true
+			}
+			return interpCall{api: interpAPI{"getline<", effRead}, args: []ival{v}}, true
 		}
 	case ">", ">>":
 		if sc.printBefore(i) {
@@ -701,7 +764,11 @@ func (sc *interpScanner) awkIO(i int) (interpCall, bool) {
 			if t.s == ">>" {
 				eff = effAppend
 			}
-			return interpCall{api: interpAPI{"print" + t.s, eff}, args: []ival{value(i + 1)}}, true
+			v := value(i + 1)
+			if sc.l.netFile(v.s) {
+				eff = effConnect
+			}
+			return interpCall{api: interpAPI{"print" + t.s, eff}, args: []ival{v}, strs: []string{v.s}}, true
 		}
 	}
 	return interpCall{}, false
@@ -816,7 +883,7 @@ func (sc *interpScanner) foldParts(i int, end string) (ival, int, int) {
 		}
 		pending = false
 		switch t.kind {
-		case itStr:
+		case itStr, itNum:
 			v.s += t.s
 			parts++
 		case itIdent:
@@ -963,9 +1030,59 @@ func (a *analyzer) interpCode(s *syntax.Stmt, name string, l *interpLang, code f
 		return
 	}
 	a.codeEnvDump(s, name, l, code.s)
-	for _, call := range scanInterp(l, code.s, operands...) {
+	calls := scanInterp(l, code.s, operands...)
+	var conns []int
+	for _, call := range calls {
+		start := len(a.b.Facts.Network)
 		a.interpEffect(s, name, call, code, c)
+		if call.api.eff == effConnect {
+			for k := start; k < len(a.b.Facts.Network); k++ {
+				conns = append(conns, k)
+			}
+		}
 	}
+	if len(conns) > 0 && shellAttached(calls) {
+		for _, k := range conns {
+			a.b.Facts.Network[k].ExecShell = true
+		}
+	}
+}
+
+// shellAttached reports whether code that opens a raw connection also
+// runs a shell or a command it cannot know (what it reads from the
+// connection): `exec("/bin/sh -i")`, `spawn('/bin/sh')`, `system $_`,
+// `io.popen(r)`, awk's `c |& getline`, an eval of a computed string.
+// Such code is a reverse shell (RULES.md REVERSE_SHELL).
+func shellAttached(calls []interpCall) bool {
+	for _, call := range calls {
+		if call.api.eff != effShell && call.api.eff != effEval {
+			continue
+		}
+		if call.api.eff == effEval && call.at == call.end {
+			continue // eval passed as a callback
+		}
+		if len(call.args) == 0 {
+			return true
+		}
+		for _, v := range call.args {
+			if !v.static && v.list == nil {
+				return true
+			}
+		}
+		first := call.args[0].s
+		if call.args[0].list != nil && len(call.args[0].list) > 0 {
+			first = call.args[0].list[0]
+		}
+		words := strings.Fields(first)
+		if len(words) == 0 {
+			continue
+		}
+		base := words[0][strings.LastIndexByte(words[0], '/')+1:]
+		if isShell(base) || base == "cmd.exe" || base == "powershell" || base == "pwsh" || contains(words[1:], "-i") {
+			return true
+		}
+	}
+	return false
 }
 
 // interpEffect records the facts of one registered API call.
@@ -1086,7 +1203,16 @@ func (a *analyzer) interpNet(s *syntax.Stmt, by string, call interpCall, static 
 		hosts = append([]string{static[0]}, hosts...)
 	}
 	for _, v := range hosts {
-		if h, _ := hostLike(v); h != "" {
+		if h, p, ok := inetFile(v); ok {
+			// gawk's /inet/tcp/LPORT/HOST/RPORT special file.
+			a.addNet(s, field{s: joinHostPort(h, p)}, "tcp", by, adjust)
+			return
+		}
+		if h, p := hostLike(v); h != "" {
+			if p == 0 && call.port > 0 {
+				// The port given as an argument of its own.
+				v = joinHostPort(h, call.port)
+			}
 			a.addNet(s, field{s: v}, scheme, by, adjust)
 			return
 		}
@@ -1094,6 +1220,28 @@ func (a *analyzer) interpNet(s *syntax.Stmt, by string, call interpCall, static 
 	if dynamic || call.api.eff == effConnect {
 		a.addNet(s, field{s: "$url", dyn: true}, scheme, by, adjust)
 	}
+}
+
+// joinHostPort is host:port, host alone when port is 0.
+func joinHostPort(host string, port int) string {
+	if port == 0 {
+		return host
+	}
+	return host + ":" + strconv.Itoa(port)
+}
+
+// inetFile reads a gawk network special file,
+// /inet[46]/{tcp,udp}/LPORT/HOST/RPORT: the remote host and port.
+func inetFile(v string) (host string, port int, ok bool) {
+	parts := strings.Split(v, "/")
+	if len(parts) < 6 || parts[0] != "" || !strings.HasPrefix(parts[1], "inet") || parts[2] != "tcp" && parts[2] != "udp" {
+		return "", 0, false
+	}
+	if parts[4] == "" || parts[4] == "0" {
+		return "", 0, false // a server: no remote host
+	}
+	p, _ := strconv.Atoi(parts[5])
+	return parts[4], p, true
 }
 
 // sendsBody reports whether a network call sends a request body: a post,

@@ -76,7 +76,7 @@ func (a *analyzer) dynExec(s *syntax.Stmt, kind, interp string, content, src fie
 		}
 		a.b.Facts.DynamicExec = append(a.b.Facts.DynamicExec, d)
 		if d.Static {
-			a.codeSockets(s, interp, content.s)
+			a.codeListeners(s, interp, content.s)
 			a.interpCode(s, interp, l, content, &ctx{})
 		}
 		return
@@ -136,7 +136,7 @@ func (a *analyzer) interpScript(s *syntax.Stmt, interp string, l *interpLang, te
 	if l.awkIO {
 		a.awk(s, interp, []field{{s: text}}, &ctx{})
 	} else {
-		a.codeSockets(s, interp, text)
+		a.codeListeners(s, interp, text)
 	}
 	a.interpCode(s, interp, l, field{s: text}, &ctx{})
 }
