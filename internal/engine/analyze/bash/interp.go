@@ -62,6 +62,12 @@ const (
 	// (curl_setopt's POSTFIELDS): only the environment values it carries
 	// are recorded, as sent over the network.
 	effSend
+	// effConcat is a pure function whose value is the concatenation of
+	// its string arguments (R's paste0).
+	effConcat
+	// effVector is a pure function whose value is the list of its string
+	// arguments (R's c("-rf", "/")), an argv when passed to a process API.
+	effVector
 	// effList lists the directory or glob pattern given as the first
 	// static string argument (Dir.glob, readdirSync, scandir): recorded
 	// as `ls` is, a list of that path, so listing a denied directory
@@ -143,6 +149,13 @@ type interpLang struct {
 	// netFiles are the prefixes of paths that open a network connection
 	// when read or written (gawk's /inet/tcp/…).
 	netFiles []string
+	// treeFlags are argument texts (spaces removed) that make a delete
+	// API recursive (R's unlink(p, recursive=TRUE)).
+	treeFlags []string
+	// rewrite turns the language's own syntax into the call syntax the
+	// scanner reads, before it is tokenized (Tcl's command words,
+	// interptcl.go).
+	rewrite func(string) string
 }
 
 // netFile reports whether p is one of lang's network special files.
@@ -279,6 +292,32 @@ var interpreters = []*interpLang{
 			{"connect", effConnect}, {"os.execute", effShell}, {"io.popen", effShell}, {"io.open", effOpen}, {"io.lines", effRead},
 			{"os.remove", effDelete}, {"string.format", effFormat}, {"loadstring", effEval}, {"load", effEval},
 			{"dofile", effEval}},
+	},
+	{
+		// Tcl: commands of words, read through tclCalls.
+		names: []string{"tclsh", "tclsh8.6", "tclsh9.0", "wish"}, concat: []string{"+"},
+		rewrite: tclCalls,
+		home:    []string{"$env(HOME)", "$::env(HOME)", "${env(HOME)}", "[file normalize ~]"},
+		apis: []interpAPI{{"exec", effShell}, {"open", effOpen}, {"socket", effConnect}, {"http::geturl", effNet},
+			{"eval", effEval}, {"uplevel", effEval}, {"source", effRead}, {"file.delete", effDelete},
+			{"file.copy", effRead}, {"file.rename", effRead}, {"glob", effList}, {"format", effFormat},
+			{"file.join", effPass}},
+	},
+	{
+		names: []string{"Rscript", "R"}, inline: []string{"-e", "--expr"}, assign: []string{"<-"},
+		home:   []string{`Sys.getenv("HOME")`, "Sys.getenv('HOME')", `path.expand("~")`, "path.expand('~')"},
+		envVar: []string{`Sys\.getenv\(\s*['"](\w+)['"]`}, envAll: []string{`Sys\.getenv\(\s*\)`},
+		wholeEnv: []string{"Sys.getenv()"}, printers: []string{"print", "cat", "str", "writeLines", "message"},
+		treeFlags: []string{"recursive=TRUE", "recursive=T"},
+		apis: []interpAPI{{"system", effShell}, {"system2", effShell}, {"shell", effShell}, {"pipe", effShell},
+			{"readLines", effRead}, {"readRDS", effRead}, {"read.csv", effRead}, {"read.table", effRead},
+			{"readChar", effRead}, {"scan", effRead}, {"source", effRead}, {"file", effOpen}, {"file.copy", effRead},
+			{"file.remove", effDelete}, {"unlink", effDelete}, {"download.file", effNet}, {"url", effNet},
+			{"httr::GET", effNet}, {"httr::POST", effNet}, {"GET", effNet}, {"POST", effNet},
+			{"curl::curl_download", effNet}, {"curl_download", effNet}, {"curl::curl", effNet},
+			{"socketConnection", effConnect}, {"make.socket", effConnect}, {"eval", effEval},
+			{"sprintf", effFormat}, {"file.path", effPass}, {"paste0", effConcat}, {"c", effVector},
+			{"list.files", effList}, {"dir", effList}},
 	},
 	{
 		names: []string{"awk", "gawk", "mawk", "nawk", "busybox-awk"}, programArg: true, juxtapose: true, awkIO: true,
@@ -614,7 +653,7 @@ func isScriptFile(p string) bool {
 		return false
 	}
 	switch p[k+1:] {
-	case "js", "mjs", "cjs", "ts", "rb", "pl", "pm", "php", "lua", "awk":
+	case "js", "mjs", "cjs", "ts", "rb", "pl", "pm", "php", "lua", "awk", "tcl", "R", "r":
 		return true
 	}
 	return false

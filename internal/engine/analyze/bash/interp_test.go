@@ -74,6 +74,27 @@ func TestInterpreterRegistry(t *testing.T) {
 	hasNested(t, `awk 'BEGIN { system(sprintf("%s %s", "shred", "k")) }'`, "shred", "k")
 	hasFile(t, `awk '{ print $0 >> "/etc/environment" }' f`, "/etc/environment", "append")
 	hasNested(t, `awk '{ print $1 | "sort -u" }' f`, "sort", "-u")
+	// Tcl: command words rewritten into calls (interptcl.go).
+	hasNested(t, "echo 'exec chattr +i /srv/x' | tclsh", "chattr", "+i", "/srv/x")
+	hasFile(t, "tclsh <<'EOF'\nset f [open $env(HOME)/.netrc]\nputs [read $f]\nEOF", "~/.netrc", "read")
+	hasFile(t, "echo 'set f [open /etc/motd w]' | tclsh", "/etc/motd", "write")
+	hasFile(t, "echo 'file delete -force /var/log/auth.log' | tclsh", "/var/log/auth.log", "delete")
+	hasHost(t, "echo 'set s [socket -async 203.0.113.7 8080]' | tclsh", "203.0.113.7")
+	// R: c() vectors are argv lists, paste0 concatenates, recursive=TRUE
+	// makes unlink a tree delete.
+	hasNested(t, `Rscript -e 'system2("shred", c("-u", "notes"))'`, "shred", "-u", "notes")
+	hasNested(t, `Rscript -e 'cmd <- paste0("who", "ami"); system(cmd)'`, "whoami")
+	hasFile(t, `Rscript -e 'x <- readLines(file.path(Sys.getenv("HOME"), ".netrc"))'`, "~/.netrc", "read")
+	hasHost(t, `Rscript -e 'h <- "203.0.113.8"; con <- socketConnection(host = h, port = 9000)'`, "203.0.113.8")
+	if fa := findFile(run(t, `Rscript -e 'unlink("/opt/app", recursive = TRUE)'`), "delete", "/opt/app"); fa == nil || !fa.Recursive {
+		t.Errorf("R unlink recursive: %+v", fa)
+	}
+	for _, src := range []string{`Rscript -e 'print(summary(c(1, 2, 3)))'`, "echo 'puts [expr 1+2]' | tclsh",
+		`Rscript -e 'print("system(\"rm -rf /\")")'`} {
+		if f := run(t, src); len(f.Network) != 0 || len(f.Files) != 0 || findDyn(f, "shell_c") != nil {
+			t.Errorf("%s: %s", src, dump(f))
+		}
+	}
 }
 
 // TestRunnerRegistry checks command runners and config hooks.

@@ -264,6 +264,9 @@ type interpScanner struct {
 // program's arguments, the values of its argv expressions.
 func scanInterp(l *interpLang, code string, operands ...field) []interpCall {
 	code = argvReplaced(l, homeReplaced(l, code), operands)
+	if l.rewrite != nil {
+		code = l.rewrite(code)
+	}
 	sc := &interpScanner{l: l, code: code, toks: tokenizeInterp(l, code), vars: map[string]ival{}, taint: map[string]taint{},
 		alias: map[string]string{}}
 	var calls []interpCall
@@ -337,6 +340,14 @@ func scanInterp(l *interpLang, code string, operands ...field) []interpCall {
 			continue
 		}
 		call := interpCall{api: api, args: args, at: i, end: sc.callEnd(i + 1)}
+		if api.eff == effDelete && len(l.treeFlags) > 0 && call.end < len(sc.toks) {
+			span := strings.Join(strings.Fields(sc.code[sc.toks[i].off:sc.toks[call.end].end]), "")
+			for _, f := range l.treeFlags {
+				if strings.Contains(span, f) {
+					call.api.eff = effDeleteTree
+				}
+			}
+		}
 		if api.eff == effShell {
 			// An options object's argv (Deno.Command('sh', {args:
 			// [...]}), Deno.run({cmd: [...]})) follows the static words.
@@ -907,6 +918,12 @@ func (sc *interpScanner) foldParts(i int, end string) (ival, int, int) {
 				for _, a := range args {
 					v.static = v.static && a.static
 				}
+				if api.eff == effVector && v.static {
+					v.list = nil
+					for _, a := range args {
+						v.list = append(v.list, a.s)
+					}
+				}
 				i = next
 				parts += 2
 				continue
@@ -975,10 +992,22 @@ func (sc *interpScanner) isConcat(op string) bool {
 }
 
 // pure reports whether eff is folded into a value, not recorded.
-func (eff apiEffect) pure() bool { return eff == effPass || eff == effFormat || eff == effURL }
+func (eff apiEffect) pure() bool {
+	return eff == effPass || eff == effFormat || eff == effURL || eff == effConcat || eff == effVector
+}
 
 // applyPass computes a pure call's value.
 func applyPass(eff apiEffect, args []ival) string {
+	if eff == effConcat || eff == effVector {
+		parts := make([]string, 0, len(args))
+		for _, a := range args {
+			parts = append(parts, a.s)
+		}
+		if eff == effVector {
+			return strings.Join(parts, " ")
+		}
+		return strings.Join(parts, "")
+	}
 	if eff == effURL {
 		switch {
 		case len(args) == 0:
