@@ -122,6 +122,18 @@ func TestRunnerRegistry(t *testing.T) {
 			t.Errorf("plain git config ran a command: %s", dump(f))
 		}
 	}
+	hasFile(t, `vim -c 'w! /etc/issue' -c q f`, "/etc/issue", "write")
+	hasFile(t, `ex -sc 'w >> /etc/motd' -c q f`, "/etc/motd", "append")
+	hasFile(t, `vim '+saveas /srv/x.txt' +q f`, "/srv/x.txt", "write")
+	// sed running its input lines: piped text is the shell's.
+	hasNested(t, `echo 'shred -u k' | sed 's/.*/&/e'`, "shred", "-u", "k")
+	hasNested(t, `printf 'halt\n' | sed -n e`, "halt")
+	if f := run(t, `vim -c 'wq' f`); len(f.Files) > 1 {
+		t.Errorf("vim :wq wrote a file it does not name: %s", dump(f))
+	}
+	if f := run(t, `echo 'shred -u k' | sed 's/a/b/'`); len(f.DynamicExec) > 0 {
+		t.Errorf("a plain sed of piped text ran it: %s", dump(f))
+	}
 	f = run(t, `sed -n '1,20p;/x/p' f`)
 	if len(f.DynamicExec) > 0 || len(f.Files) > 1 {
 		t.Errorf("a plain sed script ran something: %s", dump(f))
