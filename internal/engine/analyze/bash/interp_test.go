@@ -74,6 +74,14 @@ func TestInterpreterRegistry(t *testing.T) {
 	hasNested(t, `awk 'BEGIN { system(sprintf("%s %s", "shred", "k")) }'`, "shred", "k")
 	hasFile(t, `awk '{ print $0 >> "/etc/environment" }' f`, "/etc/environment", "append")
 	hasNested(t, `awk '{ print $1 | "sort -u" }' f`, "sort", "-u")
+	// Text printed into a shell is its script; "." concatenates in perl
+	// and php, it joins no member name.
+	hasNested(t, `awk 'BEGIN { print "shred -u k" | "sh" }'`, "shred", "-u", "k")
+	if d := findDyn(run(t, `awk '{ print "chattr +i " $1 | "/bin/bash" }' f`), "awk_system"); d == nil || d.Static {
+		t.Errorf("awk printing a computed script into bash: %+v", d)
+	}
+	hasHost(t, `php -r '$h = "203.0.113.9"; echo file_get_contents("http://".$h."/x");'`, "203.0.113.9")
+	hasHost(t, `perl -MLWP::Simple -e '$h = "203.0.113.10"; get("http://".$h."/x")'`, "203.0.113.10")
 	// Tcl: command words rewritten into calls (interptcl.go).
 	hasNested(t, "echo 'exec chattr +i /srv/x' | tclsh", "chattr", "+i", "/srv/x")
 	hasFile(t, "tclsh <<'EOF'\nset f [open $env(HOME)/.netrc]\nputs [read $f]\nEOF", "~/.netrc", "read")

@@ -88,6 +88,9 @@ type taint struct {
 // replaced), backtick commands and single punctuation characters.
 func tokenizeInterp(l *interpLang, code string) []itok {
 	var out []itok
+	// Where "." concatenates (perl, php), it never joins a member name:
+	// `"https://".$h` is a string, the operator and a variable.
+	dotConcat := contains(l.concat, ".")
 	mark, prev := 0, 0
 	for i := 0; i < len(code); {
 		for k := mark; k < len(out); k++ {
@@ -145,10 +148,10 @@ func tokenizeInterp(l *interpLang, code string) []itok {
 			}
 			out = append(out, itok{kind: itNum, s: code[i:j]})
 			i = j
-		case isIdentStart(c) || c == '.' && i+1 < len(code) && isIdentStart(code[i+1]):
+		case isIdentStart(c) || c == '.' && !dotConcat && i+1 < len(code) && isIdentStart(code[i+1]):
 			j := i + 1
 			for j < len(code) {
-				if isWordByte(code[j]) || code[j] == '$' && !l.sigils || code[j] == '.' && j+1 < len(code) && isIdentStart(code[j+1]) {
+				if isWordByte(code[j]) || code[j] == '$' && !l.sigils || code[j] == '.' && !dotConcat && j+1 < len(code) && isIdentStart(code[j+1]) {
 					j++
 				} else if strings.HasPrefix(code[j:], "::") || strings.HasPrefix(code[j:], "->") && j+2 < len(code) && isIdentStart(code[j+2]) {
 					j += 2
@@ -756,8 +759,15 @@ func (sc *interpScanner) awkIO(i int) (interpCall, bool) {
 		if next.kind == itIdent && next.s == "getline" && i > 0 {
 			return interpCall{api: interpAPI{"getline", effShell}, args: []ival{value(i - 1)}}, true
 		}
-		if sc.printBefore(i) {
-			return interpCall{api: interpAPI{"print|", effShell}, args: []ival{value(i + 1)}}, true
+		if k := sc.printStart(i); k >= 0 {
+			cmd := value(i + 1)
+			if w := strings.Fields(cmd.s); cmd.static && len(w) == 1 && isShell(w[0][strings.LastIndexByte(w[0], '/')+1:]) {
+				// `print "rm -rf ~" | "sh"`: what is printed is the
+				// shell's script.
+				text, _ := sc.fold(k+1, ";")
+				return interpCall{api: interpAPI{"print|sh", effShell}, args: []ival{text}}, true
+			}
+			return interpCall{api: interpAPI{"print|", effShell}, args: []ival{cmd}}, true
 		}
 	case "<":
 		// getline < "file", getline var < "file": a file read.
@@ -787,17 +797,21 @@ func (sc *interpScanner) awkIO(i int) (interpCall, bool) {
 
 // printBefore reports whether the statement holding token i starts with
 // print or printf (so `>` is a redirection, not a comparison).
-func (sc *interpScanner) printBefore(i int) bool {
+func (sc *interpScanner) printBefore(i int) bool { return sc.printStart(i) >= 0 }
+
+// printStart returns the index of the print or printf token that starts
+// the statement holding token i, -1 when it starts with neither.
+func (sc *interpScanner) printStart(i int) int {
 	for k := i - 1; k >= 0; k-- {
 		t := sc.toks[k]
 		if t.kind == itPunct && (t.s == ";" || t.s == "{" || t.s == "}" || t.s == "(") {
-			return false
+			return -1
 		}
 		if t.kind == itIdent && (t.s == "print" || t.s == "printf") {
-			return true
+			return k
 		}
 	}
-	return false
+	return -1
 }
 
 // callArgs folds the arguments of the call whose name token is at i-1:
