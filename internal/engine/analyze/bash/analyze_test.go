@@ -1020,6 +1020,9 @@ func TestInterpreterReverseShells(t *testing.T) {
 		f.Network[0].Host != "example.org" || f.Network[0].Port != 80 || f.Network[0].ExecShell {
 		t.Errorf("gawk client: %s", dump(f))
 	}
+	if f := run(t, `perl -MIO::Socket -e 'IO::Socket::INET->new(Listen => 1, LocalPort => 9009)'`); len(f.Network) != 1 || !f.Network[0].Listen {
+		t.Errorf("perl server is one listener, no connection: %s", dump(f))
+	}
 	for _, src := range []string{`perl -e 'print "hello.world"'`, `awk 'BEGIN{print "/inet/tcp/0/host/80 is a path"}'`,
 		`perl -MSocket -e 'print inet_ntoa(inet_aton("127.0.0.1"))'`, `ruby -e 'puts "TCPSocket.new(\"10.0.0.1\", 1)"'`} {
 		if f := run(t, src); len(f.Network) != 0 {

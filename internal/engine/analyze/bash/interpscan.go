@@ -71,6 +71,10 @@ type interpCall struct {
 	// port is the port a connect call gives as an argument of its own
 	// (`connect(4444, host)`, `fsockopen(host, $p)`), 0 when none.
 	port int
+	// listen is set on a socket constructor given listening options
+	// (IO::Socket::INET->new(Listen => 5, LocalPort => 80)): a server,
+	// recorded by the listener path, not a connection.
+	listen bool
 }
 
 // taint is what a variable of the program holds: environment values and
@@ -361,6 +365,7 @@ func scanInterp(l *interpLang, code string, operands ...field) []interpCall {
 			call.strs, call.hosts = sc.spanStrings(i+1, end)
 			if api.eff == effConnect {
 				call.port = sc.spanPort(i+1, end)
+				call.listen = sc.spanListens(i+1, end)
 			}
 			tn := sc.spanTaint(i+1, end)
 			call.env, call.files = tn.env, tn.files
@@ -685,6 +690,28 @@ func (sc *interpScanner) spanPort(i, end int) int {
 		}
 	}
 	return 0
+}
+
+// listenKeys are the socket options that make a constructor a server.
+var listenKeys = map[string]bool{"listen": true, "localport": true, "reuseaddr": true, "reuse": true}
+
+// spanListens reports whether tokens i..end give a listening option
+// (`Listen => 5`, `LocalPort: 80`) and no peer.
+func (sc *interpScanner) spanListens(i, end int) bool {
+	listen := false
+	for k := i; k+1 <= end && k+1 < len(sc.toks); k++ {
+		t, next := sc.toks[k], sc.toks[k+1]
+		if t.kind != itIdent && t.kind != itStr || next.kind != itPunct || next.s != "=>" && next.s != ":" && next.s != "," {
+			continue
+		}
+		switch n := strings.ToLower(t.s); {
+		case hostKeys[n] && n != "url" && n != "uri" || n == "peerport":
+			return false
+		case listenKeys[n]:
+			listen = true
+		}
+	}
+	return listen
 }
 
 // hostKeys are the option names whose value is a destination host.
@@ -1197,6 +1224,9 @@ func (a *analyzer) interpEffect(s *syntax.Stmt, name string, call interpCall, co
 	case effOpen:
 		a.interpOpen(s, name, by, static, c, code)
 	case effNet, effConnect, effSend:
+		if call.listen {
+			return // a server: codeListeners records it
+		}
 		a.interpNet(s, by, call, static, dynamic)
 	case effEval:
 		a.dynExec(s, "eval", name, field{dyn: true, downloaded: call.fetched}, code, false)
