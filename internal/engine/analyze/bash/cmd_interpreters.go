@@ -93,7 +93,7 @@ func (a *analyzer) perl(s *syntax.Stmt, _ string, args []field, c *ctx) {
 	switch {
 	case len(inv.codes) > 0:
 		code := joinCode(inv.codes)
-		a.codeSockets(s, "perl", code.s)
+		a.codeListeners(s, "perl", code.s)
 		// The commands the code runs are found by the interpreter
 		// registry (interp.go); code that runs none is still inline code
 		// executed.
@@ -121,7 +121,7 @@ func (a *analyzer) awk(s *syntax.Stmt, _ string, args []field, c *ctx) {
 		if strings.HasPrefix(f.s, "-") && len(f.s) > 1 {
 			continue
 		}
-		a.codeSockets(s, "awk", f.s)
+		a.codeListeners(s, "awk", f.s)
 		for _, cmd := range extractCalls(f.s, []string{"system("}, false) {
 			a.dynExec(s, "awk_system", "awk", field{s: cmd}, f, true)
 		}
@@ -316,7 +316,7 @@ func (a *analyzer) scriptingSystem(s *syntax.Stmt, name string, args []field, c 
 		// ruby -ne CODE FILE: the option syntax of the registry row.
 		switch inv := parseInterpArgs(l, args); {
 		case len(inv.codes) > 0:
-			a.codeSockets(s, name, joinCode(inv.codes).s)
+			a.codeListeners(s, name, joinCode(inv.codes).s)
 		case inv.script || inv.stdin:
 			a.scriptOperand(s, name, args[inv.at], c)
 		}
@@ -334,7 +334,7 @@ func (a *analyzer) scriptingSystem(s *syntax.Stmt, name string, args []field, c 
 			}
 			// The commands the code runs are found by the interpreter
 			// registry (interp.go).
-			a.codeSockets(s, name, args[i+1].s)
+			a.codeListeners(s, name, args[i+1].s)
 			if name == "ruby" && hasArg(args[:i], "-run") {
 				a.rubyServer(s, args[i+1].s, args[i+2:])
 			}
@@ -350,10 +350,6 @@ func (a *analyzer) scriptingSystem(s *syntax.Stmt, name string, args []field, c 
 func isWordByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
-
-// socketMarkers reveal a raw connection in perl/ruby/php/node/awk code.
-var socketMarkers = []string{"fsockopen(", "TCPSocket.new(", "TCPSocket.open(", "IO::Socket::INET", "socket(",
-	"Socket.tcp(", "/inet/tcp/", "/inet/udp/", "net.connect(", "net.Socket(", "createConnection(", "stream_socket_client("}
 
 // listenMarkers reveal a listening server in perl/ruby/php/node/lua code:
 // the language's server classes and listen calls, perl's Listen and
@@ -409,67 +405,21 @@ func hostIsIP(h string) bool {
 	return true
 }
 
-// shellMarkers reveal a shell attached to that connection.
+// shellMarkers reveal a shell attached to a listening socket (a bind
+// shell).
 var shellMarkers = []string{"/bin/sh", "/bin/bash", "sh -i", "bash -i", "cmd.exe", "|& getline", "| getline",
 	"spawn(\"sh", "spawn('sh", "exec(\"sh", "exec('sh", "system$_", "system $_", "exec $_"}
 
-// codeSockets records the connection opened by interpreter code given on
-// the command line (the one-line reverse shells of perl, ruby, php, node
-// and gawk), with ExecShell when the code also runs a shell.
-func (a *analyzer) codeSockets(s *syntax.Stmt, via, code string) {
-	found := false
-	for _, m := range socketMarkers {
-		if strings.Contains(code, m) {
-			found = true
-			break
-		}
-	}
+// codeListeners records the listening server of interpreter code given
+// on the command line (its connections are the registry's effConnect
+// APIs, interpscan.go).
+func (a *analyzer) codeListeners(s *syntax.Stmt, via, code string) {
 	for _, m := range listenMarkers {
 		if strings.Contains(code, m) {
 			a.codeListener(s, via, code)
 			return
 		}
 	}
-	if !found {
-		return
-	}
-	host, port := "", 0
-	if k := strings.Index(code, "/inet/tcp/"); k >= 0 || strings.Contains(code, "/inet/udp/") {
-		if k < 0 {
-			k = strings.Index(code, "/inet/udp/")
-		}
-		parts := strings.SplitN(code[k+len("/inet/tcp/"):], "/", 3)
-		if len(parts) == 3 {
-			host = parts[1]
-			port = leadingInt(parts[2])
-		}
-	} else {
-		for off := 0; off < len(code); {
-			lit, end, ok := nextQuoted(code, off)
-			if !ok {
-				break
-			}
-			off = end
-			if h, p := hostLike(lit); h != "" {
-				host, port = h, p
-				if port == 0 {
-					rest := strings.TrimLeft(code[end:], ` ,:"')`)
-					port = leadingInt(rest)
-				}
-				break
-			}
-		}
-	}
-	execShell := false
-	for _, m := range shellMarkers {
-		if strings.Contains(code, m) {
-			execShell = true
-			break
-		}
-	}
-	a.b.Facts.Network = append(a.b.Facts.Network, sdk.NetworkUse{Host: strings.ToLower(host), Port: port,
-		Scheme: "tcp", Via: via, Dynamic: host == "", ExecShell: execShell,
-		Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
 }
 
 // nextQuoted returns the next '…' or "…" literal in code at or after off.

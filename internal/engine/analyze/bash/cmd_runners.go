@@ -29,6 +29,20 @@ const maxRunnerExpansions = 16
 // run shell commands; `w FILE` (command or flag) writes a file, `r FILE`
 // reads one.
 func sedRunner(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx) {
+	for _, sc := range sedScripts(args) {
+		if sc.dyn {
+			continue
+		}
+		for _, cmd := range splitSedCommands(sc.s) {
+			a.sedCommand(s, name, cmd, c)
+		}
+	}
+}
+
+// sedScripts returns the scripts of a sed command line: each -e or
+// --expression value, else the first operand; none under -f (a script
+// file).
+func sedScripts(args []field) []field {
 	var scripts []field
 	explicit := false
 	for i := 0; i < len(args); i++ {
@@ -44,7 +58,7 @@ func sedRunner(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx) {
 			scripts = append(scripts, field{s: strings.TrimPrefix(f.s, "--expression="), dyn: f.dyn})
 			explicit = true
 		case f.s == "-f" || f.s == "--file":
-			return
+			return nil
 		case strings.HasPrefix(f.s, "-") && len(f.s) > 1:
 		default:
 			if !explicit {
@@ -53,14 +67,66 @@ func sedRunner(a *analyzer, s *syntax.Stmt, name string, args []field, c *ctx) {
 			}
 		}
 	}
-	for _, sc := range scripts {
+	return scripts
+}
+
+// isSed reports the sed commands.
+func isSed(n string) bool { return n == "sed" || n == "gsed" }
+
+// sedRunsInput reports whether a sed script runs its input lines as
+// shell commands: a bare `e` command (it runs the pattern space) or an
+// `s` command with the e flag whose replacement is the whole match (`&`,
+// `\0`) of a pattern matching the whole line (`s/.*/&/e`). sed is then a
+// shell reading the pipe.
+func sedRunsInput(args []field) bool {
+	for _, sc := range sedScripts(args) {
 		if sc.dyn {
 			continue
 		}
 		for _, cmd := range splitSedCommands(sc.s) {
-			a.sedCommand(s, name, cmd, c)
+			cmd = strings.TrimLeft(skipSedAddress(cmd), " !")
+			if strings.TrimSpace(cmd) == "e" {
+				return true
+			}
+			if pat, repl, flags, ok := parseSedSubst(cmd); ok && strings.IndexByte(flags, 'e') >= 0 &&
+				(repl == "&" || repl == `\0`) && (pat == ".*" || pat == "^.*$" || pat == "^.*" || pat == ".*$") {
+				return true
+			}
 		}
 	}
+	return false
+}
+
+// parseSedSubst splits an `s` command into its pattern, replacement and
+// flags (the delimiter is the character after s).
+func parseSedSubst(cmd string) (pat, repl, flags string, ok bool) {
+	if len(cmd) < 2 || cmd[0] != 's' {
+		return "", "", "", false
+	}
+	d := cmd[1]
+	var parts []string
+	var cur strings.Builder
+	j := 2
+	for ; j < len(cmd) && len(parts) < 2; j++ {
+		if cmd[j] == '\\' && j+1 < len(cmd) {
+			if cmd[j+1] != d {
+				cur.WriteByte('\\')
+			}
+			cur.WriteByte(cmd[j+1])
+			j++
+			continue
+		}
+		if cmd[j] == d {
+			parts = append(parts, cur.String())
+			cur.Reset()
+			continue
+		}
+		cur.WriteByte(cmd[j])
+	}
+	if len(parts) < 2 {
+		return "", "", "", false
+	}
+	return parts[0], parts[1], cmd[j:], true
 }
 
 // splitSedCommands splits a sed script at newlines and at `;` outside
@@ -129,33 +195,10 @@ func (a *analyzer) sedCommand(s *syntax.Stmt, name, cmd string, c *ctx) {
 			a.addFile(s, field{s: p}, "read", name, c, fileFlags{})
 		}
 	case 's':
-		if len(cmd) < 2 {
+		_, repl, flags, ok := parseSedSubst(cmd)
+		if !ok {
 			return
 		}
-		d := cmd[1]
-		var parts []string
-		var cur strings.Builder
-		j := 2
-		for ; j < len(cmd) && len(parts) < 2; j++ {
-			if cmd[j] == '\\' && j+1 < len(cmd) {
-				if cmd[j+1] != d {
-					cur.WriteByte('\\')
-				}
-				cur.WriteByte(cmd[j+1])
-				j++
-				continue
-			}
-			if cmd[j] == d {
-				parts = append(parts, cur.String())
-				cur.Reset()
-				continue
-			}
-			cur.WriteByte(cmd[j])
-		}
-		if len(parts) < 2 {
-			return
-		}
-		flags := cmd[j:]
 		if k := strings.IndexByte(flags, 'w'); k >= 0 {
 			if p := strings.TrimSpace(flags[k+1:]); p != "" {
 				a.addFile(s, field{s: p}, "write", name, c, fileFlags{})
@@ -163,7 +206,6 @@ func (a *analyzer) sedCommand(s *syntax.Stmt, name, cmd string, c *ctx) {
 			flags = flags[:k]
 		}
 		if strings.IndexByte(flags, 'e') >= 0 {
-			repl := parts[1]
 			if strings.ContainsAny(repl, "&\\") {
 				a.dynExec(s, "shell_c", name, field{dyn: true}, field{}, false)
 			} else {
@@ -267,15 +309,49 @@ func (a *analyzer) exCommand(s *syntax.Stmt, name, cmd string, c *ctx) {
 				a.dynExec(s, "shell_c", name, field{s: code}, field{}, true)
 			}
 		}
-	case strings.HasPrefix(cmd, "w ") || strings.HasPrefix(cmd, "write ") || strings.HasPrefix(cmd, "sav "):
-		if p := strings.TrimSpace(cmd[strings.IndexByte(cmd, ' '):]); p != "" && !strings.HasPrefix(p, "!") {
-			a.addFile(s, field{s: p}, "write", name, c, fileFlags{})
+	case exWrites(cmd) != "":
+		p, op := exWrites(cmd), "write"
+		if strings.HasPrefix(p, ">>") {
+			p, op = strings.TrimSpace(p[2:]), "append"
+		}
+		if p != "" {
+			a.addFile(s, field{s: p}, op, name, c, fileFlags{})
 		}
 	case strings.HasPrefix(cmd, "call system(") || strings.HasPrefix(cmd, "call systemlist("):
 		if lit, _, ok := nextQuoted(cmd, 0); ok {
 			a.dynExec(s, "shell_c", name, field{s: lit}, field{}, true)
 		}
 	}
+}
+
+// exWriteCmds are the Ex commands that write the buffer to a file named
+// after them (`:w FILE`, `:w! FILE`, `:saveas FILE`, `:wq FILE`).
+var exWriteCmds = map[string]bool{"w": true, "write": true, "sav": true, "saveas": true, "wq": true, "x": true,
+	"xit": true, "up": true, "update": true, "exi": true, "exit": true}
+
+// exWrites returns the file an Ex write command names ("" when cmd is
+// none, names no file or pipes to a command, `:w !cmd`), with a leading
+// ">>" kept for an append.
+func exWrites(cmd string) string {
+	k := 0
+	for k < len(cmd) && cmd[k] >= 'a' && cmd[k] <= 'z' {
+		k++
+	}
+	if !exWriteCmds[cmd[:k]] {
+		return ""
+	}
+	rest := cmd[k:]
+	if strings.HasPrefix(rest, "!") {
+		rest = rest[1:]
+	}
+	if rest == "" || rest[0] != ' ' && rest[0] != '\t' && !strings.HasPrefix(rest, ">>") {
+		return ""
+	}
+	p := strings.TrimSpace(rest)
+	if strings.HasPrefix(p, "!") {
+		return ""
+	}
+	return p
 }
 
 // parallelRunner expands GNU parallel's command template over its `:::`

@@ -550,7 +550,8 @@ func readsStdinCode(name string, args []field) bool {
 func (a *analyzer) pipeInterpreter(stages []*syntax.Stmt, c *ctx) {
 	last := stages[len(stages)-1]
 	call, ok := last.Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) == 0 || !mayBe(call, interpreterOrWrapper) && !mayBe(call, isAwk) && !mayBe(call, isLineRunner) {
+	if !ok || len(call.Args) == 0 || !mayBe(call, interpreterOrWrapper) && !mayBe(call, isAwk) && !mayBe(call, isLineRunner) &&
+		!mayBe(call, isSed) {
 		return
 	}
 	fs := a.callWords(call)
@@ -604,6 +605,12 @@ func (a *analyzer) pipeInterpreter(stages []*syntax.Stmt, c *ctx) {
 		if !awkRunsInput(fs[1:]) {
 			return
 		}
+	} else if isSed(name) {
+		// `echo CMD | sed 's/.*/&/e'`: each input line is a command line.
+		if !sedRunsInput(fs[1:]) {
+			return
+		}
+		name = "sh"
 	} else if _, ok := interpreterLang(name); !ok || !readsStdinCode(name, fs[1:]) {
 		return
 	}

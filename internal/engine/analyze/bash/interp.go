@@ -62,6 +62,12 @@ const (
 	// (curl_setopt's POSTFIELDS): only the environment values it carries
 	// are recorded, as sent over the network.
 	effSend
+	// effConcat is a pure function whose value is the concatenation of
+	// its string arguments (R's paste0).
+	effConcat
+	// effVector is a pure function whose value is the list of its string
+	// arguments (R's c("-rf", "/")), an argv when passed to a process API.
+	effVector
 	// effList lists the directory or glob pattern given as the first
 	// static string argument (Dir.glob, readdirSync, scandir): recorded
 	// as `ls` is, a list of that path, so listing a denied directory
@@ -135,6 +141,26 @@ type interpLang struct {
 	// (deno eval, bun eval); subSkip are subcommands that precede the
 	// script or "-" (deno run).
 	subInline, subSkip []string
+	// sigils is set when "$" only starts a variable name (perl, php), so
+	// `system$_` is the call system with $_.
+	sigils bool
+	// assign are assignment operators besides "=" (R's "<-").
+	assign []string
+	// netFiles are the prefixes of paths that open a network connection
+	// when read or written (gawk's /inet/tcp/…).
+	netFiles []string
+	// treeFlags are argument texts (spaces removed) that make a delete
+	// API recursive (R's unlink(p, recursive=TRUE)).
+	treeFlags []string
+	// rewrite turns the language's own syntax into the call syntax the
+	// scanner reads, before it is tokenized (Tcl's command words,
+	// interptcl.go).
+	rewrite func(string) string
+}
+
+// netFile reports whether p is one of lang's network special files.
+func (l *interpLang) netFile(p string) bool {
+	return hasPrefixAny(p, l.netFiles...)
 }
 
 // envRes caches the compiled envVar and envAll expressions of each
@@ -184,7 +210,7 @@ var shellAPIs = []interpAPI{{"system", effShell}, {"exec", effShell}, {"popen", 
 // interpreters is the registry.
 var interpreters = []*interpLang{
 	{
-		names: []string{"perl"}, inline: []string{"-e", "-E"}, concat: []string{"."}, backticks: true, bareCalls: true,
+		names: []string{"perl"}, inline: []string{"-e", "-E"}, concat: []string{"."}, backticks: true, bareCalls: true, sigils: true,
 		clusters: true, restFlags: "iFIMmxCdD", sepFlags: "I", digitFlags: "l0", loopFlags: "np", inplace: 'i',
 		argvRead: []string{`<(?:<>|ARGV|\$ARGV)?>`, `\breadline\s*\(?\s*\*?ARGV\b`, `\beof\s*\(\s*\)`},
 		argv:     []string{"$ARGV[%d]", "shift(@ARGV)", "shift @ARGV"},
@@ -196,7 +222,8 @@ var interpreters = []*interpLang{
 			{"glob", effPass}, {"sprintf", effFormat}, {"eval", effEval}, {"get", effNet}, {"getstore", effNet},
 			{"getprint", effNet}, {"post", effNet}, {"post_form", effNet}, {"put", effNet}, {"request", effNet},
 			{"mirror", effNet}, {"head", effNet}, {"IO::Socket::INET->new", effConnect}, {"IO::Socket::IP->new", effConnect},
-			{"IO::Socket::SSL->new", effConnect}, {"File::Slurp::read_file", effRead}, {"read_file", effRead}, {"write_file", effWrite},
+			{"IO::Socket::SSL->new", effConnect}, {"IO::Socket::INET", effConnect}, {"IO::Socket::IP", effConnect},
+			{"connect", effConnect}, {"File::Slurp::read_file", effRead}, {"read_file", effRead}, {"write_file", effWrite},
 			{"copy", effRead}}, shellAPIs...),
 	},
 	{
@@ -240,7 +267,7 @@ var interpreters = []*interpLang{
 	jsLang([]string{"bun"}, []string{"eval"}, []interpAPI{{"Bun.file", effRead}, {"Bun.write", effWrite},
 		{"Bun.spawn", effShell}, {"Bun.spawnSync", effShell}, {"Bun.$", effShell}, {"Bun.connect", effConnect}}),
 	{
-		names: []string{"php"}, inline: []string{"-r"}, concat: []string{"."}, backticks: true,
+		names: []string{"php"}, inline: []string{"-r"}, concat: []string{"."}, backticks: true, sigils: true,
 		argv: []string{"$argv[%d]", "$_SERVER['argv'][%d]", `$_SERVER["argv"][%d]`}, argvBase: 1,
 		wholeEnv: []string{"getenv()", "$_ENV", "$_SERVER"},
 		printers: []string{"print_r", "var_dump", "var_export", "echo", "print", "printf", "json_encode"},
@@ -267,7 +294,34 @@ var interpreters = []*interpLang{
 			{"dofile", effEval}},
 	},
 	{
+		// Tcl: commands of words, read through tclCalls.
+		names: []string{"tclsh", "tclsh8.6", "tclsh9.0", "wish"}, concat: []string{"+"},
+		rewrite: tclCalls,
+		home:    []string{"$env(HOME)", "$::env(HOME)", "${env(HOME)}", "[file normalize ~]"},
+		apis: []interpAPI{{"exec", effShell}, {"open", effOpen}, {"socket", effConnect}, {"http::geturl", effNet},
+			{"eval", effEval}, {"uplevel", effEval}, {"source", effRead}, {"file.delete", effDelete},
+			{"file.copy", effRead}, {"file.rename", effRead}, {"glob", effList}, {"format", effFormat},
+			{"file.join", effPass}},
+	},
+	{
+		names: []string{"Rscript", "R"}, inline: []string{"-e", "--expr"}, assign: []string{"<-"},
+		home:   []string{`Sys.getenv("HOME")`, "Sys.getenv('HOME')", `path.expand("~")`, "path.expand('~')"},
+		envVar: []string{`Sys\.getenv\(\s*['"](\w+)['"]`}, envAll: []string{`Sys\.getenv\(\s*\)`},
+		wholeEnv: []string{"Sys.getenv()"}, printers: []string{"print", "cat", "str", "writeLines", "message"},
+		treeFlags: []string{"recursive=TRUE", "recursive=T"},
+		apis: []interpAPI{{"system", effShell}, {"system2", effShell}, {"shell", effShell}, {"pipe", effShell},
+			{"readLines", effRead}, {"readRDS", effRead}, {"read.csv", effRead}, {"read.table", effRead},
+			{"readChar", effRead}, {"scan", effRead}, {"source", effRead}, {"file", effOpen}, {"file.copy", effRead},
+			{"file.remove", effDelete}, {"unlink", effDelete}, {"download.file", effNet}, {"url", effNet},
+			{"httr::GET", effNet}, {"httr::POST", effNet}, {"GET", effNet}, {"POST", effNet},
+			{"curl::curl_download", effNet}, {"curl_download", effNet}, {"curl::curl", effNet},
+			{"socketConnection", effConnect}, {"make.socket", effConnect}, {"eval", effEval},
+			{"sprintf", effFormat}, {"file.path", effPass}, {"paste0", effConcat}, {"c", effVector},
+			{"list.files", effList}, {"dir", effList}},
+	},
+	{
 		names: []string{"awk", "gawk", "mawk", "nawk", "busybox-awk"}, programArg: true, juxtapose: true, awkIO: true,
+		netFiles: []string{"/inet/", "/inet4/", "/inet6/"},
 		wholeEnv: []string{"in ENVIRON"}, printers: []string{"print"},
 		home:   []string{`ENVIRON["HOME"]`},
 		envVar: []string{`ENVIRON\[\s*"(\w+)"\s*\]`}, envAll: []string{`\bin\s+ENVIRON\b`},
@@ -311,6 +365,9 @@ func (a *analyzer) interpArgs(s *syntax.Stmt, name string, l *interpLang, args [
 			f := args[i]
 			switch {
 			case f.s == "-f" || f.s == "--file":
+				if i+1 < len(args) {
+					a.scriptOperand(s, name, args[i+1], c)
+				}
 				return
 			case f.s == "-F" || f.s == "-v" || f.s == "-i" || f.s == "-l":
 				i++
@@ -326,8 +383,12 @@ func (a *analyzer) interpArgs(s *syntax.Stmt, name string, l *interpLang, args [
 	inv := parseInterpArgs(l, args)
 	switch {
 	case inv.script:
-		// A script file, judged by the command's own handler; under
-		// -n/-p its operands are still the files the loop reads.
+		// A script file, judged by the command's own run handler when it
+		// has one (it reads the interpreter's own options), else here;
+		// under -n/-p its operands are still the files the loop reads.
+		if e := commandsTab.lookup(name); e == nil || e.run == nil {
+			a.scriptOperand(s, name, args[inv.at], c)
+		}
 		a.interpOperands(s, name, l, inv, field{dyn: true}, c)
 		return
 	case inv.stdin || len(inv.codes) == 0:
@@ -574,7 +635,7 @@ func (a *analyzer) interpStdin(s *syntax.Stmt, name string, l *interpLang, c *ct
 			Interpreter: name, Static: !body.dyn, Content: capContent(body.s),
 			Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
 		if !body.dyn {
-			a.codeSockets(s, name, body.s)
+			a.codeListeners(s, name, body.s)
 		}
 		a.interpCode(s, name, l, body, c)
 		return
@@ -592,7 +653,7 @@ func isScriptFile(p string) bool {
 		return false
 	}
 	switch p[k+1:] {
-	case "js", "mjs", "cjs", "ts", "rb", "pl", "pm", "php", "lua", "awk":
+	case "js", "mjs", "cjs", "ts", "rb", "pl", "pm", "php", "lua", "awk", "tcl", "R", "r":
 		return true
 	}
 	return false

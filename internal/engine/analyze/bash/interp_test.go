@@ -74,6 +74,35 @@ func TestInterpreterRegistry(t *testing.T) {
 	hasNested(t, `awk 'BEGIN { system(sprintf("%s %s", "shred", "k")) }'`, "shred", "k")
 	hasFile(t, `awk '{ print $0 >> "/etc/environment" }' f`, "/etc/environment", "append")
 	hasNested(t, `awk '{ print $1 | "sort -u" }' f`, "sort", "-u")
+	// Text printed into a shell is its script; "." concatenates in perl
+	// and php, it joins no member name.
+	hasNested(t, `awk 'BEGIN { print "shred -u k" | "sh" }'`, "shred", "-u", "k")
+	if d := findDyn(run(t, `awk '{ print "chattr +i " $1 | "/bin/bash" }' f`), "awk_system"); d == nil || d.Static {
+		t.Errorf("awk printing a computed script into bash: %+v", d)
+	}
+	hasHost(t, `php -r '$h = "203.0.113.9"; echo file_get_contents("http://".$h."/x");'`, "203.0.113.9")
+	hasHost(t, `perl -MLWP::Simple -e '$h = "203.0.113.10"; get("http://".$h."/x")'`, "203.0.113.10")
+	// Tcl: command words rewritten into calls (interptcl.go).
+	hasNested(t, "echo 'exec chattr +i /srv/x' | tclsh", "chattr", "+i", "/srv/x")
+	hasFile(t, "tclsh <<'EOF'\nset f [open $env(HOME)/.netrc]\nputs [read $f]\nEOF", "~/.netrc", "read")
+	hasFile(t, "echo 'set f [open /etc/motd w]' | tclsh", "/etc/motd", "write")
+	hasFile(t, "echo 'file delete -force /var/log/auth.log' | tclsh", "/var/log/auth.log", "delete")
+	hasHost(t, "echo 'set s [socket -async 203.0.113.7 8080]' | tclsh", "203.0.113.7")
+	// R: c() vectors are argv lists, paste0 concatenates, recursive=TRUE
+	// makes unlink a tree delete.
+	hasNested(t, `Rscript -e 'system2("shred", c("-u", "notes"))'`, "shred", "-u", "notes")
+	hasNested(t, `Rscript -e 'cmd <- paste0("who", "ami"); system(cmd)'`, "whoami")
+	hasFile(t, `Rscript -e 'x <- readLines(file.path(Sys.getenv("HOME"), ".netrc"))'`, "~/.netrc", "read")
+	hasHost(t, `Rscript -e 'h <- "203.0.113.8"; con <- socketConnection(host = h, port = 9000)'`, "203.0.113.8")
+	if fa := findFile(run(t, `Rscript -e 'unlink("/opt/app", recursive = TRUE)'`), "delete", "/opt/app"); fa == nil || !fa.Recursive {
+		t.Errorf("R unlink recursive: %+v", fa)
+	}
+	for _, src := range []string{`Rscript -e 'print(summary(c(1, 2, 3)))'`, "echo 'puts [expr 1+2]' | tclsh",
+		`Rscript -e 'print("system(\"rm -rf /\")")'`} {
+		if f := run(t, src); len(f.Network) != 0 || len(f.Files) != 0 || findDyn(f, "shell_c") != nil {
+			t.Errorf("%s: %s", src, dump(f))
+		}
+	}
 }
 
 // TestRunnerRegistry checks command runners and config hooks.
@@ -100,6 +129,18 @@ func TestRunnerRegistry(t *testing.T) {
 		if c.Pos.Depth > 0 {
 			t.Errorf("plain git config ran a command: %s", dump(f))
 		}
+	}
+	hasFile(t, `vim -c 'w! /etc/issue' -c q f`, "/etc/issue", "write")
+	hasFile(t, `ex -sc 'w >> /etc/motd' -c q f`, "/etc/motd", "append")
+	hasFile(t, `vim '+saveas /srv/x.txt' +q f`, "/srv/x.txt", "write")
+	// sed running its input lines: piped text is the shell's.
+	hasNested(t, `echo 'shred -u k' | sed 's/.*/&/e'`, "shred", "-u", "k")
+	hasNested(t, `printf 'halt\n' | sed -n e`, "halt")
+	if f := run(t, `vim -c 'wq' f`); len(f.Files) > 1 {
+		t.Errorf("vim :wq wrote a file it does not name: %s", dump(f))
+	}
+	if f := run(t, `echo 'shred -u k' | sed 's/a/b/'`); len(f.DynamicExec) > 0 {
+		t.Errorf("a plain sed of piped text ran it: %s", dump(f))
 	}
 	f = run(t, `sed -n '1,20p;/x/p' f`)
 	if len(f.DynamicExec) > 0 || len(f.Files) > 1 {

@@ -32,6 +32,7 @@ const (
 	itStr
 	itPunct
 	itShell // a backtick/qx command: s is the command text
+	itNum   // a decimal number: s is its digits
 )
 
 type itok struct {
@@ -67,6 +68,13 @@ type interpCall struct {
 	// downloaded content (a fetch inside it or a variable holding one).
 	at, end int
 	fetched bool
+	// port is the port a connect call gives as an argument of its own
+	// (`connect(4444, host)`, `fsockopen(host, $p)`), 0 when none.
+	port int
+	// listen is set on a socket constructor given listening options
+	// (IO::Socket::INET->new(Listen => 5, LocalPort => 80)): a server,
+	// recorded by the listener path, not a connection.
+	listen bool
 }
 
 // taint is what a variable of the program holds: environment values and
@@ -84,6 +92,9 @@ type taint struct {
 // replaced), backtick commands and single punctuation characters.
 func tokenizeInterp(l *interpLang, code string) []itok {
 	var out []itok
+	// Where "." concatenates (perl, php), it never joins a member name:
+	// `"https://".$h` is a string, the operator and a variable.
+	dotConcat := contains(l.concat, ".")
 	mark, prev := 0, 0
 	for i := 0; i < len(code); {
 		for k := mark; k < len(out); k++ {
@@ -134,10 +145,17 @@ func tokenizeInterp(l *interpLang, code string) []itok {
 			}
 			out = append(out, itok{kind: kind, s: sb.String()})
 			i = j + 1
-		case isIdentStart(c) || c == '.' && i+1 < len(code) && isIdentStart(code[i+1]):
+		case c >= '0' && c <= '9':
+			j := i + 1
+			for j < len(code) && code[j] >= '0' && code[j] <= '9' {
+				j++
+			}
+			out = append(out, itok{kind: itNum, s: code[i:j]})
+			i = j
+		case isIdentStart(c) || c == '.' && !dotConcat && i+1 < len(code) && isIdentStart(code[i+1]):
 			j := i + 1
 			for j < len(code) {
-				if isWordByte(code[j]) || code[j] == '$' || code[j] == '.' && j+1 < len(code) && isIdentStart(code[j+1]) {
+				if isWordByte(code[j]) || code[j] == '$' && !l.sigils || code[j] == '.' && !dotConcat && j+1 < len(code) && isIdentStart(code[j+1]) {
 					j++
 				} else if strings.HasPrefix(code[j:], "::") || strings.HasPrefix(code[j:], "->") && j+2 < len(code) && isIdentStart(code[j+2]) {
 					j += 2
@@ -169,7 +187,7 @@ func tokenizeInterp(l *interpLang, code string) []itok {
 			i++
 		default:
 			// Multi-character operators the folding needs.
-			for _, op := range []string{"..", "<<", ">>", "=>", "==", "!="} {
+			for _, op := range []string{"..", "<<", ">>", "=>", "==", "!=", "|&", "<-"} {
 				if strings.HasPrefix(code[i:], op) {
 					out = append(out, itok{kind: itPunct, s: op})
 					i += len(op)
@@ -253,6 +271,9 @@ type interpScanner struct {
 // program's arguments, the values of its argv expressions.
 func scanInterp(l *interpLang, code string, operands ...field) []interpCall {
 	code = argvReplaced(l, homeReplaced(l, code), operands)
+	if l.rewrite != nil {
+		code = l.rewrite(code)
+	}
 	sc := &interpScanner{l: l, code: code, toks: tokenizeInterp(l, code), vars: map[string]ival{}, taint: map[string]taint{},
 		alias: map[string]string{}}
 	var calls []interpCall
@@ -273,7 +294,7 @@ func scanInterp(l *interpLang, code string, operands ...field) []interpCall {
 			continue
 		}
 		// name = expr: remember a folded value for later calls.
-		if i+2 < len(sc.toks) && sc.toks[i+1].kind == itPunct && sc.toks[i+1].s == "=" {
+		if i+2 < len(sc.toks) && sc.toks[i+1].kind == itPunct && (sc.toks[i+1].s == "=" || contains(l.assign, sc.toks[i+1].s)) {
 			v, end := sc.fold(i+2, ";")
 			name := t.s
 			if v.static || v.list != nil {
@@ -326,6 +347,14 @@ func scanInterp(l *interpLang, code string, operands ...field) []interpCall {
 			continue
 		}
 		call := interpCall{api: api, args: args, at: i, end: sc.callEnd(i + 1)}
+		if api.eff == effDelete && len(l.treeFlags) > 0 && call.end < len(sc.toks) {
+			span := strings.Join(strings.Fields(sc.code[sc.toks[i].off:sc.toks[call.end].end]), "")
+			for _, f := range l.treeFlags {
+				if strings.Contains(span, f) {
+					call.api.eff = effDeleteTree
+				}
+			}
+		}
 		if api.eff == effShell {
 			// An options object's argv (Deno.Command('sh', {args:
 			// [...]}), Deno.run({cmd: [...]})) follows the static words.
@@ -334,6 +363,10 @@ func scanInterp(l *interpLang, code string, operands ...field) []interpCall {
 		if api.eff == effNet || api.eff == effConnect || api.eff == effSend || api.eff == effRead {
 			end := sc.callEnd(i + 1)
 			call.strs, call.hosts = sc.spanStrings(i+1, end)
+			if api.eff == effConnect {
+				call.port = sc.spanPort(i+1, end)
+				call.listen = sc.spanListens(i+1, end)
+			}
 			tn := sc.spanTaint(i+1, end)
 			call.env, call.files = tn.env, tn.files
 			if fetches(call) && i < assignEnd {
@@ -616,16 +649,69 @@ func (sc *interpScanner) callEnd(i int) int {
 // given as a host option's value (`host: 'x'`, `PeerAddr => 'x'`).
 func (sc *interpScanner) spanStrings(i, end int) (all, hosts []string) {
 	for k := i; k <= end && k < len(sc.toks); k++ {
-		if sc.toks[k].kind != itStr {
+		v := sc.toks[k].s
+		switch sc.toks[k].kind {
+		case itStr:
+		case itIdent:
+			// A variable holding a string (`$h = "evil.example";
+			// PeerAddr => $h`) stands for its value.
+			w, ok := sc.vars[v]
+			if !ok || !w.static || w.list != nil {
+				continue
+			}
+			v = w.s
+		default:
 			continue
 		}
-		all = append(all, sc.toks[k].s)
+		all = append(all, v)
 		if k >= 2 && (sc.toks[k-1].s == ":" || sc.toks[k-1].s == "=>" || sc.toks[k-1].s == "=") &&
 			sc.toks[k-1].kind == itPunct && hostKeys[strings.ToLower(sc.toks[k-2].s)] {
-			hosts = append(hosts, sc.toks[k].s)
+			hosts = append(hosts, v)
 		}
 	}
 	return all, hosts
+}
+
+// spanPort returns the first number in tokens i..end that can be a
+// port, given literally or through a variable holding one.
+func (sc *interpScanner) spanPort(i, end int) int {
+	for k := i; k <= end && k < len(sc.toks); k++ {
+		v := ""
+		switch t := sc.toks[k]; t.kind {
+		case itNum:
+			v = t.s
+		case itIdent:
+			if w, ok := sc.vars[t.s]; ok && w.static {
+				v = w.s
+			}
+		}
+		if p, err := strconv.Atoi(v); err == nil && p > 0 && p < 65536 {
+			return p
+		}
+	}
+	return 0
+}
+
+// listenKeys are the socket options that make a constructor a server.
+var listenKeys = map[string]bool{"listen": true, "localport": true, "reuseaddr": true, "reuse": true}
+
+// spanListens reports whether tokens i..end give a listening option
+// (`Listen => 5`, `LocalPort: 80`) and no peer.
+func (sc *interpScanner) spanListens(i, end int) bool {
+	listen := false
+	for k := i; k+1 <= end && k+1 < len(sc.toks); k++ {
+		t, next := sc.toks[k], sc.toks[k+1]
+		if t.kind != itIdent && t.kind != itStr || next.kind != itPunct || next.s != "=>" && next.s != ":" && next.s != "," {
+			continue
+		}
+		switch n := strings.ToLower(t.s); {
+		case hostKeys[n] && n != "url" && n != "uri" || n == "peerport":
+			return false
+		case listenKeys[n]:
+			listen = true
+		}
+	}
+	return listen
 }
 
 // hostKeys are the option names whose value is a destination host.
@@ -682,18 +768,43 @@ func (sc *interpScanner) awkIO(i int) (interpCall, bool) {
 	}
 	next := sc.toks[i+1]
 	switch t.s {
+	case "|&":
+		// gawk's two-way I/O: `print … |& s`, `s |& getline`. A network
+		// special file (/inet/tcp/…) is a connection; anything else is a
+		// coprocess, a command run.
+		v := value(i + 1)
+		if next.kind == itIdent && next.s == "getline" && i > 0 {
+			v = value(i - 1)
+		} else if !sc.printBefore(i) {
+			return interpCall{}, false
+		}
+		if sc.l.netFile(v.s) {
+			return interpCall{api: interpAPI{"|&", effConnect}, args: []ival{v}, strs: []string{v.s}, at: i, end: i}, true
+		}
+		return interpCall{api: interpAPI{"|&", effShell}, args: []ival{v}, at: i, end: i}, true
 	case "|":
 		if next.kind == itIdent && next.s == "getline" && i > 0 {
 			return interpCall{api: interpAPI{"getline", effShell}, args: []ival{value(i - 1)}}, true
 		}
-		if sc.printBefore(i) {
-			return interpCall{api: interpAPI{"print|", effShell}, args: []ival{value(i + 1)}}, true
+		if k := sc.printStart(i); k >= 0 {
+			cmd := value(i + 1)
+			if w := strings.Fields(cmd.s); cmd.static && len(w) == 1 && isShell(w[0][strings.LastIndexByte(w[0], '/')+1:]) {
+				// `print "rm -rf ~" | "sh"`: what is printed is the
+				// shell's script.
+				text, _ := sc.fold(k+1, ";")
+				return interpCall{api: interpAPI{"print|sh", effShell}, args: []ival{text}}, true
+			}
+			return interpCall{api: interpAPI{"print|", effShell}, args: []ival{cmd}}, true
 		}
 	case "<":
 		// getline < "file", getline var < "file": a file read.
 		if i > 0 && sc.toks[i-1].kind == itIdent && (sc.toks[i-1].s == "getline" ||
 			i > 1 && sc.toks[i-2].kind == itIdent && sc.toks[i-2].s == "getline") {
-			return interpCall{api: interpAPI{"getline<", effRead}, args: []ival{value(i + 1)}}, true
+			v := value(i + 1)
+			if sc.l.netFile(v.s) {
+				return interpCall{api: interpAPI{"getline<", effConnect}, args: []ival{v}, strs: []string{v.s}}, true
+			}
+			return interpCall{api: interpAPI{"getline<", effRead}, args: []ival{v}}, true
 		}
 	case ">", ">>":
 		if sc.printBefore(i) {
@@ -701,7 +812,11 @@ func (sc *interpScanner) awkIO(i int) (interpCall, bool) {
 			if t.s == ">>" {
 				eff = effAppend
 			}
-			return interpCall{api: interpAPI{"print" + t.s, eff}, args: []ival{value(i + 1)}}, true
+			v := value(i + 1)
+			if sc.l.netFile(v.s) {
+				eff = effConnect
+			}
+			return interpCall{api: interpAPI{"print" + t.s, eff}, args: []ival{v}, strs: []string{v.s}}, true
 		}
 	}
 	return interpCall{}, false
@@ -709,17 +824,21 @@ func (sc *interpScanner) awkIO(i int) (interpCall, bool) {
 
 // printBefore reports whether the statement holding token i starts with
 // print or printf (so `>` is a redirection, not a comparison).
-func (sc *interpScanner) printBefore(i int) bool {
+func (sc *interpScanner) printBefore(i int) bool { return sc.printStart(i) >= 0 }
+
+// printStart returns the index of the print or printf token that starts
+// the statement holding token i, -1 when it starts with neither.
+func (sc *interpScanner) printStart(i int) int {
 	for k := i - 1; k >= 0; k-- {
 		t := sc.toks[k]
 		if t.kind == itPunct && (t.s == ";" || t.s == "{" || t.s == "}" || t.s == "(") {
-			return false
+			return -1
 		}
 		if t.kind == itIdent && (t.s == "print" || t.s == "printf") {
-			return true
+			return k
 		}
 	}
-	return false
+	return -1
 }
 
 // callArgs folds the arguments of the call whose name token is at i-1:
@@ -816,7 +935,7 @@ func (sc *interpScanner) foldParts(i int, end string) (ival, int, int) {
 		}
 		pending = false
 		switch t.kind {
-		case itStr:
+		case itStr, itNum:
 			v.s += t.s
 			parts++
 		case itIdent:
@@ -839,6 +958,12 @@ func (sc *interpScanner) foldParts(i int, end string) (ival, int, int) {
 				v.s += applyPass(api.eff, args)
 				for _, a := range args {
 					v.static = v.static && a.static
+				}
+				if api.eff == effVector && v.static {
+					v.list = nil
+					for _, a := range args {
+						v.list = append(v.list, a.s)
+					}
 				}
 				i = next
 				parts += 2
@@ -908,10 +1033,22 @@ func (sc *interpScanner) isConcat(op string) bool {
 }
 
 // pure reports whether eff is folded into a value, not recorded.
-func (eff apiEffect) pure() bool { return eff == effPass || eff == effFormat || eff == effURL }
+func (eff apiEffect) pure() bool {
+	return eff == effPass || eff == effFormat || eff == effURL || eff == effConcat || eff == effVector
+}
 
 // applyPass computes a pure call's value.
 func applyPass(eff apiEffect, args []ival) string {
+	if eff == effConcat || eff == effVector {
+		parts := make([]string, 0, len(args))
+		for _, a := range args {
+			parts = append(parts, a.s)
+		}
+		if eff == effVector {
+			return strings.Join(parts, " ")
+		}
+		return strings.Join(parts, "")
+	}
 	if eff == effURL {
 		switch {
 		case len(args) == 0:
@@ -963,9 +1100,59 @@ func (a *analyzer) interpCode(s *syntax.Stmt, name string, l *interpLang, code f
 		return
 	}
 	a.codeEnvDump(s, name, l, code.s)
-	for _, call := range scanInterp(l, code.s, operands...) {
+	calls := scanInterp(l, code.s, operands...)
+	var conns []int
+	for _, call := range calls {
+		start := len(a.b.Facts.Network)
 		a.interpEffect(s, name, call, code, c)
+		if call.api.eff == effConnect {
+			for k := start; k < len(a.b.Facts.Network); k++ {
+				conns = append(conns, k)
+			}
+		}
 	}
+	if len(conns) > 0 && shellAttached(calls) {
+		for _, k := range conns {
+			a.b.Facts.Network[k].ExecShell = true
+		}
+	}
+}
+
+// shellAttached reports whether code that opens a raw connection also
+// runs a shell or a command it cannot know (what it reads from the
+// connection): `exec("/bin/sh -i")`, `spawn('/bin/sh')`, `system $_`,
+// `io.popen(r)`, awk's `c |& getline`, an eval of a computed string.
+// Such code is a reverse shell (RULES.md REVERSE_SHELL).
+func shellAttached(calls []interpCall) bool {
+	for _, call := range calls {
+		if call.api.eff != effShell && call.api.eff != effEval {
+			continue
+		}
+		if call.api.eff == effEval && call.at == call.end {
+			continue // eval passed as a callback
+		}
+		if len(call.args) == 0 {
+			return true
+		}
+		for _, v := range call.args {
+			if !v.static && v.list == nil {
+				return true
+			}
+		}
+		first := call.args[0].s
+		if call.args[0].list != nil && len(call.args[0].list) > 0 {
+			first = call.args[0].list[0]
+		}
+		words := strings.Fields(first)
+		if len(words) == 0 {
+			continue
+		}
+		base := words[0][strings.LastIndexByte(words[0], '/')+1:]
+		if isShell(base) || base == "cmd.exe" || base == "powershell" || base == "pwsh" || contains(words[1:], "-i") {
+			return true
+		}
+	}
+	return false
 }
 
 // interpEffect records the facts of one registered API call.
@@ -1037,6 +1224,9 @@ func (a *analyzer) interpEffect(s *syntax.Stmt, name string, call interpCall, co
 	case effOpen:
 		a.interpOpen(s, name, by, static, c, code)
 	case effNet, effConnect, effSend:
+		if call.listen {
+			return // a server: codeListeners records it
+		}
 		a.interpNet(s, by, call, static, dynamic)
 	case effEval:
 		a.dynExec(s, "eval", name, field{dyn: true, downloaded: call.fetched}, code, false)
@@ -1086,7 +1276,16 @@ func (a *analyzer) interpNet(s *syntax.Stmt, by string, call interpCall, static 
 		hosts = append([]string{static[0]}, hosts...)
 	}
 	for _, v := range hosts {
-		if h, _ := hostLike(v); h != "" {
+		if h, p, ok := inetFile(v); ok {
+			// gawk's /inet/tcp/LPORT/HOST/RPORT special file.
+			a.addNet(s, field{s: joinHostPort(h, p)}, "tcp", by, adjust)
+			return
+		}
+		if h, p := hostLike(v); h != "" {
+			if p == 0 && call.port > 0 {
+				// The port given as an argument of its own.
+				v = joinHostPort(h, call.port)
+			}
 			a.addNet(s, field{s: v}, scheme, by, adjust)
 			return
 		}
@@ -1094,6 +1293,28 @@ func (a *analyzer) interpNet(s *syntax.Stmt, by string, call interpCall, static 
 	if dynamic || call.api.eff == effConnect {
 		a.addNet(s, field{s: "$url", dyn: true}, scheme, by, adjust)
 	}
+}
+
+// joinHostPort is host:port, host alone when port is 0.
+func joinHostPort(host string, port int) string {
+	if port == 0 {
+		return host
+	}
+	return host + ":" + strconv.Itoa(port)
+}
+
+// inetFile reads a gawk network special file,
+// /inet[46]/{tcp,udp}/LPORT/HOST/RPORT: the remote host and port.
+func inetFile(v string) (host string, port int, ok bool) {
+	parts := strings.Split(v, "/")
+	if len(parts) < 6 || parts[0] != "" || !strings.HasPrefix(parts[1], "inet") || parts[2] != "tcp" && parts[2] != "udp" {
+		return "", 0, false
+	}
+	if parts[4] == "" || parts[4] == "0" {
+		return "", 0, false // a server: no remote host
+	}
+	p, _ := strconv.Atoi(parts[5])
+	return parts[4], p, true
 }
 
 // sendsBody reports whether a network call sends a request body: a post,

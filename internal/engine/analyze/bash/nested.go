@@ -76,7 +76,7 @@ func (a *analyzer) dynExec(s *syntax.Stmt, kind, interp string, content, src fie
 		}
 		a.b.Facts.DynamicExec = append(a.b.Facts.DynamicExec, d)
 		if d.Static {
-			a.codeSockets(s, interp, content.s)
+			a.codeListeners(s, interp, content.s)
 			a.interpCode(s, interp, l, content, &ctx{})
 		}
 		return
@@ -118,8 +118,27 @@ func (a *analyzer) runFile(s *syntax.Stmt, interp string, f field) {
 		return
 	}
 	if text, ok := a.writtenText(p); ok {
+		if l := interpByName[interp]; l != nil {
+			a.interpScript(s, interp, l, text)
+			return
+		}
 		a.dynExec(s, "source", interp, field{s: text}, field{}, true)
 	}
+}
+
+// interpScript analyzes a script file the content wrote, run by a
+// registered interpreter (`cat > x.rb <<EOF … EOF; ruby x.rb`): the file's
+// text is that language's code, scanned with its registry row as inline
+// code is, not bash.
+func (a *analyzer) interpScript(s *syntax.Stmt, interp string, l *interpLang, text string) {
+	a.b.Facts.DynamicExec = append(a.b.Facts.DynamicExec, sdk.DynamicExec{Kind: "source", Interpreter: interp,
+		Static: true, Content: capContent(text), Evidence: a.evidence(s.Pos()), Pos: a.pos(s.Pos())})
+	if l.awkIO {
+		a.awk(s, interp, []field{{s: text}}, &ctx{})
+	} else {
+		a.codeListeners(s, interp, text)
+	}
+	a.interpCode(s, interp, l, field{s: text}, &ctx{})
 }
 
 // nestMargin is what an analysis may re-analyze beyond its own length.
