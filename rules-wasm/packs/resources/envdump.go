@@ -87,21 +87,17 @@ func wholeEnvIn(prog, name string) bool {
 		start, end := off+k, off+k+len(name)
 		off = end
 		if start > 0 {
-			if b := prog[start-1]; isNameByte(b) || b == '.' || b == '$' && name == "env" {
+			if b := prog[start-1]; isIdentByte(b) || b == '$' && name == "env" {
 				continue
 			}
 		}
 		rest := strings.TrimLeft(prog[end:], " ")
-		if end < len(prog) && isNameByte(prog[end]) || strings.HasPrefix(rest, ".") || strings.HasPrefix(rest, "[") {
+		if end < len(prog) && isIdentByte(prog[end]) || strings.HasPrefix(rest, ".") || strings.HasPrefix(rest, "[") {
 			continue
 		}
 		return true
 	}
 	return false
-}
-
-func isNameByte(b byte) bool {
-	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
 // psValueOpts are the single-letter ps options whose next word is their

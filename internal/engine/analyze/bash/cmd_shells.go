@@ -182,7 +182,7 @@ func (a *analyzer) stdinCode(s *syntax.Stmt, interp string, c *ctx) {
 }
 
 func (a *analyzer) su(s *syntax.Stmt, _ string, args []field, c *ctx) {
-	if code, ok := suCode(args); ok {
+	if code, ok := commandOptCode(args); ok {
 		a.dynExec(s, "shell_c", "su", code, code, true)
 	}
 }

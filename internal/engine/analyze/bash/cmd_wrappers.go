@@ -105,8 +105,8 @@ func watchWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, strin
 
 // flockWrapper: flock LOCK CMD… runs the command; -c runs shell code.
 func flockWrapper(a *analyzer, s *syntax.Stmt, args []field, _ *ctx) (int, string) {
-	if flockCommandOpt(args) >= 0 {
-		if code, ok := flockCode(args); ok {
+	if commandOpt(args) >= 0 {
+		if code, ok := commandOptCode(args); ok {
 			a.nestedShell(s, "flock", code)
 		}
 		return -1, ""

@@ -1,6 +1,8 @@
 package bash
 
 import (
+	"net"
+	"path"
 	"strconv"
 	"strings"
 
@@ -788,7 +790,7 @@ func (sc *interpScanner) awkIO(i int) (interpCall, bool) {
 		}
 		if k := sc.printStart(i); k >= 0 {
 			cmd := value(i + 1)
-			if w := strings.Fields(cmd.s); cmd.static && len(w) == 1 && isShell(w[0][strings.LastIndexByte(w[0], '/')+1:]) {
+			if w := strings.Fields(cmd.s); cmd.static && len(w) == 1 && isShell(path.Base(w[0])) {
 				// `print "rm -rf ~" | "sh"`: what is printed is the
 				// shell's script.
 				text, _ := sc.fold(k+1, ";")
@@ -1147,7 +1149,7 @@ func shellAttached(calls []interpCall) bool {
 		if len(words) == 0 {
 			continue
 		}
-		base := words[0][strings.LastIndexByte(words[0], '/')+1:]
+		base := path.Base(words[0])
 		if isShell(base) || base == "cmd.exe" || base == "powershell" || base == "pwsh" || contains(words[1:], "-i") {
 			return true
 		}
@@ -1300,7 +1302,7 @@ func joinHostPort(host string, port int) string {
 	if port == 0 {
 		return host
 	}
-	return host + ":" + strconv.Itoa(port)
+	return net.JoinHostPort(host, strconv.Itoa(port))
 }
 
 // inetFile reads a gawk network special file,

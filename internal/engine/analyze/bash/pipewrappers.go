@@ -1,6 +1,9 @@
 package bash
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // Wrappers that run their command as shell code (`sg GROUP -c CODE`,
 // `flock LOCK -c CODE`, `runuser -l USER -c CODE`, `su -c CODE`): the code
@@ -11,9 +14,9 @@ import "strings"
 // looks through the wrappers whose inner command is words.
 var codeRunners = map[string]func(args []field) (field, bool){
 	"sg":      sgCode,
-	"flock":   flockCode,
+	"flock":   commandOptCode,
 	"runuser": runuserCodeWord,
-	"su":      suCode,
+	"su":      commandOptCode,
 }
 
 // pipedCode returns the command words a code-running wrapper fs runs when
@@ -22,7 +25,7 @@ func pipedCode(fs []field) ([]field, bool) {
 	if len(fs) == 0 || fs[0].dyn {
 		return nil, false
 	}
-	read := codeRunners[baseName(fs[0].s)]
+	read := codeRunners[path.Base(fs[0].s)]
 	if read == nil {
 		return nil, false
 	}
@@ -36,14 +39,6 @@ func pipedCode(fs []field) ([]field, bool) {
 		out[i] = field{s: w}
 	}
 	return out, true
-}
-
-// baseName is the last element of a command path.
-func baseName(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 && i+1 < len(p) {
-		return p[i+1:]
-	}
-	return p
 }
 
 // sgCode returns the command of sg [-] GROUP [-c] CMD, which sg runs
@@ -63,17 +58,18 @@ func sgCode(args []field) (field, bool) {
 	return field{}, false
 }
 
-// flockCode returns the code of flock … -c/--command CODE.
-func flockCode(args []field) (field, bool) {
-	if i := flockCommandOpt(args); i >= 0 && i+1 < len(args) {
+// commandOptCode returns the code word of a wrapper's -c/--command CODE
+// option (flock, su).
+func commandOptCode(args []field) (field, bool) {
+	if i := commandOpt(args); i >= 0 && i+1 < len(args) {
 		return args[i+1], true
 	}
 	return field{}, false
 }
 
-// flockCommandOpt is the index of flock's -c/--command option, -1 when
-// it is not given (with it no inner command runs).
-func flockCommandOpt(args []field) int {
+// commandOpt is the index of a wrapper's -c/--command option, -1 when it
+// is not given (flock: with it no inner command runs).
+func commandOpt(args []field) int {
 	for i, f := range args {
 		if f.s == "-c" || f.s == "--command" {
 			return i
@@ -86,16 +82,6 @@ func flockCommandOpt(args []field) int {
 func runuserCodeWord(args []field) (field, bool) {
 	if i, code := runuserCode(args); code != nil && i >= 0 {
 		return *code, true
-	}
-	return field{}, false
-}
-
-// suCode returns the code of su … -c/--command CODE.
-func suCode(args []field) (field, bool) {
-	for i, f := range args {
-		if (f.s == "-c" || f.s == "--command") && i+1 < len(args) {
-			return args[i+1], true
-		}
 	}
 	return field{}, false
 }
